@@ -1,0 +1,77 @@
+//! The one error type of the core. Every failure the host can see is a
+//! `MemoryError` with a stable machine-readable `code()`; the message is for
+//! people and may change. An operation that returns an error has changed no
+//! stored state.
+
+use thiserror::Error;
+
+/// Errors returned by every fallible core operation.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum MemoryError {
+    /// A message or option failed validation (shape, type, value).
+    #[error("invalid input at {path}: {reason}")]
+    InvalidInput { path: String, reason: String },
+    /// A message role outside system, developer, user, assistant, tool.
+    #[error("unknown role {0:?}: expected system, developer, user, assistant or tool")]
+    InvalidRole(String),
+    /// Message content of the wrong type (not a string, an array of parts, or null where allowed).
+    #[error("invalid content at {path}: {reason}")]
+    InvalidContent { path: String, reason: String },
+    /// Text containing a lone UTF-16 surrogate, which no tokenizer can encode.
+    #[error("text at {0} contains a lone UTF-16 surrogate")]
+    LoneSurrogate(String),
+    /// A tool result whose `tool_call_id` matches no unanswered assistant tool call.
+    #[error("tool result {0:?} matches no pending assistant tool call")]
+    ToolResultWithoutCall(String),
+    /// A model name that is neither in the built-in table nor supplied by the host.
+    #[error("unknown model {0:?}: supply an entry in options.models")]
+    UnknownModel(String),
+    /// An encoding name the exact counter does not know.
+    #[error("unknown encoding {0:?}")]
+    UnknownEncoding(String),
+    /// Rank data for an encoding was malformed or for another encoding.
+    #[error("tokenizer data for {encoding} is invalid: {reason}")]
+    InvalidTokenizerData { encoding: String, reason: String },
+    /// Rank data was needed but the host could not supply it.
+    #[error("tokenizer data for {encoding} could not be loaded: {reason}")]
+    TokenizerLoad { encoding: String, reason: String },
+    /// The pinned part of the context or the newest turn cannot fit the budget.
+    #[error("context overflow: {what} needs {needed} tokens, only {available} available")]
+    ContextOverflow { what: String, needed: usize, available: usize },
+    /// The remaining money cannot pay for the minimum output.
+    #[error("budget exhausted: ${usd_left:.6} left allows {max_tokens} output tokens, floor is {floor}")]
+    BudgetExhausted { usd_left: f64, max_tokens: u64, floor: u64 },
+    /// The controller was closed; create a new one.
+    #[error("this MemoryController is closed")]
+    Closed,
+}
+
+impl MemoryError {
+    /// The stable code the host can match on. Never changes for a variant.
+    pub fn code(&self) -> &'static str {
+        match self {
+            MemoryError::InvalidInput { .. } => "INVALID_INPUT",
+            MemoryError::InvalidRole(_) => "INVALID_ROLE",
+            MemoryError::InvalidContent { .. } => "INVALID_CONTENT",
+            MemoryError::LoneSurrogate(_) => "LONE_SURROGATE",
+            MemoryError::ToolResultWithoutCall(_) => "TOOL_RESULT_WITHOUT_CALL",
+            MemoryError::UnknownModel(_) => "UNKNOWN_MODEL",
+            MemoryError::UnknownEncoding(_) => "UNKNOWN_ENCODING",
+            MemoryError::InvalidTokenizerData { .. } => "INVALID_TOKENIZER_DATA",
+            MemoryError::TokenizerLoad { .. } => "TOKENIZER_LOAD",
+            MemoryError::ContextOverflow { .. } => "CONTEXT_OVERFLOW",
+            MemoryError::BudgetExhausted { .. } => "BUDGET_EXHAUSTED",
+            MemoryError::Closed => "CLOSED",
+        }
+    }
+
+    pub(crate) fn input(path: impl Into<String>, reason: impl Into<String>) -> Self {
+        MemoryError::InvalidInput { path: path.into(), reason: reason.into() }
+    }
+
+    pub(crate) fn content(path: impl Into<String>, reason: impl Into<String>) -> Self {
+        MemoryError::InvalidContent { path: path.into(), reason: reason.into() }
+    }
+}
+
+pub type Result<T, E = MemoryError> = std::result::Result<T, E>;

@@ -1,0 +1,13 @@
+//! agent-memory: a memory controller for LLM chat apps and agents.
+//!
+//! The core is pure and synchronous: it never awaits and never touches JS.
+//! Work that needs IO is planned by the core and driven by the wasm layer
+//! (`src/wasm/`), which only converts types and delegates.
+
+pub mod error;
+pub mod tokens;
+
+pub use error::{MemoryError, Result};
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
