@@ -69,6 +69,18 @@ impl MemoryError {
         MemoryError::InvalidInput { path: path.into(), reason: reason.into() }
     }
 
+    /// A JSON parse error of input at `path`. JSON.stringify writes a lone
+    /// surrogate as a `\uD800`-style escape, which serde_json refuses with a
+    /// "surrogate" or "hex escape" error: that becomes `LONE_SURROGATE`.
+    pub fn from_json(e: &serde_json::Error, path: &str) -> Self {
+        let text = e.to_string();
+        if text.contains("surrogate") || text.contains("hex escape") {
+            MemoryError::LoneSurrogate(path.to_string())
+        } else {
+            MemoryError::input(path, text)
+        }
+    }
+
     pub(crate) fn content(path: impl Into<String>, reason: impl Into<String>) -> Self {
         MemoryError::InvalidContent { path: path.into(), reason: reason.into() }
     }

@@ -4,9 +4,18 @@
 //! Work that needs IO is planned by the core and driven by the wasm layer
 //! (`src/wasm/`), which only converts types and delegates.
 
+pub mod context;
+pub mod controller;
+pub mod cost;
+pub mod episodic;
 pub mod error;
+pub mod message;
+pub mod models;
+pub mod summary;
 pub mod tokens;
+pub mod window;
 
+pub use controller::{Controller, Options};
 pub use error::{MemoryError, Result};
 
 #[cfg(target_arch = "wasm32")]

@@ -1,4 +1,74 @@
 //! Token counting: exact BPE for tiktoken encodings, a script-aware estimator
-//! for everything else.
+//! for everything else, and the chat-format overhead on top of either.
+//!
+//! Invariant: a `Counter` is deterministic between calls to
+//! `Counter::calibrate`, so a count taken at `add` time stays valid for
+//! budgeting until calibration changes (the controller recounts then).
 
+pub mod chat;
+pub mod estimate;
 pub mod exact;
+
+use std::rc::Rc;
+
+use estimate::{Calibration, Profile};
+use exact::Bpe;
+
+/// Counts tokens for one model.
+#[derive(Clone)]
+pub enum Counter {
+    /// tiktoken ranks are loaded: counts are exact.
+    Exact(Rc<Bpe>),
+    /// Estimated: raw estimate × calibration × margin, rounded up.
+    Estimate { profile: Profile, margin: f64, calibration: Calibration },
+}
+
+impl Counter {
+    /// The default safety margin on estimates: the estimator's measured
+    /// error on the project corpus stays inside it (see README).
+    pub const DEFAULT_MARGIN: f64 = 1.15;
+
+    pub fn estimate(profile: Profile) -> Counter {
+        Counter::Estimate { profile, margin: Self::DEFAULT_MARGIN, calibration: Calibration::default() }
+    }
+
+    pub fn count(&self, text: &str) -> usize {
+        match self {
+            Counter::Exact(bpe) => bpe.count(text),
+            Counter::Estimate { profile, margin, calibration } => {
+                (estimate::estimate(text, profile) * calibration.factor * margin).ceil() as usize
+            }
+        }
+    }
+
+    /// The estimate before margin and calibration (what calibration learns from).
+    pub fn raw_estimate(&self, text: &str) -> f64 {
+        match self {
+            Counter::Exact(bpe) => bpe.count(text) as f64,
+            Counter::Estimate { profile, .. } => estimate::estimate(text, profile),
+        }
+    }
+
+    pub fn is_exact(&self) -> bool {
+        matches!(self, Counter::Exact(_))
+    }
+
+    /// Feed a billed prompt size back; returns whether counts changed.
+    pub fn calibrate(&mut self, raw_estimated: f64, billed: f64) -> bool {
+        match self {
+            Counter::Exact(_) => false,
+            Counter::Estimate { calibration, .. } => {
+                let before = calibration.factor;
+                calibration.observe(raw_estimated, billed);
+                calibration.factor != before
+            }
+        }
+    }
+
+    pub fn calibration_factor(&self) -> f64 {
+        match self {
+            Counter::Exact(_) => 1.0,
+            Counter::Estimate { calibration, .. } => calibration.factor,
+        }
+    }
+}

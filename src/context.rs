@@ -1,0 +1,220 @@
+//! The context builder: what the model sees on one call.
+//!
+//! Order: pinned instructions, then a memory note (how many earlier messages
+//! are not shown, and the summaries that fit), then the newest whole groups
+//! that fit, oldest first. Invariants, each tested:
+//! - `tokens <= max_tokens - reserve_output`, always, or an error;
+//! - `tokens == request_tokens(messages, tools)`, exactly;
+//! - a group enters whole or not at all; an open group (unanswered tool
+//!   calls) never enters, since the API rejects it.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::episodic::Episode;
+use crate::error::{MemoryError, Result};
+use crate::message::{Message, Role};
+use crate::tokens::chat::{message_tokens, request_tokens, tools_tokens, REPLY_PRIMING};
+use crate::tokens::Counter;
+use crate::window::{Group, Window};
+
+/// What the caller asks for.
+#[derive(Clone, Debug, Default)]
+pub struct ContextRequest {
+    /// Replaces the stored system/developer messages for this call.
+    pub system: Option<String>,
+    pub max_tokens: usize,
+    pub reserve_output: usize,
+    /// Tool definitions sent with the request, counted in the budget.
+    pub tools: Vec<Value>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Budget {
+    pub max_tokens: usize,
+    pub reserve_output: usize,
+    pub available: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SystemSection {
+    pub tokens: usize,
+    pub messages: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummarySection {
+    pub tokens: usize,
+    pub episode_ids: Vec<String>,
+    /// Earlier messages not shown: archived plus left out.
+    pub hidden_messages: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecentSection {
+    pub tokens: usize,
+    pub message_ids: Vec<String>,
+}
+
+/// A run of messages that did not enter, and why.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Omitted {
+    /// "archived" (covered by episodes), "budget" (working memory, no room),
+    /// "pending_tool_calls" (a group still waiting for tool results).
+    pub reason: &'static str,
+    pub messages: usize,
+    pub first_id: String,
+    pub last_id: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sections {
+    pub system: SystemSection,
+    pub tools: usize,
+    pub summary: SummarySection,
+    pub recent: RecentSection,
+    /// Reply priming.
+    pub overhead: usize,
+    pub omitted: Vec<Omitted>,
+    pub budget: Budget,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Context {
+    pub messages: Vec<Message>,
+    pub tokens: usize,
+    pub sections: Sections,
+}
+
+fn note_text(hidden: usize, summaries: &[&Episode]) -> String {
+    let mut s = format!("[Conversation memory] {hidden} earlier messages are not shown.");
+    if !summaries.is_empty() {
+        s.push_str(" Summaries of earlier parts, oldest first:");
+        for e in summaries.iter().rev() {
+            // The summary quotes users; it must not be able to close its own tag.
+            let body = e.summary.replace("</episode", "<\\/episode");
+            s.push_str(&format!("\n<episode id=\"{}\">\n{}\n</episode>", e.id, body));
+        }
+    }
+    s
+}
+
+fn note(hidden: usize, summaries: &[&Episode]) -> Message {
+    Message::text(Role::System, note_text(hidden, summaries))
+}
+
+fn omitted_run(window: &Window, groups: &[&Group], reason: &'static str) -> Option<Omitted> {
+    let first = groups.first()?.members.first()?;
+    let last = groups.last()?.members.last()?;
+    Some(Omitted {
+        reason,
+        messages: groups.iter().map(|g| g.members.len()).sum(),
+        first_id: window.log[*first].id.clone(),
+        last_id: window.log[*last].id.clone(),
+    })
+}
+
+/// Builds the context for one call.
+///
+/// # Errors
+/// `INVALID_INPUT` when `reserve_output >= max_tokens`; `CONTEXT_OVERFLOW`
+/// when the pinned part, or the newest turn with its memory note, cannot fit.
+pub fn build(window: &Window, episodes: &[Episode], counter: &Counter, req: &ContextRequest) -> Result<Context> {
+    if req.reserve_output >= req.max_tokens {
+        return Err(MemoryError::input("reserveOutput", "must be smaller than maxTokens"));
+    }
+    let available = req.max_tokens - req.reserve_output;
+    let pinned: Vec<Message> = match &req.system {
+        Some(system) => vec![Message::text(Role::System, system.clone())],
+        None => window.pinned.iter().map(|&i| window.log[i].message.clone()).collect(),
+    };
+    let pinned_tokens: usize = pinned.iter().map(|m| message_tokens(counter, m)).sum();
+    let tools = tools_tokens(counter, &req.tools);
+    let fixed = pinned_tokens + tools + REPLY_PRIMING;
+    if fixed > available {
+        return Err(MemoryError::ContextOverflow { what: "the pinned system prompt and tools".into(), needed: fixed, available });
+    }
+
+    let archived = window.archived().count();
+    let total_turns = archived + window.working_messages();
+    let note_reserve = message_tokens(counter, &note(total_turns, &[]));
+    let groups: Vec<&Group> = window.groups.iter().collect();
+    let mut budget = available - fixed;
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut pending: Vec<&Group> = Vec::new();
+    let mut stop = 0; // groups[..stop] did not fit
+    for (gi, g) in groups.iter().enumerate().rev() {
+        if g.is_open() {
+            pending.push(g);
+            continue;
+        }
+        let earlier = archived > 0 || groups[..gi].iter().any(|o| !o.is_open());
+        let need = g.tokens + if earlier { note_reserve } else { 0 };
+        if need > budget {
+            if chosen.is_empty() {
+                let id = &window.log[g.members[0]].id;
+                return Err(MemoryError::ContextOverflow { what: format!("the newest turn ({id}) with the memory note"), needed: need, available: budget });
+            }
+            stop = gi + 1;
+            break;
+        }
+        budget -= g.tokens;
+        chosen.push(gi);
+    }
+    chosen.reverse();
+    pending.reverse();
+
+    let left_out: Vec<&Group> = groups[..stop].iter().filter(|g| !g.is_open()).copied().collect();
+    let hidden = archived + left_out.iter().map(|g| g.members.len()).sum::<usize>();
+    let mut sections = Sections { overhead: REPLY_PRIMING, tools, ..Sections::default() };
+    sections.budget = Budget { max_tokens: req.max_tokens, reserve_output: req.reserve_output, available };
+    sections.system = SystemSection { tokens: pinned_tokens, messages: pinned.len() };
+    let mut messages = pinned;
+
+    if hidden > 0 {
+        // Newest summaries first, while they fit in what the turns left.
+        let mut shown: Vec<&Episode> = Vec::new();
+        let mut note_tokens = message_tokens(counter, &note(hidden, &shown));
+        for e in episodes.iter().rev() {
+            shown.push(e);
+            let t = message_tokens(counter, &note(hidden, &shown));
+            if t > budget {
+                shown.pop();
+                break;
+            }
+            note_tokens = t;
+        }
+        sections.summary = SummarySection {
+            tokens: note_tokens,
+            episode_ids: shown.iter().rev().map(|e| e.id.clone()).collect(),
+            hidden_messages: hidden,
+        };
+        messages.push(note(hidden, &shown));
+        let first_archived = window.archived().next();
+        let last_archived = window.archived().last();
+        if let (Some(f), Some(l)) = (first_archived, last_archived) {
+            sections.omitted.push(Omitted { reason: "archived", messages: archived, first_id: f.id.clone(), last_id: l.id.clone() });
+        }
+        sections.omitted.extend(omitted_run(window, &left_out, "budget"));
+    }
+    for gi in &chosen {
+        for &i in &groups[*gi].members {
+            messages.push(window.log[i].message.clone());
+            sections.recent.message_ids.push(window.log[i].id.clone());
+        }
+        sections.recent.tokens += groups[*gi].tokens;
+    }
+    for g in &pending {
+        sections.omitted.extend(omitted_run(window, &[*g], "pending_tool_calls"));
+    }
+    let tokens = sections.system.tokens + sections.tools + sections.summary.tokens + sections.recent.tokens + sections.overhead;
+    debug_assert_eq!(tokens, request_tokens(counter, &messages, &req.tools));
+    debug_assert!(tokens <= available);
+    Ok(Context { messages, tokens, sections })
+}

@@ -1,0 +1,314 @@
+//! The controller: one conversation's memory, synchronous and pure.
+//!
+//! Invariants: every operation that returns an error has changed nothing;
+//! `history()` is every message ever added, in order; compaction archives
+//! raw messages before it records the episode that summarizes them.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::context::{self, Context, ContextRequest};
+use crate::cost::{self, CostLedger, Usage};
+use crate::episodic::{Episode, SummarySource};
+use crate::error::{MemoryError, Result};
+use crate::message::Message;
+use crate::models::{self, ModelInfo, Tokenizer};
+use crate::summary;
+use crate::tokens::chat::{message_raw, message_tokens, request_tokens, tools_tokens, REPLY_PRIMING};
+use crate::tokens::Counter;
+use crate::window::{Place, Window, WindowConfig};
+
+/// Options fixed at creation.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub namespace: String,
+    pub model: String,
+    /// Host-supplied model entries; they win over the built-in table.
+    pub models: Vec<(String, ModelInfo)>,
+    pub working: WindowConfig,
+    /// Token budget of one episode summary.
+    pub summary_tokens: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { namespace: "default".into(), model: "gpt-4o".into(), models: Vec::new(), working: WindowConfig::default(), summary_tokens: 200 }
+    }
+}
+
+/// What `add` did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Added {
+    pub id: String,
+    pub tokens: usize,
+    /// Set when this add pushed working memory past its threshold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compaction: Option<CompactionEvent>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionEvent {
+    pub episode_id: String,
+    pub messages: usize,
+    pub tokens_before: usize,
+    pub tokens_after: usize,
+}
+
+/// One entry of `history()`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryItem {
+    pub id: String,
+    pub ts: f64,
+    pub place: Place,
+    pub tokens: usize,
+    pub message: Message,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stats {
+    pub namespace: String,
+    pub model: String,
+    pub tokenizer: TokenizerStats,
+    pub messages: MessageStats,
+    pub tokens: LayerTokens,
+    pub episodes: usize,
+    pub cost: CostLedger,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenizerStats {
+    pub exact: bool,
+    pub encoding: Option<&'static str>,
+    pub calibration: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageStats {
+    pub total: usize,
+    pub pinned: usize,
+    pub working: usize,
+    pub archived: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LayerTokens {
+    pub pinned: usize,
+    pub working: usize,
+    pub archived: usize,
+    pub episodes: usize,
+    pub working_limit: usize,
+}
+
+pub struct Controller {
+    opts: Options,
+    model: ModelInfo,
+    counter: Counter,
+    window: Window,
+    episodes: Vec<Episode>,
+    cost: CostLedger,
+    /// Raw estimate of the last built context, for calibration.
+    last_raw: Option<f64>,
+    last_tokens: Option<usize>,
+    closed: bool,
+}
+
+impl Controller {
+    /// The tokenizer a model needs, so the host can load its ranks first.
+    ///
+    /// # Errors
+    /// `UNKNOWN_MODEL`.
+    pub fn tokenizer_for(model: &str, host: &[(String, ModelInfo)]) -> Result<Tokenizer> {
+        Ok(models::lookup(model, host)?.tokenizer)
+    }
+
+    /// # Errors
+    /// `UNKNOWN_MODEL`, `INVALID_INPUT` for bad limits, `UNKNOWN_ENCODING`
+    /// when `counter` is not the one the model needs.
+    pub fn new(opts: Options, counter: Counter) -> Result<Controller> {
+        opts.working.validate()?;
+        let model = models::lookup(&opts.model, &opts.models)?;
+        let matches = match (&counter, model.tokenizer) {
+            (Counter::Exact(bpe), Tokenizer::O200kBase) => bpe.encoding() == crate::tokens::exact::Encoding::O200kBase,
+            (Counter::Exact(bpe), Tokenizer::Cl100kBase) => bpe.encoding() == crate::tokens::exact::Encoding::Cl100kBase,
+            (Counter::Estimate { .. }, Tokenizer::Estimate) => true,
+            _ => false,
+        };
+        if !matches {
+            return Err(MemoryError::UnknownEncoding(format!("the counter given does not match model {}", opts.model)));
+        }
+        Ok(Controller { opts, model, counter, window: Window::default(), episodes: Vec::new(), cost: CostLedger::default(), last_raw: None, last_tokens: None, closed: false })
+    }
+
+    fn open(&self) -> Result<()> {
+        if self.closed {
+            Err(MemoryError::Closed)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Adds one message (JSON text in the OpenAI shape) at time `now` (ms).
+    ///
+    /// # Errors
+    /// Any validation error of [`Message::parse_json`], `TOOL_RESULT_WITHOUT_CALL`, `CLOSED`.
+    pub fn add(&mut self, message_json: &str, now: f64) -> Result<Added> {
+        self.add_message(Message::parse_json(message_json)?, now)
+    }
+
+    /// Adds an already parsed message.
+    ///
+    /// # Errors
+    /// `TOOL_RESULT_WITHOUT_CALL`, `INVALID_INPUT` for a bad timestamp, `CLOSED`.
+    pub fn add_message(&mut self, message: Message, now: f64) -> Result<Added> {
+        self.open()?;
+        if !now.is_finite() {
+            return Err(MemoryError::input("clock", "the clock returned a non-finite time"));
+        }
+        self.window.check(&message)?;
+        let tokens = message_tokens(&self.counter, &message);
+        let id = format!("m{}", self.window.log.len() + 1);
+        self.window.push(id.clone(), now, message, tokens);
+        let compaction = self.compact(now);
+        Ok(Added { id, tokens, compaction })
+    }
+
+    /// Moves the oldest turns out if working memory passed its threshold:
+    /// archive raw first, then record the episode.
+    fn compact(&mut self, now: f64) -> Option<CompactionEvent> {
+        let plan = self.window.plan_compaction(&self.opts.working)?;
+        let before = self.window.working_tokens();
+        self.window.apply_compaction(&plan);
+        let moved: Vec<&crate::window::Stored> = plan.members.iter().map(|&i| &self.window.log[i]).collect();
+        let counter = &self.counter;
+        let extract = summary::summarize(&moved, self.opts.summary_tokens, &|s: &str| counter.count(s));
+        let id = format!("e{}", self.episodes.len() + 1);
+        let tokens = self.counter.count(&extract.text);
+        self.episodes.push(Episode {
+            id: id.clone(),
+            summary: extract.text,
+            key_points: extract.key_points,
+            importance: extract.importance,
+            message_ids: moved.iter().map(|s| s.id.clone()).collect(),
+            created_at: now,
+            summary_source: SummarySource::Fallback,
+            tokens,
+        });
+        Some(CompactionEvent { episode_id: id, messages: plan.members.len(), tokens_before: before, tokens_after: self.window.working_tokens() })
+    }
+
+    /// # Errors
+    /// See [`context::build`]; `CLOSED`.
+    pub fn build_context(&mut self, req: &ContextRequest) -> Result<Context> {
+        self.open()?;
+        let mut req = req.clone();
+        let window_limit = self.model.context_window as usize;
+        req.max_tokens = req.max_tokens.min(window_limit);
+        let ctx = context::build(&self.window, &self.episodes, &self.counter, &req)?;
+        let raw = ctx.messages.iter().map(|m| message_raw(&self.counter, m)).sum::<f64>() + REPLY_PRIMING as f64 + tools_tokens(&self.counter, &req.tools) as f64;
+        self.last_raw = Some(raw);
+        self.last_tokens = Some(ctx.tokens);
+        Ok(ctx)
+    }
+
+    /// Every message ever added, in order.
+    pub fn history(&self) -> Vec<HistoryItem> {
+        self.window.log.iter().map(|s| HistoryItem { id: s.id.clone(), ts: s.ts, place: s.place, tokens: s.tokens, message: s.message.clone() }).collect()
+    }
+
+    pub fn episodes(&self) -> &[Episode] {
+        &self.episodes
+    }
+
+    pub fn count_tokens(&self, text: &str) -> usize {
+        self.counter.count(text)
+    }
+
+    /// Tokens of a request with these messages and tools.
+    ///
+    /// # Errors
+    /// Validation errors of the messages.
+    pub fn count_messages(&self, messages: &[Value], tools: &[Value]) -> Result<usize> {
+        let parsed = messages.iter().map(Message::parse).collect::<Result<Vec<_>>>()?;
+        Ok(request_tokens(&self.counter, &parsed, tools))
+    }
+
+    /// Charges a call's usage; calibrates the estimator when the call was
+    /// to this controller's model and it estimates.
+    ///
+    /// # Errors
+    /// `UNKNOWN_MODEL`, `INVALID_INPUT`, `CLOSED`.
+    pub fn record_usage(&mut self, model: &str, usage: &Usage) -> Result<f64> {
+        self.open()?;
+        usage.validate()?;
+        let price = models::lookup(model, &self.opts.models)?;
+        let usd = self.cost.record(model, &price, usage);
+        if model == self.opts.model && !self.counter.is_exact() {
+            if let Some(raw) = self.last_raw.take() {
+                if self.counter.calibrate(raw, usage.prompt_tokens as f64) {
+                    let counter = &self.counter;
+                    self.window.recount(|m| message_tokens(counter, m));
+                    for e in &mut self.episodes {
+                        e.tokens = counter.count(&e.summary);
+                    }
+                }
+            }
+        }
+        Ok(usd)
+    }
+
+    /// Output tokens `usd_left` can pay for after the last built prompt
+    /// (or `prompt_tokens`), for `model` (default: this controller's).
+    ///
+    /// # Errors
+    /// `BUDGET_EXHAUSTED` below `floor`; `UNKNOWN_MODEL`; `INVALID_INPUT`.
+    pub fn budget_aware_max_tokens(&self, usd_left: f64, model: Option<&str>, prompt_tokens: Option<u64>, floor: u64) -> Result<u64> {
+        let price = models::lookup(model.unwrap_or(&self.opts.model), &self.opts.models)?;
+        let prompt = prompt_tokens.unwrap_or(self.last_tokens.unwrap_or(0) as u64);
+        cost::budget_aware_max_tokens(usd_left, &price, prompt, floor)
+    }
+
+    pub fn stats(&self) -> Stats {
+        let log = &self.window.log;
+        let sum = |p: Place| log.iter().filter(|s| s.place == p).map(|s| s.tokens).sum::<usize>();
+        let n = |p: Place| log.iter().filter(|s| s.place == p).count();
+        let encoding = match &self.counter {
+            Counter::Exact(bpe) => Some(bpe.encoding().name()),
+            Counter::Estimate { .. } => None,
+        };
+        Stats {
+            namespace: self.opts.namespace.clone(),
+            model: self.opts.model.clone(),
+            tokenizer: TokenizerStats { exact: self.counter.is_exact(), encoding, calibration: self.counter.calibration_factor() },
+            messages: MessageStats { total: log.len(), pinned: n(Place::Pinned), working: n(Place::Working), archived: n(Place::Archived) },
+            tokens: LayerTokens {
+                pinned: sum(Place::Pinned),
+                working: sum(Place::Working),
+                archived: sum(Place::Archived),
+                episodes: self.episodes.iter().map(|e| e.tokens).sum(),
+                working_limit: self.opts.working.max_tokens,
+            },
+            episodes: self.episodes.len(),
+            cost: self.cost.clone(),
+        }
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.opts
+    }
+
+    pub fn model_info(&self) -> &ModelInfo {
+        &self.model
+    }
+
+    /// Further calls fail with `CLOSED`.
+    pub fn close(&mut self) {
+        self.closed = true;
+    }
+}

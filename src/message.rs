@@ -1,0 +1,284 @@
+//! Messages in the OpenAI chat shape, and their validation.
+//!
+//! Invariants: a `Message` that exists has passed `Message::parse`: its role
+//! is known, its content has the right type for its role, tool calls only
+//! appear on assistant messages and tool results carry a `tool_call_id`.
+//! Whether a tool result answers a pending call is checked by the window,
+//! which knows the pending calls.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{MemoryError, Result};
+
+/// Who wrote a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    Developer,
+    User,
+    Assistant,
+    Tool,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::Developer => "developer",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+
+    fn parse(s: &str) -> Result<Role> {
+        Ok(match s {
+            "system" => Role::System,
+            "developer" => Role::Developer,
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "tool" => Role::Tool,
+            other => return Err(MemoryError::InvalidRole(other.to_string())),
+        })
+    }
+
+    /// System and developer messages are instructions: pinned, never compacted.
+    pub fn is_instruction(self) -> bool {
+        matches!(self, Role::System | Role::Developer)
+    }
+}
+
+/// A function call requested by the assistant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub function: FunctionCall,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FunctionCall {
+    pub name: String,
+    pub arguments: String,
+}
+
+/// One chat message, exactly the fields the API accepts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    /// A string, an array of content parts, or null (assistant with tool calls only).
+    pub content: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Vec<ToolCall>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+/// Content part types the chat API accepts. Others are rejected, not dropped.
+const PART_TYPES: &[&str] = &["text", "image_url", "input_audio", "file", "refusal"];
+
+impl Message {
+    /// A plain text message.
+    pub fn text(role: Role, content: impl Into<String>) -> Message {
+        Message { role, content: Value::String(content.into()), name: None, tool_calls: None, tool_call_id: None }
+    }
+
+    /// Parse and validate a message given as JSON text.
+    ///
+    /// # Errors
+    /// `LONE_SURROGATE` for a lone UTF-16 surrogate escape (what JSON.stringify
+    /// emits for one), `INVALID_ROLE`, `INVALID_CONTENT`, `INVALID_INPUT` for any
+    /// other shape error.
+    pub fn parse_json(json: &str) -> Result<Message> {
+        let value: Value = serde_json::from_str(json).map_err(|e| MemoryError::from_json(&e, "message"))?;
+        Message::parse(&value)
+    }
+
+    /// Validate a message given as a JSON value.
+    ///
+    /// # Errors
+    /// See [`Message::parse_json`].
+    pub fn parse(value: &Value) -> Result<Message> {
+        let obj = value.as_object().ok_or_else(|| MemoryError::input("message", "expected an object"))?;
+        let role = match obj.get("role") {
+            Some(Value::String(s)) => Role::parse(s)?,
+            Some(_) => return Err(MemoryError::input("message.role", "expected a string")),
+            None => return Err(MemoryError::input("message.role", "missing")),
+        };
+        for key in obj.keys() {
+            if !matches!(key.as_str(), "role" | "content" | "name" | "tool_calls" | "tool_call_id") {
+                return Err(MemoryError::input(format!("message.{key}"), "unknown field"));
+            }
+        }
+        let name = opt_string(obj.get("name"), "message.name")?;
+        let tool_call_id = opt_string(obj.get("tool_call_id"), "message.tool_call_id")?;
+        let tool_calls = match obj.get("tool_calls") {
+            None | Some(Value::Null) => None,
+            Some(v) if role == Role::Assistant => Some(parse_tool_calls(v)?),
+            Some(_) => return Err(MemoryError::input("message.tool_calls", "only assistant messages carry tool_calls")),
+        };
+        let content = obj.get("content").cloned().unwrap_or(Value::Null);
+        check_content(role, &content, tool_calls.as_ref().is_some_and(|c| !c.is_empty()))?;
+        match (role, &tool_call_id) {
+            (Role::Tool, None) => return Err(MemoryError::input("message.tool_call_id", "a tool message needs tool_call_id")),
+            (Role::Tool, Some(id)) if id.is_empty() => return Err(MemoryError::input("message.tool_call_id", "empty")),
+            (r, Some(_)) if r != Role::Tool => {
+                return Err(MemoryError::input("message.tool_call_id", "only tool messages carry tool_call_id"))
+            }
+            _ => {}
+        }
+        let tool_calls = tool_calls.filter(|c| !c.is_empty());
+        Ok(Message { role, content, name, tool_calls, tool_call_id })
+    }
+
+    /// The text a model reads from the content: the string, or the text (and
+    /// refusal) parts joined by newlines. Non-text parts contribute nothing.
+    pub fn content_text(&self) -> String {
+        match &self.content {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => {
+                let texts: Vec<&str> = parts
+                    .iter()
+                    .filter_map(|p| p.get("text").or_else(|| p.get("refusal")).and_then(Value::as_str))
+                    .collect();
+                texts.join("\n")
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// Image parts in the content (each billed a fixed amount, see tokens::chat).
+    pub fn image_parts(&self) -> usize {
+        match &self.content {
+            Value::Array(parts) => parts.iter().filter(|p| p.get("type").and_then(Value::as_str) == Some("image_url")).count(),
+            _ => 0,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a Message always serializes")
+    }
+}
+
+fn opt_string(v: Option<&Value>, path: &str) -> Result<Option<String>> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(MemoryError::input(path, "expected a string")),
+    }
+}
+
+fn parse_tool_calls(v: &Value) -> Result<Vec<ToolCall>> {
+    let arr = v.as_array().ok_or_else(|| MemoryError::input("message.tool_calls", "expected an array"))?;
+    let mut calls = Vec::with_capacity(arr.len());
+    for (i, c) in arr.iter().enumerate() {
+        let path = format!("message.tool_calls[{i}]");
+        let call: ToolCall = serde_json::from_value(c.clone()).map_err(|e| MemoryError::input(&path, e.to_string()))?;
+        if call.id.is_empty() {
+            return Err(MemoryError::input(format!("{path}.id"), "empty"));
+        }
+        if call.kind != "function" {
+            return Err(MemoryError::input(format!("{path}.type"), "expected \"function\""));
+        }
+        if call.function.name.is_empty() {
+            return Err(MemoryError::input(format!("{path}.function.name"), "empty"));
+        }
+        if calls.iter().any(|c: &ToolCall| c.id == call.id) {
+            return Err(MemoryError::input(format!("{path}.id"), "duplicate tool call id"));
+        }
+        calls.push(call);
+    }
+    Ok(calls)
+}
+
+fn check_content(role: Role, content: &Value, has_tool_calls: bool) -> Result<()> {
+    match content {
+        Value::String(_) => Ok(()),
+        Value::Null if role == Role::Assistant && has_tool_calls => Ok(()),
+        Value::Null => Err(MemoryError::content("message.content", "missing; only an assistant message with tool_calls may omit it")),
+        Value::Array(parts) => {
+            for (i, part) in parts.iter().enumerate() {
+                let path = format!("message.content[{i}]");
+                let kind = part
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| MemoryError::content(&path, "a content part needs a string \"type\""))?;
+                if !PART_TYPES.contains(&kind) {
+                    return Err(MemoryError::content(&path, format!("unknown part type {kind:?}")));
+                }
+                if kind == "text" && !part.get("text").is_some_and(Value::is_string) {
+                    return Err(MemoryError::content(format!("{path}.text"), "expected a string"));
+                }
+                if kind != "text" && kind != "refusal" && matches!(role, Role::System | Role::Developer | Role::Tool) {
+                    return Err(MemoryError::content(&path, format!("a {} message takes text parts only", role.as_str())));
+                }
+            }
+            Ok(())
+        }
+        other => Err(MemoryError::content("message.content", format!("expected a string or an array of parts, got {}", json_type(other)))),
+    }
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(json: &str) -> &'static str {
+        Message::parse_json(json).unwrap_err().code()
+    }
+
+    #[test]
+    fn accepts_the_openai_shapes() {
+        Message::parse_json(r#"{"role":"user","content":"hi","name":"ann"}"#).unwrap();
+        Message::parse_json(r#"{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"x"}}]}"#).unwrap();
+        let m = Message::parse_json(
+            r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(m.tool_calls.unwrap()[0].id, "c1");
+        Message::parse_json(r#"{"role":"tool","tool_call_id":"c1","content":"42"}"#).unwrap();
+        Message::parse_json(r#"{"role":"developer","content":"be brief"}"#).unwrap();
+    }
+
+    #[test]
+    fn rejects_bad_input_with_stable_codes() {
+        assert_eq!(code(r#"{"role":"robot","content":"x"}"#), "INVALID_ROLE");
+        assert_eq!(code(r#"{"role":"user","content":42}"#), "INVALID_CONTENT");
+        assert_eq!(code(r#"{"role":"user","content":{"text":"x"}}"#), "INVALID_CONTENT");
+        assert_eq!(code(r#"{"role":"user"}"#), "INVALID_CONTENT");
+        assert_eq!(code(r#"{"role":"user","content":[{"type":"video","x":1}]}"#), "INVALID_CONTENT");
+        assert_eq!(code(r#"{"role":"user","content":"\ud800 alone"}"#), "LONE_SURROGATE");
+        assert_eq!(code(r#"{"role":"user","content":"end \ud800"}"#), "LONE_SURROGATE");
+        assert_eq!(code(r#"{"role":"user","content":"\udc00 trailing"}"#), "LONE_SURROGATE");
+        assert_eq!(code(r#"{"role":"user","content":"x","tool_call_id":"c"}"#), "INVALID_INPUT");
+        assert_eq!(code(r#"{"role":"tool","content":"x"}"#), "INVALID_INPUT");
+        assert_eq!(code(r#"{"role":"user","content":"x","extra":1}"#), "INVALID_INPUT");
+        assert_eq!(code(r#"["user"]"#), "INVALID_INPUT");
+        assert_eq!(
+            code(r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c","type":"function","function":{"name":"g","arguments":"{}"}}]}"#),
+            "INVALID_INPUT"
+        );
+    }
+
+    #[test]
+    fn paired_surrogates_are_fine() {
+        let m = Message::parse_json(r#"{"role":"user","content":"\ud83d\ude00"}"#).unwrap();
+        assert_eq!(m.content_text(), "😀");
+    }
+}

@@ -1,0 +1,216 @@
+//! Working memory: the pinned instructions and the recent turns, in groups.
+//!
+//! Invariants:
+//! - every message ever added is in `log`, in order, exactly once; moving a
+//!   message out of working memory only changes where it is (`Place`);
+//! - a group is one message, or an assistant message with tool calls plus
+//!   the tool results answering them: it moves and enters the context whole;
+//! - compaction moves the oldest closed groups and never the newest group,
+//!   so it always terminates, even when one group alone exceeds the budget.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{MemoryError, Result};
+use crate::message::{Message, Role};
+
+/// Where a message lives now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Place {
+    /// A system or developer message: always in the context.
+    Pinned,
+    /// In working memory, a candidate for the context.
+    Working,
+    /// Moved out by compaction; kept raw, covered by an episode.
+    Archived,
+}
+
+/// A message as stored: the message plus what the controller knows of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stored {
+    pub id: String,
+    pub seq: u64,
+    /// Milliseconds since the epoch, from the host's clock.
+    pub ts: f64,
+    pub message: Message,
+    /// Chat tokens of this message (content plus per-message overhead).
+    pub tokens: usize,
+    pub place: Place,
+}
+
+/// A unit that moves and enters the context whole.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    /// Indices into the log, in order.
+    pub members: Vec<usize>,
+    pub tokens: usize,
+    /// Tool call ids not yet answered; a group with any is open.
+    pub pending: Vec<String>,
+}
+
+impl Group {
+    pub fn is_open(&self) -> bool {
+        !self.pending.is_empty()
+    }
+}
+
+/// Working-memory limits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowConfig {
+    pub max_tokens: usize,
+    pub compression_threshold: f64,
+    pub target_ratio: f64,
+    pub recent_messages: Option<usize>,
+}
+
+impl Default for WindowConfig {
+    fn default() -> Self {
+        WindowConfig { max_tokens: 4000, compression_threshold: 0.8, target_ratio: 0.5, recent_messages: None }
+    }
+}
+
+impl WindowConfig {
+    /// # Errors
+    /// `INVALID_INPUT` when a limit is out of range.
+    pub fn validate(&self) -> Result<()> {
+        if self.max_tokens == 0 {
+            return Err(MemoryError::input("workingMemory.maxTokens", "must be positive"));
+        }
+        if !(self.compression_threshold > 0.0 && self.compression_threshold <= 1.0) {
+            return Err(MemoryError::input("workingMemory.compressionThreshold", "must be in (0, 1]"));
+        }
+        if !(self.target_ratio >= 0.0 && self.target_ratio < self.compression_threshold) {
+            return Err(MemoryError::input("workingMemory.targetRatio", "must be in [0, compressionThreshold)"));
+        }
+        if self.recent_messages == Some(0) {
+            return Err(MemoryError::input("workingMemory.recentMessages", "must be positive"));
+        }
+        Ok(())
+    }
+}
+
+/// Groups chosen to leave working memory, oldest first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompactionPlan {
+    pub groups: usize,
+    /// Log indices of the messages that move, in order.
+    pub members: Vec<usize>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Window {
+    pub log: Vec<Stored>,
+    pub groups: VecDeque<Group>,
+    pub pinned: Vec<usize>,
+}
+
+impl Window {
+    /// Checks that `message` may be added now, without changing anything.
+    ///
+    /// # Errors
+    /// `TOOL_RESULT_WITHOUT_CALL` for a tool result answering no pending call.
+    pub fn check(&self, message: &Message) -> Result<()> {
+        if message.role == Role::Tool {
+            let id = message.tool_call_id.as_deref().unwrap_or_default();
+            if self.group_waiting_for(id).is_none() {
+                return Err(MemoryError::ToolResultWithoutCall(id.to_string()));
+            }
+        }
+        if let Some(calls) = &message.tool_calls {
+            for call in calls {
+                if self.groups.iter().any(|g| g.pending.contains(&call.id)) {
+                    return Err(MemoryError::input("message.tool_calls", format!("tool call id {:?} is already pending", call.id)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn group_waiting_for(&self, call_id: &str) -> Option<usize> {
+        self.groups.iter().rposition(|g| g.pending.iter().any(|p| p == call_id))
+    }
+
+    /// Appends a checked message. Call `check` first.
+    pub fn push(&mut self, id: String, ts: f64, message: Message, tokens: usize) {
+        let index = self.log.len();
+        let seq = index as u64 + 1;
+        let place = if message.role.is_instruction() { Place::Pinned } else { Place::Working };
+        match place {
+            Place::Pinned => self.pinned.push(index),
+            _ if message.role == Role::Tool => {
+                let call_id = message.tool_call_id.clone().unwrap_or_default();
+                let g = self.group_waiting_for(&call_id).expect("checked: a group waits for this call");
+                let group = &mut self.groups[g];
+                group.pending.retain(|p| *p != call_id);
+                group.members.push(index);
+                group.tokens += tokens;
+            }
+            _ => {
+                let pending = message.tool_calls.iter().flatten().map(|c| c.id.clone()).collect();
+                self.groups.push_back(Group { members: vec![index], tokens, pending });
+            }
+        }
+        self.log.push(Stored { id, seq, ts, message, tokens, place });
+    }
+
+    /// Tokens held by the turns in working memory (pinned messages excluded).
+    pub fn working_tokens(&self) -> usize {
+        self.groups.iter().map(|g| g.tokens).sum()
+    }
+
+    pub fn working_messages(&self) -> usize {
+        self.groups.iter().map(|g| g.members.len()).sum()
+    }
+
+    fn over_limits(&self, tokens: usize, messages: usize, token_limit: f64, cfg: &WindowConfig) -> bool {
+        tokens as f64 > token_limit || cfg.recent_messages.is_some_and(|cap| messages > cap)
+    }
+
+    /// The groups to move out now, if working memory passed its threshold.
+    /// Never includes the newest group or an open group (or anything after one).
+    pub fn plan_compaction(&self, cfg: &WindowConfig) -> Option<CompactionPlan> {
+        let threshold = cfg.compression_threshold * cfg.max_tokens as f64;
+        let (mut tokens, mut messages) = (self.working_tokens(), self.working_messages());
+        if !self.over_limits(tokens, messages, threshold, cfg) {
+            return None;
+        }
+        let target = cfg.target_ratio * cfg.max_tokens as f64;
+        let mut plan = CompactionPlan { groups: 0, members: Vec::new() };
+        for group in self.groups.iter().take(self.groups.len().saturating_sub(1)) {
+            if group.is_open() || !self.over_limits(tokens, messages, target, cfg) {
+                break;
+            }
+            tokens -= group.tokens;
+            messages -= group.members.len();
+            plan.groups += 1;
+            plan.members.extend_from_slice(&group.members);
+        }
+        (plan.groups > 0).then_some(plan)
+    }
+
+    /// Moves the planned groups to the archive.
+    pub fn apply_compaction(&mut self, plan: &CompactionPlan) {
+        for _ in 0..plan.groups {
+            let group = self.groups.pop_front().expect("planned groups exist");
+            for i in group.members {
+                self.log[i].place = Place::Archived;
+            }
+        }
+    }
+
+    /// Recounts every message (after the counter changed) and the group sums.
+    pub fn recount(&mut self, count: impl Fn(&Message) -> usize) {
+        for s in &mut self.log {
+            s.tokens = count(&s.message);
+        }
+        for g in &mut self.groups {
+            g.tokens = g.members.iter().map(|&i| self.log[i].tokens).sum();
+        }
+    }
+
+    pub fn archived(&self) -> impl Iterator<Item = &Stored> {
+        self.log.iter().filter(|s| s.place == Place::Archived)
+    }
+}
