@@ -28,12 +28,20 @@ struct Sentence {
     score: f64,
 }
 
+/// Splits at CJK sentence ends and line breaks always, at ASCII `.!?` only
+/// before whitespace (so "1.5", "Booking.com" and "e.g.x" stay whole).
 fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
-    for c in text.chars() {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
         cur.push(c);
-        if matches!(c, '。' | '！' | '？' | '!' | '?' | '\n' | '；') || (c == '.' && !cur.ends_with("..")) {
+        let end = match c {
+            '。' | '！' | '？' | '；' | '\n' => true,
+            '.' | '!' | '?' => chars.peek().is_none_or(|n| n.is_whitespace()),
+            _ => false,
+        };
+        if end {
             let t = cur.trim();
             if !t.is_empty() {
                 out.push(t.to_string());
@@ -151,6 +159,12 @@ mod tests {
         assert!(chars(&e.text) <= 80 + 10);
         assert!(e.importance > 0.3);
         assert_eq!(summarize(&refs, 80, &chars), e, "deterministic");
+    }
+
+    #[test]
+    fn sentences_split_where_people_end_them() {
+        assert_eq!(sentences("Book it on Booking.com. It costs 1.5k! 好的。下一步？ok"), ["Book it on Booking.com.", "It costs 1.5k!", "好的。", "下一步？", "ok"]);
+        assert_eq!(sentences("要点：1. 客户\n2. 风险"), ["要点：1.", "客户", "2.", "风险"]);
     }
 
     #[test]

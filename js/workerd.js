@@ -1,0 +1,13 @@
+// Cloudflare Workers entry: wasm and rank assets are bundled modules
+// (wrangler's default rules: .wasm as CompiledWasm, .bin as Data).
+import { initSync, setRankLoader } from "./wasm/agent_memory.js";
+import wasmModule from "./wasm/agent_memory_bg.wasm";
+import o200k from "./ranks/o200k_base.bin";
+import cl100k from "./ranks/cl100k_base.bin";
+import { gunzip } from "./gunzip.js";
+
+initSync({ module: wasmModule });
+const assets = { o200k_base: o200k, cl100k_base: cl100k };
+setRankLoader(async (encoding) => gunzip(assets[encoding]));
+
+export { MemoryController } from "./wasm/agent_memory.js";

@@ -1,0 +1,44 @@
+// Idempotent bootstrap for a fresh clone on a machine with Rust and Node:
+// the wasm32 target, the wasm-bindgen CLI pinned to the crate's exact
+// version (cached outside the clone), and npm packages. `--browser` also
+// installs Debian's chromium for the browser tests.
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { root, cacheDir, toolsBin, run, capture, wasmBindgenVersion, step } from "./lib.mjs";
+
+const wantBrowser = process.argv.includes("--browser");
+
+if (!existsSync(join(root, "Cargo.lock"))) {
+  step("cargo generate-lockfile");
+  run("cargo", ["generate-lockfile"]);
+}
+
+const targets = capture("rustup", ["target", "list", "--installed"]) ?? "";
+if (!targets.split("\n").includes("wasm32-unknown-unknown")) {
+  step("rustup target add wasm32-unknown-unknown");
+  run("rustup", ["target", "add", "wasm32-unknown-unknown"]);
+}
+
+const version = wasmBindgenVersion();
+const cli = join(toolsBin, "wasm-bindgen");
+const have = existsSync(cli) ? capture(cli, ["--version"]) : null;
+if (have !== `wasm-bindgen ${version}`) {
+  step(`cargo install wasm-bindgen-cli ${version} (once per machine, several minutes)`);
+  // Not --locked: the CLI's lockfile names a version this registry lacks.
+  run("cargo", ["install", "wasm-bindgen-cli", "--version", version, "--root", join(cacheDir, "tools"), "--force"], { timed: true });
+}
+
+const lock = join(root, "package-lock.json");
+const marker = join(root, "node_modules", ".package-lock.json");
+if (!existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs)) {
+  step("npm ci");
+  run("npm", [existsSync(lock) ? "ci" : "install", "--no-audit", "--no-fund"]);
+}
+
+if (wantBrowser && !existsSync("/usr/bin/chromium")) {
+  step("apt-get install chromium (for the browser tests)");
+  const sudo = process.getuid?.() === 0 ? [] : ["sudo"];
+  const apt = (args) => (sudo.length ? run("sudo", ["apt-get", ...args]) : run("apt-get", args));
+  apt(["update"]);
+  apt(["install", "-y", "--no-install-recommends", "chromium"]);
+}

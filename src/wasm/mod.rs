@@ -1,0 +1,51 @@
+//! The wasm binding layer: converts types and delegates to the core.
+//!
+//! Values cross the boundary as JSON text (JSON.stringify / JSON.parse):
+//! JSON.stringify escapes a lone UTF-16 surrogate, which the core then
+//! rejects, where a direct string copy would silently replace it.
+//! No `RefCell` borrow is ever held across an `await`, so JS may call any
+//! async method again before the last one settled.
+
+mod controller;
+mod ranks;
+mod types;
+
+use js_sys::{Error, Reflect, JSON};
+use wasm_bindgen::prelude::*;
+
+use crate::error::MemoryError;
+
+#[wasm_bindgen(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// A JS `Error` named "MemoryError" carrying the stable `code`.
+pub(crate) fn js_error(e: MemoryError) -> JsValue {
+    let err = Error::new(&e.to_string());
+    err.set_name("MemoryError");
+    let _ = Reflect::set(&err, &"code".into(), &e.code().into());
+    err.into()
+}
+
+/// JSON text of a JS value, or INVALID_INPUT naming `what`.
+pub(crate) fn to_json(value: &JsValue, what: &str) -> Result<String, JsValue> {
+    if value.is_undefined() {
+        return Err(js_error(MemoryError::input(what, "missing")));
+    }
+    JSON::stringify(value)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| js_error(MemoryError::input(what, "not serializable as JSON")))
+}
+
+/// Parses JSON text into a core type; a lone surrogate gets its own code.
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(json: &str, what: &str) -> Result<T, JsValue> {
+    serde_json::from_str(json).map_err(|e| js_error(MemoryError::from_json(&e, what)))
+}
+
+/// A core value as a plain JS value.
+pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
+    let json = serde_json::to_string(value).map_err(|e| js_error(MemoryError::input("result", e.to_string())))?;
+    JSON::parse(&json)
+}

@@ -1,0 +1,147 @@
+//! TypeScript types of the values that cross the boundary as JSON. They are
+//! emitted into the generated `.d.ts`, next to the classes they describe.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** A message in the OpenAI chat shape. */
+export interface ChatMessage {
+  role: "system" | "developer" | "user" | "assistant" | "tool";
+  /** A string, content parts, or null for an assistant message with tool_calls. */
+  content: string | ContentPart[] | null;
+  name?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+}
+export type ContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } }
+  | { type: "input_audio"; input_audio: { data: string; format: string } }
+  | { type: "file"; file: Record<string, unknown> }
+  | { type: "refusal"; refusal: string };
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+/** An OpenAI function tool definition. */
+export interface ToolDefinition {
+  type: "function";
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+/** A model entry; host entries win over the built-in table. Prices are USD per 1M tokens. */
+export interface ModelEntry {
+  tokenizer: "o200k_base" | "cl100k_base" | "estimate";
+  contextWindow: number;
+  maxOutput: number;
+  inputPrice: number;
+  cachedInputPrice: number;
+  outputPrice: number;
+}
+export interface CreateOptions {
+  /** Tenant / storage prefix. Default "default". */
+  namespace?: string;
+  /** Decides tokenizer, context window and prices. Default "gpt-4o". */
+  model?: string;
+  models?: Record<string, ModelEntry>;
+  workingMemory?: {
+    /** Token budget of the recent turns. Default 4000. */
+    maxTokens?: number;
+    /** Compaction starts above this share of maxTokens. Default 0.8. */
+    compressionThreshold?: number;
+    /** Compaction stops at this share of maxTokens. Default 0.5. */
+    targetRatio?: number;
+    /** Also compact when working memory holds more messages than this. */
+    recentMessages?: number;
+  };
+  /** Token budget of one episode summary. Default 200. */
+  summaryTokens?: number;
+  /** Milliseconds since the epoch; default Date.now. */
+  clock?: () => number;
+}
+export interface CompactionEvent {
+  episodeId: string;
+  messages: number;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+export interface AddResult {
+  id: string;
+  tokens: number;
+  compaction?: CompactionEvent;
+}
+export interface HistoryItem {
+  id: string;
+  ts: number;
+  place: "pinned" | "working" | "archived";
+  tokens: number;
+  message: ChatMessage;
+}
+export interface Episode {
+  id: string;
+  summary: string;
+  keyPoints: string[];
+  importance: number;
+  messageIds: string[];
+  createdAt: number;
+  summarySource: "model" | "fallback";
+  tokens: number;
+}
+export interface ContextOptions {
+  /** Replaces the stored system/developer messages for this call. */
+  system?: string;
+  /** Default: workingMemory.maxTokens; never above the model's context window. */
+  maxTokens?: number;
+  /** Tokens kept free for the reply. Default 0. */
+  reserveOutput?: number;
+  tools?: ToolDefinition[];
+}
+export interface Omitted {
+  reason: "archived" | "budget" | "pending_tool_calls";
+  messages: number;
+  firstId: string;
+  lastId: string;
+}
+export interface Sections {
+  system: { tokens: number; messages: number };
+  tools: number;
+  summary: { tokens: number; episodeIds: string[]; hiddenMessages: number };
+  recent: { tokens: number; messageIds: string[] };
+  overhead: number;
+  omitted: Omitted[];
+  budget: { maxTokens: number; reserveOutput: number; available: number };
+}
+export interface Context {
+  /** Ready for chat.completions. */
+  messages: ChatMessage[];
+  /** Exact total (for tiktoken models): always <= maxTokens - reserveOutput. */
+  tokens: number;
+  sections: Sections;
+}
+export interface UsageRecord {
+  /** Default: the controller's model. */
+  model?: string;
+  promptTokens: number;
+  completionTokens?: number;
+  cachedPromptTokens?: number;
+}
+export interface Stats {
+  namespace: string;
+  model: string;
+  tokenizer: { exact: boolean; encoding: string | null; calibration: number };
+  messages: { total: number; pinned: number; working: number; archived: number };
+  tokens: { pinned: number; working: number; archived: number; episodes: number; workingLimit: number };
+  episodes: number;
+  cost: { usd: number; byModel: { model: string; calls: number; promptTokens: number; cachedPromptTokens: number; completionTokens: number; usd: number }[] };
+}
+/** Every error the package throws or rejects with. */
+export interface MemoryError extends Error {
+  name: "MemoryError";
+  code:
+    | "INVALID_INPUT" | "INVALID_ROLE" | "INVALID_CONTENT" | "LONE_SURROGATE"
+    | "TOOL_RESULT_WITHOUT_CALL" | "UNKNOWN_MODEL" | "UNKNOWN_ENCODING"
+    | "INVALID_TOKENIZER_DATA" | "TOKENIZER_LOAD" | "CONTEXT_OVERFLOW"
+    | "BUDGET_EXHAUSTED" | "CLOSED";
+}
+"#;

@@ -1,0 +1,130 @@
+// The JS surface of the built package in Node: properties over random
+// conversations, error codes for bad input, concurrency, cost.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { MemoryController } from "../../dist/node.js";
+import { rng, randomConversation, assertContext } from "./helpers.mjs";
+
+test("random conversations: budget, recount, whole groups, nothing lost", async () => {
+  for (let seed = 1; seed <= 40; seed++) {
+    const r = rng(seed);
+    const maxTokens = 100 + Math.floor(r() * 3000);
+    const memory = await MemoryController.create({
+      model: seed % 3 === 0 ? "gpt-4" : seed % 5 === 0 ? "claude-sonnet-4.5" : "gpt-4o",
+      workingMemory: { maxTokens: 50 + Math.floor(r() * 2000), recentMessages: seed % 4 === 0 ? 10 : undefined },
+    });
+    const conversation = randomConversation(r, 20 + Math.floor(r() * 150));
+    const ids = [];
+    for (const m of conversation) ids.push((await memory.add(m)).id);
+    const history = await memory.history();
+    assert.deepEqual(history.map((h) => h.id), ids);
+    assert.deepEqual(history.map((h) => h.message), conversation.map((m) => JSON.parse(JSON.stringify(m))));
+    const reserveOutput = Math.floor(r() * 50);
+    try {
+      assertContext(memory, await memory.buildContext({ maxTokens, reserveOutput }), maxTokens, reserveOutput);
+    } catch (e) {
+      assert.equal(e.code, "CONTEXT_OVERFLOW", `seed ${seed}: ${e.stack}`);
+    }
+    await memory.close();
+  }
+});
+
+test("bad input is a MemoryError with a stable code, and changes nothing", async () => {
+  const memory = await MemoryController.create({ model: "gpt-4o" });
+  await memory.add({ role: "user", content: "first" });
+  const cases = [
+    [{ role: "robot", content: "x" }, "INVALID_ROLE"],
+    [{ role: "user", content: 42 }, "INVALID_CONTENT"],
+    [{ role: "user", content: [{ type: "video" }] }, "INVALID_CONTENT"],
+    [{ role: "user", content: "lone \ud800 surrogate" }, "LONE_SURROGATE"],
+    [{ role: "tool", tool_call_id: "nope", content: "42" }, "TOOL_RESULT_WITHOUT_CALL"],
+    [{ role: "user", content: "x", extra: true }, "INVALID_INPUT"],
+    [undefined, "INVALID_INPUT"],
+  ];
+  for (const [message, code] of cases) {
+    await assert.rejects(memory.add(message), (e) => {
+      assert.equal(e.name, "MemoryError");
+      assert.ok(e instanceof Error);
+      assert.equal(e.code, code, `${JSON.stringify(message)}: ${e.message}`);
+      return true;
+    });
+  }
+  assert.equal((await memory.history()).length, 1);
+  assert.throws(() => memory.countTokens("a \udc00 b"), { code: "LONE_SURROGATE" });
+  await assert.rejects(MemoryController.create({ model: "no-such-model" }), { name: "MemoryError", code: "UNKNOWN_MODEL" });
+  await assert.rejects(MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 0 } }), { code: "INVALID_INPUT" });
+  await assert.rejects(MemoryController.create({ model: "gpt-4o", typo: 1 }), { code: "INVALID_INPUT" });
+  await assert.rejects(memory.buildContext({ maxTokens: 10, reserveOutput: 10 }), { code: "INVALID_INPUT" });
+});
+
+test("a host-supplied model entry is used; special-token text is ordinary text", async () => {
+  const memory = await MemoryController.create({
+    model: "my-llama",
+    models: { "my-llama": { tokenizer: "cl100k_base", contextWindow: 8000, maxOutput: 1000, inputPrice: 0.1, cachedInputPrice: 0.05, outputPrice: 0.2 } },
+  });
+  assert.equal(memory.stats().tokenizer.encoding, "cl100k_base");
+  assert.ok(memory.countTokens("<|endoftext|>") > 1);
+});
+
+test("concurrent calls do not trip over each other", async () => {
+  const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 200 } });
+  const adds = [];
+  for (let i = 0; i < 50; i++) adds.push(memory.add({ role: i % 2 ? "assistant" : "user", content: `turn ${i} 你好` }));
+  const [results, ctx, history] = await Promise.all([Promise.all(adds), memory.buildContext({ maxTokens: 300 }), memory.history()]);
+  assert.equal(new Set(results.map((r) => r.id)).size, 50);
+  assert.ok(ctx.tokens <= 300);
+  assert.ok(history.length >= 50);
+  assert.equal((await memory.history()).length, 50);
+});
+
+test("the clock is injectable and compaction is reported", async () => {
+  let now = 1_000;
+  const memory = await MemoryController.create({ model: "gpt-4o-mini", workingMemory: { maxTokens: 120 }, clock: () => (now += 10) });
+  const events = [];
+  for (let i = 0; i < 30; i++) {
+    const r = await memory.add({ role: i % 2 ? "assistant" : "user", content: `message ${i}: remember the hotel is near 春熙路` });
+    if (r.compaction) events.push(r.compaction);
+  }
+  const history = await memory.history();
+  assert.deepEqual(history.slice(0, 3).map((h) => h.ts), [1010, 1020, 1030]);
+  assert.ok(events.length > 0);
+  const episodes = await memory.episodes();
+  assert.equal(episodes.length, events.length);
+  assert.equal(episodes[0].summarySource, "fallback");
+  assert.ok(history.some((h) => h.place === "archived"));
+  const stats = memory.stats();
+  assert.equal(stats.messages.total, 30);
+  assert.equal(stats.messages.archived + stats.messages.working, 30);
+});
+
+test("cost: usage is charged per model; output is capped by money", async () => {
+  const memory = await MemoryController.create({ model: "gpt-4o" });
+  const usd = memory.recordUsage({ promptTokens: 1_000_000, completionTokens: 100_000, cachedPromptTokens: 400_000 });
+  assert.ok(Math.abs(usd - 3.0) < 1e-9);
+  memory.recordUsage({ model: "deepseek-v3.2", promptTokens: 1_000_000, completionTokens: 1_000_000 });
+  const cost = memory.stats().cost;
+  assert.ok(Math.abs(cost.usd - 3.69) < 1e-9);
+  assert.equal(cost.byModel.length, 2);
+  assert.equal(memory.budgetAwareMaxTokens(1, "gpt-4o-mini"), 16384);
+  assert.throws(() => memory.budgetAwareMaxTokens(0.000001, "gpt-4o"), { name: "MemoryError", code: "BUDGET_EXHAUSTED" });
+});
+
+test("estimated models calibrate from reported prompt tokens", async () => {
+  const memory = await MemoryController.create({ model: "claude-sonnet-4.5" });
+  assert.equal(memory.stats().tokenizer.exact, false);
+  await memory.add({ role: "user", content: "Please plan a three day trip to Chengdu for me, 我想吃火锅。" });
+  const before = (await memory.buildContext({ maxTokens: 1000 })).tokens;
+  for (let i = 0; i < 10; i++) {
+    await memory.buildContext({ maxTokens: 1000 });
+    memory.recordUsage({ promptTokens: before * 2, completionTokens: 10 });
+  }
+  const after = (await memory.buildContext({ maxTokens: 1000 })).tokens;
+  assert.ok(memory.stats().tokenizer.calibration > 1.3, `${memory.stats().tokenizer.calibration}`);
+  assert.ok(after > before * 1.3, `${before} → ${after}`);
+});
+
+test("a closed controller refuses further calls", async () => {
+  const memory = await MemoryController.create({});
+  await memory.close();
+  await assert.rejects(memory.add({ role: "user", content: "x" }), { code: "CLOSED" });
+});

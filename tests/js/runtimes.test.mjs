@@ -1,0 +1,79 @@
+// The same built package imports and counts tokens exactly in headless
+// Chromium (Debian's chromium via playwright-core) and in workerd (miniflare).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { readFile, mkdir } from "node:fs/promises";
+import { extname, join, normalize } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { Miniflare } from "miniflare";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const sample = "Hello, 世界! 我们明天去成都吃火锅 🌶️. const x = {\"a\": [1, 2, 3]}; <|endoftext|>";
+const want = encode(sample, { disallowedSpecial: new Set() }).length;
+const types = { ".js": "text/javascript", ".mjs": "text/javascript", ".html": "text/html", ".wasm": "application/wasm", ".bin": "application/octet-stream" };
+
+function serve() {
+  const server = createServer(async (req, res) => {
+    const path = normalize(join(root, decodeURIComponent(new URL(req.url, "http://x").pathname)));
+    if (!path.startsWith(root)) return res.writeHead(403).end();
+    try {
+      const body = await readFile(path);
+      res.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream" }).end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+test("headless Chromium: import, create, count, build a context", async () => {
+  const server = await serve();
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+    page.on("pageerror", (e) => errors.push(String(e)));
+    const url = `http://127.0.0.1:${server.address().port}/tests/js/browser/index.html?text=${encodeURIComponent(sample)}`;
+    await page.goto(url);
+    const result = await page.waitForFunction(() => window.result, null, { timeout: 30_000 }).then((h) => h.jsonValue());
+    assert.equal(result.error, undefined, result.error);
+    assert.equal(result.count, want);
+    assert.ok(result.contextTokens <= 200 && result.contextTokens === result.recount);
+    await mkdir(join(root, "test-artifacts"), { recursive: true });
+    await page.screenshot({ path: join(root, "test-artifacts", "browser-smoke.png") });
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
+
+test("workerd (miniflare): import, create, count, build a context", async () => {
+  const mf = new Miniflare({
+    modules: true,
+    modulesRoot: root,
+    scriptPath: join(root, "tests/js/worker/worker.mjs"),
+    modulesRules: [
+      { type: "ESModule", include: ["**/*.js", "**/*.mjs"] },
+      { type: "CompiledWasm", include: ["**/*.wasm"] },
+      { type: "Data", include: ["**/*.bin"] },
+    ],
+    compatibilityDate: "2026-04-01",
+  });
+  try {
+    const res = await mf.dispatchFetch(`http://localhost/?text=${encodeURIComponent(sample)}`);
+    const result = await res.json();
+    assert.equal(result.error, undefined, result.error);
+    assert.equal(result.count, want);
+    assert.ok(result.contextTokens <= 200 && result.contextTokens === result.recount);
+  } finally {
+    await mf.dispose();
+  }
+});
