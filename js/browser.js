@@ -10,4 +10,4 @@ setRankLoader(async (encoding) => {
   return gunzip(await res.arrayBuffer());
 });
 
-export { MemoryController } from "./wasm/agent_memory.js";
+export { MemoryController, wasmMemoryBytes } from "./wasm/agent_memory.js";

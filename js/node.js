@@ -7,4 +7,4 @@ import { initSync, setRankLoader } from "./wasm/agent_memory.js";
 initSync({ module: readFileSync(new URL("./wasm/agent_memory_bg.wasm", import.meta.url)) });
 setRankLoader(async (encoding) => gunzipSync(await readFile(new URL(`./ranks/${encoding}.bin`, import.meta.url))));
 
-export { MemoryController } from "./wasm/agent_memory.js";
+export { MemoryController, wasmMemoryBytes } from "./wasm/agent_memory.js";

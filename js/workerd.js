@@ -10,4 +10,4 @@ initSync({ module: wasmModule });
 const assets = { o200k_base: o200k, cl100k_base: cl100k };
 setRankLoader(async (encoding) => gunzip(assets[encoding]));
 
-export { MemoryController } from "./wasm/agent_memory.js";
+export { MemoryController, wasmMemoryBytes } from "./wasm/agent_memory.js";

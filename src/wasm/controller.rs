@@ -104,7 +104,7 @@ impl MemoryController {
     /// Creates a controller; resolves once the model's tokenizer data is loaded.
     ///
     /// Rejects with a `MemoryError`: `UNKNOWN_MODEL`, `INVALID_INPUT`, `TOKENIZER_LOAD`.
-    pub async fn create(#[wasm_bindgen(unchecked_param_type = "CreateOptions")] options: JsValue) -> Result<MemoryController, JsValue> {
+    pub async fn create(#[wasm_bindgen(unchecked_optional_param_type = "CreateOptions")] options: JsValue) -> Result<MemoryController, JsValue> {
         let clock = Reflect::get(&options, &"clock".into()).ok().and_then(|c| c.dyn_into::<Function>().ok());
         let js: JsOptions = if options.is_undefined() || options.is_null() { JsOptions::default() } else { from_json(&to_json(&options, "options")?, "options")? };
         if js.clock.is_some() {
@@ -148,7 +148,7 @@ impl MemoryController {
 
     /// The messages to send now, within `maxTokens - reserveOutput`.
     #[wasm_bindgen(js_name = buildContext, unchecked_return_type = "Promise<Context>")]
-    pub fn build_context(&self, #[wasm_bindgen(unchecked_param_type = "ContextOptions | undefined")] options: JsValue) -> Promise {
+    pub fn build_context(&self, #[wasm_bindgen(unchecked_optional_param_type = "ContextOptions")] options: JsValue) -> Promise {
         settle(self.build_context_sync(options))
     }
 
@@ -185,7 +185,7 @@ impl MemoryController {
     pub fn count_messages(
         &self,
         #[wasm_bindgen(unchecked_param_type = "ChatMessage[]")] messages: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "ToolDefinition[] | undefined")] tools: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "ToolDefinition[]")] tools: JsValue,
     ) -> Result<usize, JsValue> {
         let messages: Vec<Value> = from_json(&to_json(&messages, "messages")?, "messages")?;
         let tools: Vec<Value> = if tools.is_undefined() || tools.is_null() { Vec::new() } else { from_json(&to_json(&tools, "tools")?, "tools")? };
@@ -205,14 +205,15 @@ impl MemoryController {
     /// The most output tokens `usdLeft` pays for after the last built prompt.
     /// Throws `BUDGET_EXHAUSTED` below `floor` (default 16).
     #[wasm_bindgen(js_name = budgetAwareMaxTokens)]
+    #[allow(non_snake_case)] // parameter names are what the .d.ts shows
     pub fn budget_aware_max_tokens(
         &self,
-        usd_left: f64,
+        usdLeft: f64,
         model: Option<String>,
-        #[wasm_bindgen(unchecked_param_type = "{ promptTokens?: number; floor?: number } | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ promptTokens?: number; floor?: number }")] options: JsValue,
     ) -> Result<f64, JsValue> {
         let o: JsBudgetOptions = if options.is_undefined() || options.is_null() { JsBudgetOptions::default() } else { from_json(&to_json(&options, "options")?, "options")? };
-        let n = self.inner.borrow().budget_aware_max_tokens(usd_left, model.as_deref(), o.prompt_tokens, o.floor.unwrap_or(16)).map_err(js_error)?;
+        let n = self.inner.borrow().budget_aware_max_tokens(usdLeft, model.as_deref(), o.prompt_tokens, o.floor.unwrap_or(16)).map_err(js_error)?;
         Ok(n as f64)
     }
 

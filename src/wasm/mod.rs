@@ -49,3 +49,10 @@ pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> 
     let json = serde_json::to_string(value).map_err(|e| js_error(MemoryError::input("result", e.to_string())))?;
     JSON::parse(&json)
 }
+
+/// Bytes of WebAssembly memory this instance holds now (rank tables,
+/// controllers, caches). Workers allow 128 MB per isolate in all.
+#[wasm_bindgen(js_name = wasmMemoryBytes)]
+pub fn wasm_memory_bytes() -> f64 {
+    wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>().buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as f64
+}

@@ -1,0 +1,35 @@
+// Compiled with `tsc --noEmit` by tests/js/types.test.mjs against the
+// generated declarations: the public API must stay typed, not `any`.
+import { MemoryController, wasmMemoryBytes } from "agent-memory";
+import type { ChatMessage, Context, MemoryError, Stats } from "agent-memory";
+
+async function main(): Promise<void> {
+  const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 4000 }, clock: () => Date.now() });
+  const added = await memory.add({ role: "user", content: "你好" });
+  const id: string = added.id;
+  const tokens: number = added.tokens;
+  const msg: ChatMessage = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] };
+  await memory.add(msg);
+  const ctx: Context = await memory.buildContext({ maxTokens: 1000, reserveOutput: 200 });
+  const recount: number = memory.countMessages(ctx.messages);
+  const stats: Stats = memory.stats();
+  const usd: number = memory.recordUsage({ promptTokens: ctx.tokens, completionTokens: 10 });
+  const bytes: number = wasmMemoryBytes();
+  console.log(id, tokens, recount, stats.cost.usd, usd, bytes, ctx.sections.recent.messageIds);
+
+  // @ts-expect-error: an unknown role is a type error
+  await memory.add({ role: "robot", content: "x" });
+  // @ts-expect-error: content must be a string, parts or null
+  await memory.add({ role: "user", content: 42 });
+  // @ts-expect-error: contexts have no such option
+  await memory.buildContext({ maxTokenz: 10 });
+  // @ts-expect-error: the result is typed
+  const wrong: string = (await memory.buildContext()).tokens;
+  try {
+    await memory.add({ role: "tool", tool_call_id: "x", content: "y" });
+  } catch (e) {
+    const code: MemoryError["code"] = (e as MemoryError).code;
+    console.log(code, wrong);
+  }
+}
+void main;
