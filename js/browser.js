@@ -11,3 +11,10 @@ setRankLoader(async (encoding) => {
 });
 
 export { MemoryController, wasmMemoryBytes } from "./wasm/agent_memory.js";
+
+// Storage adapters: plain JS, each touching its backend only when called.
+export { memoryStorage } from "./storage-memory.js";
+export { localStorageAdapter } from "./storage-local.js";
+export { indexedDBStorage } from "./storage-indexeddb.js";
+export { cloudflareKVStorage } from "./storage-kv.js";
+export { durableObjectStorage } from "./storage-do.js";

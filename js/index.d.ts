@@ -2,3 +2,5 @@
 // interfaces are generated from the Rust side by wasm-bindgen.
 export { MemoryController, wasmMemoryBytes } from "./wasm/agent_memory.js";
 export type * from "./wasm/agent_memory.js";
+// Storage adapters (hand-written JS; nodeFileStorage is in the Node entry only).
+export * from "./storage.js";

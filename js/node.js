@@ -8,3 +8,11 @@ initSync({ module: readFileSync(new URL("./wasm/agent_memory_bg.wasm", import.me
 setRankLoader(async (encoding) => gunzipSync(await readFile(new URL(`./ranks/${encoding}.bin`, import.meta.url))));
 
 export { MemoryController, wasmMemoryBytes } from "./wasm/agent_memory.js";
+
+// Storage adapters: plain JS, each touching its backend only when called.
+export { memoryStorage } from "./storage-memory.js";
+export { localStorageAdapter } from "./storage-local.js";
+export { indexedDBStorage } from "./storage-indexeddb.js";
+export { cloudflareKVStorage } from "./storage-kv.js";
+export { durableObjectStorage } from "./storage-do.js";
+export { nodeFileStorage } from "./storage-file.js";
