@@ -29,7 +29,7 @@ for (const message of script) {
   // Pretend each assistant reply was billed: prompt = the context we would have sent.
   if (message.role === "assistant" && typeof message.content === "string") {
     const ctx = await memory.buildContext({ maxTokens: 2500, reserveOutput: 500 });
-    memory.recordUsage({ promptTokens: ctx.tokens, completionTokens: memory.countTokens(message.content) });
+    await memory.recordUsage({ promptTokens: ctx.tokens, completionTokens: memory.countTokens(message.content) });
   }
 }
 

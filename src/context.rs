@@ -6,7 +6,7 @@
 //! - `tokens <= max_tokens - reserve_output`, always, or an error;
 //! - `tokens == request_tokens(messages, tools)`, exactly;
 //! - a group enters whole or not at all; an open group (unanswered tool
-//!   calls) never enters, since the API rejects it.
+//!   calls) or an orphan tool result never enters, since the API rejects it.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -65,7 +65,8 @@ pub struct RecentSection {
 #[serde(rename_all = "camelCase")]
 pub struct Omitted {
     /// "archived" (covered by episodes), "budget" (working memory, no room),
-    /// "pending_tool_calls" (a group still waiting for tool results).
+    /// "pending_tool_calls" (a group still waiting for tool results),
+    /// "orphan_tool_result" (a restored result whose call is gone).
     pub reason: &'static str,
     pub messages: usize,
     pub first_id: String,
@@ -147,14 +148,15 @@ pub fn build(window: &Window, episodes: &[Episode], counter: &Counter, req: &Con
     let groups: Vec<&Group> = window.groups.iter().collect();
     let mut budget = available - fixed;
     let mut chosen: Vec<usize> = Vec::new();
-    let mut pending: Vec<&Group> = Vec::new();
+    let mut unsendable: Vec<&Group> = Vec::new();
+    let first_sendable = groups.iter().position(|g| g.is_sendable()).unwrap_or(groups.len());
     let mut stop = 0; // groups[..stop] did not fit
     for (gi, g) in groups.iter().enumerate().rev() {
-        if g.is_open() {
-            pending.push(g);
+        if !g.is_sendable() {
+            unsendable.push(g);
             continue;
         }
-        let earlier = archived > 0 || groups[..gi].iter().any(|o| !o.is_open());
+        let earlier = archived > 0 || first_sendable < gi;
         let need = g.tokens + if earlier { note_reserve } else { 0 };
         if need > budget {
             if chosen.is_empty() {
@@ -168,9 +170,9 @@ pub fn build(window: &Window, episodes: &[Episode], counter: &Counter, req: &Con
         chosen.push(gi);
     }
     chosen.reverse();
-    pending.reverse();
+    unsendable.reverse();
 
-    let left_out: Vec<&Group> = groups[..stop].iter().filter(|g| !g.is_open()).copied().collect();
+    let left_out: Vec<&Group> = groups[..stop].iter().filter(|g| g.is_sendable()).copied().collect();
     let hidden = archived + left_out.iter().map(|g| g.members.len()).sum::<usize>();
     let mut sections = Sections { overhead: REPLY_PRIMING, tools, ..Sections::default() };
     sections.budget = Budget { max_tokens: req.max_tokens, reserve_output: req.reserve_output, available };
@@ -210,8 +212,9 @@ pub fn build(window: &Window, episodes: &[Episode], counter: &Counter, req: &Con
         }
         sections.recent.tokens += groups[*gi].tokens;
     }
-    for g in &pending {
-        sections.omitted.extend(omitted_run(window, &[*g], "pending_tool_calls"));
+    for g in &unsendable {
+        let reason = if g.orphan { "orphan_tool_result" } else { "pending_tool_calls" };
+        sections.omitted.extend(omitted_run(window, &[*g], reason));
     }
     let tokens = sections.system.tokens + sections.tools + sections.summary.tokens + sections.recent.tokens + sections.overhead;
     debug_assert_eq!(tokens, request_tokens(counter, &messages, &req.tools));

@@ -3,10 +3,10 @@
 //! Invariant: an episode never replaces messages; `message_ids` lead back to
 //! the raw archived turns, which stay the source of truth.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Who wrote an episode's summary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SummarySource {
     /// A model, through the summarizer hook.
@@ -16,7 +16,7 @@ pub enum SummarySource {
 }
 
 /// A summary of one compacted range.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Episode {
     pub id: String,

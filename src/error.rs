@@ -41,6 +41,21 @@ pub enum MemoryError {
     /// The remaining money cannot pay for the minimum output.
     #[error("budget exhausted: ${usd_left:.6} left allows {max_tokens} output tokens, floor is {floor}")]
     BudgetExhausted { usd_left: f64, max_tokens: u64, floor: u64 },
+    /// A vector that is empty, holds NaN or infinite values, or has zero length.
+    #[error("invalid vector: {reason}")]
+    InvalidVector { reason: String },
+    /// A vector whose dimension differs from the one the index was given first.
+    #[error("vector has {actual} dimensions, the index holds {expected}")]
+    DimensionMismatch { expected: usize, actual: usize },
+    /// A stored value written by a newer version of this package.
+    #[error("stored data at {key} uses format version {version}; this version reads up to {supported}: upgrade agent-memory")]
+    FormatTooNew { key: String, version: u8, supported: u8 },
+    /// A stored value is damaged (reported per key by loading; the rest loads).
+    #[error("stored data at {key} is damaged: {reason}")]
+    CorruptData { key: String, reason: String },
+    /// The storage adapter failed; nothing in memory changed.
+    #[error("storage {op} failed: {reason}")]
+    Storage { op: String, reason: String },
     /// The controller was closed; create a new one.
     #[error("this MemoryController is closed")]
     Closed,
@@ -61,6 +76,11 @@ impl MemoryError {
             MemoryError::TokenizerLoad { .. } => "TOKENIZER_LOAD",
             MemoryError::ContextOverflow { .. } => "CONTEXT_OVERFLOW",
             MemoryError::BudgetExhausted { .. } => "BUDGET_EXHAUSTED",
+            MemoryError::InvalidVector { .. } => "INVALID_VECTOR",
+            MemoryError::DimensionMismatch { .. } => "DIMENSION_MISMATCH",
+            MemoryError::FormatTooNew { .. } => "FORMAT_TOO_NEW",
+            MemoryError::CorruptData { .. } => "CORRUPT_DATA",
+            MemoryError::Storage { .. } => "STORAGE_ERROR",
             MemoryError::Closed => "CLOSED",
         }
     }

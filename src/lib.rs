@@ -5,12 +5,14 @@
 //! (`src/wasm/`), which only converts types and delegates.
 
 pub mod context;
+pub mod durable;
 pub mod controller;
 pub mod cost;
 pub mod episodic;
 pub mod error;
 pub mod message;
 pub mod models;
+pub mod store;
 pub mod summary;
 pub mod tokens;
 pub mod window;

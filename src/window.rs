@@ -6,7 +6,9 @@
 //! - a group is one message, or an assistant message with tool calls plus
 //!   the tool results answering them: it moves and enters the context whole;
 //! - compaction moves the oldest closed groups and never the newest group,
-//!   so it always terminates, even when one group alone exceeds the budget.
+//!   so it always terminates, even when one group alone exceeds the budget;
+//!   an open group (tool calls not yet answered) stays behind without
+//!   blocking the groups after it.
 
 use std::collections::VecDeque;
 
@@ -31,6 +33,8 @@ pub enum Place {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stored {
     pub id: String,
+    /// The record identity: which controller wrote it, and its seq there.
+    pub writer: String,
     pub seq: u64,
     /// Milliseconds since the epoch, from the host's clock.
     pub ts: f64,
@@ -48,11 +52,19 @@ pub struct Group {
     pub tokens: usize,
     /// Tool call ids not yet answered; a group with any is open.
     pub pending: Vec<String>,
+    /// A tool result restored without its call (two writers answered the
+    /// same call, or the call was forgotten): kept, never sent.
+    pub orphan: bool,
 }
 
 impl Group {
     pub fn is_open(&self) -> bool {
         !self.pending.is_empty()
+    }
+
+    /// Whether the API would accept this group as it stands.
+    pub fn is_sendable(&self) -> bool {
+        !self.is_open() && !self.orphan
     }
 }
 
@@ -94,7 +106,8 @@ impl WindowConfig {
 /// Groups chosen to leave working memory, oldest first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompactionPlan {
-    pub groups: usize,
+    /// Positions in `Window::groups`, ascending.
+    pub groups: Vec<usize>,
     /// Log indices of the messages that move, in order.
     pub members: Vec<usize>,
 }
@@ -133,26 +146,40 @@ impl Window {
     }
 
     /// Appends a checked message. Call `check` first.
-    pub fn push(&mut self, id: String, ts: f64, message: Message, tokens: usize) {
+    pub fn push(&mut self, stored: Stored) {
         let index = self.log.len();
-        let seq = index as u64 + 1;
-        let place = if message.role.is_instruction() { Place::Pinned } else { Place::Working };
-        match place {
+        let message = &stored.message;
+        match stored.place {
             Place::Pinned => self.pinned.push(index),
-            _ if message.role == Role::Tool => {
+            Place::Archived => {}
+            Place::Working if message.role == Role::Tool => {
                 let call_id = message.tool_call_id.clone().unwrap_or_default();
-                let g = self.group_waiting_for(&call_id).expect("checked: a group waits for this call");
-                let group = &mut self.groups[g];
-                group.pending.retain(|p| *p != call_id);
-                group.members.push(index);
-                group.tokens += tokens;
+                match self.group_waiting_for(&call_id) {
+                    Some(g) => {
+                        let group = &mut self.groups[g];
+                        group.pending.retain(|p| *p != call_id);
+                        group.members.push(index);
+                        group.tokens += stored.tokens;
+                    }
+                    // Only restored data gets here: `check` refuses it on add.
+                    None => self.groups.push_back(Group { members: vec![index], tokens: stored.tokens, pending: vec![], orphan: true }),
+                }
             }
-            _ => {
+            Place::Working => {
                 let pending = message.tool_calls.iter().flatten().map(|c| c.id.clone()).collect();
-                self.groups.push_back(Group { members: vec![index], tokens, pending });
+                self.groups.push_back(Group { members: vec![index], tokens: stored.tokens, pending, orphan: false });
             }
         }
-        self.log.push(Stored { id, seq, ts, message, tokens, place });
+        self.log.push(stored);
+    }
+
+    /// Where a new message of this role goes.
+    pub fn place_for(message: &Message) -> Place {
+        if message.role.is_instruction() {
+            Place::Pinned
+        } else {
+            Place::Working
+        }
     }
 
     /// Tokens held by the turns in working memory (pinned messages excluded).
@@ -169,7 +196,7 @@ impl Window {
     }
 
     /// The groups to move out now, if working memory passed its threshold.
-    /// Never includes the newest group or an open group (or anything after one).
+    /// Never includes the newest group or an open one.
     pub fn plan_compaction(&self, cfg: &WindowConfig) -> Option<CompactionPlan> {
         let threshold = cfg.compression_threshold * cfg.max_tokens as f64;
         let (mut tokens, mut messages) = (self.working_tokens(), self.working_messages());
@@ -177,23 +204,27 @@ impl Window {
             return None;
         }
         let target = cfg.target_ratio * cfg.max_tokens as f64;
-        let mut plan = CompactionPlan { groups: 0, members: Vec::new() };
-        for group in self.groups.iter().take(self.groups.len().saturating_sub(1)) {
-            if group.is_open() || !self.over_limits(tokens, messages, target, cfg) {
+        let mut plan = CompactionPlan { groups: Vec::new(), members: Vec::new() };
+        for (i, group) in self.groups.iter().enumerate().take(self.groups.len().saturating_sub(1)) {
+            if !self.over_limits(tokens, messages, target, cfg) {
                 break;
+            }
+            if group.is_open() {
+                continue;
             }
             tokens -= group.tokens;
             messages -= group.members.len();
-            plan.groups += 1;
+            plan.groups.push(i);
             plan.members.extend_from_slice(&group.members);
         }
-        (plan.groups > 0).then_some(plan)
+        plan.members.sort_unstable();
+        (!plan.groups.is_empty()).then_some(plan)
     }
 
     /// Moves the planned groups to the archive.
     pub fn apply_compaction(&mut self, plan: &CompactionPlan) {
-        for _ in 0..plan.groups {
-            let group = self.groups.pop_front().expect("planned groups exist");
+        for &g in plan.groups.iter().rev() {
+            let group = self.groups.remove(g).expect("planned groups exist");
             for i in group.members {
                 self.log[i].place = Place::Archived;
             }

@@ -2,18 +2,27 @@
 //!
 //! Invariants: every operation that returns an error has changed nothing;
 //! `history()` is every message ever added, in order; compaction archives
-//! raw messages before it records the episode that summarizes them.
+//! raw messages before it records the episode that summarizes them; every
+//! change is a record the host stores before the change applies (see
+//! `writes`), and a controller restored from those records (see `restore`)
+//! equals the one that wrote them.
+
+mod restore;
+mod writes;
+
+pub use writes::{PreparedAdd, PreparedCompaction, PreparedPack, PreparedUsage};
 
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::context::{self, Context, ContextRequest};
 use crate::cost::{self, CostLedger, Usage};
-use crate::episodic::{Episode, SummarySource};
+use crate::episodic::Episode;
 use crate::error::{MemoryError, Result};
 use crate::message::Message;
 use crate::models::{self, ModelInfo, Tokenizer};
-use crate::summary;
+use crate::store::record::Record;
+use crate::store::{self, Folding, Key, LoadReport};
 use crate::tokens::chat::{message_raw, message_tokens, request_tokens, tools_tokens, REPLY_PRIMING};
 use crate::tokens::Counter;
 use crate::window::{Place, Window, WindowConfig};
@@ -22,17 +31,24 @@ use crate::window::{Place, Window, WindowConfig};
 #[derive(Clone, Debug)]
 pub struct Options {
     pub namespace: String,
+    /// This controller's identity in storage. Two controllers open on one
+    /// namespace at once (two tabs, two isolates) must use different writers;
+    /// the wasm layer draws a random one per instance.
+    pub writer: String,
     pub model: String,
     /// Host-supplied model entries; they win over the built-in table.
     pub models: Vec<(String, ModelInfo)>,
     pub working: WindowConfig,
     /// Token budget of one episode summary.
     pub summary_tokens: usize,
+    /// Fold the log into a pack once it holds this many records (and half
+    /// the packed ones). Default 256.
+    pub fold_after: usize,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { namespace: "default".into(), model: "gpt-4o".into(), models: Vec::new(), working: WindowConfig::default(), summary_tokens: 200 }
+        Options { namespace: "default".into(), writer: "local".into(), model: "gpt-4o".into(), models: Vec::new(), working: WindowConfig::default(), summary_tokens: 200, fold_after: 256 }
     }
 }
 
@@ -117,6 +133,15 @@ pub struct Controller {
     last_raw: Option<f64>,
     last_tokens: Option<usize>,
     closed: bool,
+    /// This writer's next record seq, and the latest timestamp it wrote.
+    next_seq: u64,
+    last_ts: f64,
+    /// Record identity of each episode, in `episodes` order.
+    episode_uids: Vec<(String, u64)>,
+    usages: Vec<Record>,
+    forgets: Vec<Record>,
+    folding: Folding,
+    load_report: LoadReport,
 }
 
 impl Controller {
@@ -143,10 +168,47 @@ impl Controller {
         if !matches {
             return Err(MemoryError::UnknownEncoding(format!("the counter given does not match model {}", opts.model)));
         }
-        Ok(Controller { opts, model, counter, window: Window::default(), episodes: Vec::new(), cost: CostLedger::default(), last_raw: None, last_tokens: None, closed: false })
+        if opts.namespace.is_empty() || opts.writer.is_empty() {
+            return Err(MemoryError::input("options", "namespace and writer must be non-empty"));
+        }
+        Ok(Controller {
+            opts,
+            model,
+            counter,
+            window: Window::default(),
+            episodes: Vec::new(),
+            cost: CostLedger::default(),
+            last_raw: None,
+            last_tokens: None,
+            closed: false,
+            next_seq: 1,
+            last_ts: f64::NEG_INFINITY,
+            episode_uids: Vec::new(),
+            usages: Vec::new(),
+            forgets: Vec::new(),
+            folding: Folding::default(),
+            load_report: LoadReport::default(),
+        })
     }
 
-    fn open(&self) -> Result<()> {
+    /// A controller restored from every stored value of its namespace
+    /// (what `loadRange(storage_prefix())` returned).
+    ///
+    /// # Errors
+    /// Those of [`Controller::new`]; `FORMAT_TOO_NEW`. Damaged values do not
+    /// fail the load: they are listed in [`Controller::load_report`].
+    pub fn from_storage(opts: Options, counter: Counter, entries: Vec<(Key, Vec<u8>)>) -> Result<Controller> {
+        let mut c = Controller::new(opts, counter)?;
+        c.restore(store::load(entries)?);
+        Ok(c)
+    }
+
+    /// The prefix under which this controller's namespace is stored.
+    pub fn storage_prefix(&self) -> Key {
+        store::namespace_prefix(&self.opts.namespace)
+    }
+
+    pub(crate) fn open(&self) -> Result<()> {
         if self.closed {
             Err(MemoryError::Closed)
         } else {
@@ -154,53 +216,24 @@ impl Controller {
         }
     }
 
-    /// Adds one message (JSON text in the OpenAI shape) at time `now` (ms).
+    /// Adds one message (JSON text in the OpenAI shape) at time `now` (ms),
+    /// then compacts if due, without storage: for hosts that persist nothing.
     ///
     /// # Errors
-    /// Any validation error of [`Message::parse_json`], `TOOL_RESULT_WITHOUT_CALL`, `CLOSED`.
+    /// See [`Controller::prepare_add`].
     pub fn add(&mut self, message_json: &str, now: f64) -> Result<Added> {
         self.add_message(Message::parse_json(message_json)?, now)
     }
 
-    /// Adds an already parsed message.
+    /// [`Controller::add`] for an already parsed message.
     ///
     /// # Errors
-    /// `TOOL_RESULT_WITHOUT_CALL`, `INVALID_INPUT` for a bad timestamp, `CLOSED`.
+    /// See [`Controller::prepare_add`].
     pub fn add_message(&mut self, message: Message, now: f64) -> Result<Added> {
-        self.open()?;
-        if !now.is_finite() {
-            return Err(MemoryError::input("clock", "the clock returned a non-finite time"));
-        }
-        self.window.check(&message)?;
-        let tokens = message_tokens(&self.counter, &message);
-        let id = format!("m{}", self.window.log.len() + 1);
-        self.window.push(id.clone(), now, message, tokens);
-        let compaction = self.compact(now);
+        let prepared = self.prepare_add_message(message, now)?;
+        let (id, tokens) = self.commit_add(prepared);
+        let compaction = self.prepare_compaction(now).map(|p| self.commit_compaction(p));
         Ok(Added { id, tokens, compaction })
-    }
-
-    /// Moves the oldest turns out if working memory passed its threshold:
-    /// archive raw first, then record the episode.
-    fn compact(&mut self, now: f64) -> Option<CompactionEvent> {
-        let plan = self.window.plan_compaction(&self.opts.working)?;
-        let before = self.window.working_tokens();
-        self.window.apply_compaction(&plan);
-        let moved: Vec<&crate::window::Stored> = plan.members.iter().map(|&i| &self.window.log[i]).collect();
-        let counter = &self.counter;
-        let extract = summary::summarize(&moved, self.opts.summary_tokens, &|s: &str| counter.count(s));
-        let id = format!("e{}", self.episodes.len() + 1);
-        let tokens = self.counter.count(&extract.text);
-        self.episodes.push(Episode {
-            id: id.clone(),
-            summary: extract.text,
-            key_points: extract.key_points,
-            importance: extract.importance,
-            message_ids: moved.iter().map(|s| s.id.clone()).collect(),
-            created_at: now,
-            summary_source: SummarySource::Fallback,
-            tokens,
-        });
-        Some(CompactionEvent { episode_id: id, messages: plan.members.len(), tokens_before: before, tokens_after: self.window.working_tokens() })
     }
 
     /// # Errors
@@ -239,28 +272,29 @@ impl Controller {
         Ok(request_tokens(&self.counter, &parsed, tools))
     }
 
-    /// Charges a call's usage; calibrates the estimator when the call was
-    /// to this controller's model and it estimates.
+    /// Charges a call's usage without storage; returns its USD.
     ///
     /// # Errors
-    /// `UNKNOWN_MODEL`, `INVALID_INPUT`, `CLOSED`.
+    /// See [`Controller::prepare_usage`].
     pub fn record_usage(&mut self, model: &str, usage: &Usage) -> Result<f64> {
-        self.open()?;
-        usage.validate()?;
-        let price = models::lookup(model, &self.opts.models)?;
-        let usd = self.cost.record(model, &price, usage);
-        if model == self.opts.model && !self.counter.is_exact() {
-            if let Some(raw) = self.last_raw.take() {
-                if self.counter.calibrate(raw, usage.prompt_tokens as f64) {
-                    let counter = &self.counter;
-                    self.window.recount(|m| message_tokens(counter, m));
-                    for e in &mut self.episodes {
-                        e.tokens = counter.count(&e.summary);
-                    }
+        let p = self.prepare_usage(model, usage, self.last_ts.max(0.0))?;
+        Ok(self.commit_usage(p))
+    }
+
+    /// Learns from a billed prompt size after a context this controller built.
+    fn calibrate(&mut self, billed_prompt: u64) {
+        if self.counter.is_exact() {
+            return;
+        }
+        if let Some(raw) = self.last_raw.take() {
+            if self.counter.calibrate(raw, billed_prompt as f64) {
+                let counter = &self.counter;
+                self.window.recount(|m| message_tokens(counter, m));
+                for e in &mut self.episodes {
+                    e.tokens = counter.count(&e.summary);
                 }
             }
         }
-        Ok(usd)
     }
 
     /// Output tokens `usd_left` can pay for after the last built prompt

@@ -1,123 +1,109 @@
-//! `MemoryController` for JS: one-line delegations to the core controller.
+//! `MemoryController` for JS: converts, queues, awaits hooks, delegates.
+//!
+//! Every async method joins one queue, so calls run in the order they were
+//! made, each seeing the ones before it; a change is prepared by the core,
+//! saved through the adapter, then committed (see `controller::writes`).
+//! No `RefCell` borrow lives across an `await`.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::future::Future;
 use std::rc::Rc;
 
-use js_sys::{Function, Promise, Reflect};
-use serde::Deserialize;
-use serde_json::Value;
+use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
+use super::options::{core_options, read, split_hooks, JsBudgetOptions, JsContextOptions, JsOptions, JsUsage};
+use super::storage::Storage;
 use super::{from_json, js_error, ranks, to_js, to_json};
 use crate::context::ContextRequest;
-use crate::controller::{Controller, Options};
+use crate::controller::{Added, Controller};
 use crate::cost::Usage;
 use crate::error::MemoryError;
-use crate::models::{ModelInfo, Tokenizer};
+use crate::models::Tokenizer;
 use crate::tokens::estimate::Family;
 use crate::tokens::exact::Encoding;
 use crate::tokens::Counter;
-use crate::window::WindowConfig;
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct JsWorking {
-    max_tokens: Option<usize>,
-    compression_threshold: Option<f64>,
-    target_ratio: Option<f64>,
-    recent_messages: Option<usize>,
-}
+type Inner = Rc<RefCell<Controller>>;
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct JsOptions {
-    namespace: Option<String>,
-    model: Option<String>,
-    models: Option<BTreeMap<String, ModelInfo>>,
-    working_memory: Option<JsWorking>,
-    summary_tokens: Option<usize>,
-    /// JSON.stringify drops a function, so a clock that arrives here is not one.
-    #[serde(default)]
-    clock: Option<Value>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct JsContextOptions {
-    system: Option<String>,
-    max_tokens: Option<usize>,
-    reserve_output: Option<usize>,
-    tools: Option<Vec<Value>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct JsUsage {
-    model: Option<String>,
-    prompt_tokens: u64,
-    completion_tokens: Option<u64>,
-    cached_prompt_tokens: Option<u64>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct JsBudgetOptions {
-    prompt_tokens: Option<u64>,
-    floor: Option<u64>,
-}
-
-fn core_options(js: JsOptions) -> Options {
-    let d = Options::default();
-    let w = js.working_memory.unwrap_or_default();
-    let dw = WindowConfig::default();
-    Options {
-        namespace: js.namespace.unwrap_or(d.namespace),
-        model: js.model.unwrap_or(d.model),
-        models: js.models.unwrap_or_default().into_iter().collect(),
-        working: WindowConfig {
-            max_tokens: w.max_tokens.unwrap_or(dw.max_tokens),
-            compression_threshold: w.compression_threshold.unwrap_or(dw.compression_threshold),
-            target_ratio: w.target_ratio.unwrap_or(dw.target_ratio),
-            recent_messages: w.recent_messages,
-        },
-        summary_tokens: js.summary_tokens.unwrap_or(d.summary_tokens),
-    }
-}
-
-fn settle(result: Result<JsValue, JsValue>) -> Promise {
-    match result {
-        Ok(v) => Promise::resolve(&v),
-        Err(e) => Promise::reject(&e),
-    }
+/// A random writer id: two controllers on one namespace never share one.
+fn random_writer() -> String {
+    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    (0..10).map(|_| DIGITS[(js_sys::Math::random() * 36.0) as usize % 36] as char).collect()
 }
 
 /// One conversation's memory. Create with `await MemoryController.create(options)`.
 #[wasm_bindgen]
 pub struct MemoryController {
-    inner: Rc<RefCell<Controller>>,
+    inner: Inner,
     clock: Option<Function>,
+    storage: Option<Storage>,
+    /// The last queued call; the next one starts when it settles.
+    tail: RefCell<Promise>,
+}
+
+/// Saves one write if there is storage; without storage there is nothing to wait for.
+async fn save(storage: &Option<Storage>, w: &crate::store::Write) -> Result<(), JsValue> {
+    match storage {
+        Some(s) => s.save(&w.key, &w.bytes).await,
+        None => Ok(()),
+    }
+}
+
+/// Compaction, then folding, after a change was committed. A failure here
+/// loses nothing (the change is saved) and is retried after the next change.
+async fn background(inner: &Inner, storage: &Option<Storage>, now: f64) -> Option<crate::controller::CompactionEvent> {
+    let mut event = None;
+    let planned = inner.borrow().prepare_compaction(now);
+    if let Some(p) = planned {
+        if save(storage, &p.write).await.is_ok() {
+            event = Some(inner.borrow_mut().commit_compaction(p));
+        }
+    }
+    let pack = inner.borrow().prepare_pack();
+    if let (Some(p), Some(s)) = (pack, storage) {
+        if s.save(&p.write.key, &p.write.bytes).await.is_ok() {
+            let (remove, new_key) = (p.remove.clone(), p.write.key.clone());
+            inner.borrow_mut().commit_pack(p);
+            for key in remove.iter().filter(|k| **k != new_key) {
+                // A key left behind holds duplicates of packed records; loading ignores them.
+                let _ = s.remove(key).await;
+            }
+        }
+    }
+    event
 }
 
 #[wasm_bindgen]
 impl MemoryController {
-    /// Creates a controller; resolves once the model's tokenizer data is loaded.
+    /// Creates a controller: loads the model's tokenizer data and, with a
+    /// storage adapter, everything stored under the namespace.
     ///
-    /// Rejects with a `MemoryError`: `UNKNOWN_MODEL`, `INVALID_INPUT`, `TOKENIZER_LOAD`.
+    /// Rejects with a `MemoryError`: `UNKNOWN_MODEL`, `INVALID_INPUT`,
+    /// `TOKENIZER_LOAD`, `FORMAT_TOO_NEW`, `STORAGE_ERROR`.
     pub async fn create(#[wasm_bindgen(unchecked_optional_param_type = "CreateOptions")] options: JsValue) -> Result<MemoryController, JsValue> {
-        let clock = Reflect::get(&options, &"clock".into()).ok().and_then(|c| c.dyn_into::<Function>().ok());
-        let js: JsOptions = if options.is_undefined() || options.is_null() { JsOptions::default() } else { from_json(&to_json(&options, "options")?, "options")? };
-        if js.clock.is_some() {
-            return Err(js_error(MemoryError::input("options.clock", "expected a function returning milliseconds")));
-        }
-        let opts = core_options(js);
+        let (data, hooks) = split_hooks(&options)?;
+        let clock = match &hooks[0] {
+            v if v.is_undefined() => None,
+            v => Some(v.clone().dyn_into::<Function>().map_err(|_| js_error(MemoryError::input("options.clock", "expected a function returning milliseconds")))?),
+        };
+        let storage = if hooks[1].is_undefined() { None } else { Some(Storage::from_js(hooks[1].clone())?) };
+        let opts = core_options(read::<JsOptions>(&data, "options")?, random_writer());
         let counter = match Controller::tokenizer_for(&opts.model, &opts.models).map_err(js_error)? {
             Tokenizer::O200kBase => Counter::Exact(ranks::load(Encoding::O200kBase).await?),
             Tokenizer::Cl100kBase => Counter::Exact(ranks::load(Encoding::Cl100kBase).await?),
             Tokenizer::Estimate => Counter::estimate(Family::of_model(&opts.model).profile()),
         };
-        let inner = Controller::new(opts, counter).map_err(js_error)?;
-        Ok(MemoryController { inner: Rc::new(RefCell::new(inner)), clock })
+        let inner = match &storage {
+            Some(s) => {
+                let entries = s.load_range(&crate::store::namespace_prefix(&opts.namespace)).await?;
+                Controller::from_storage(opts, counter, entries)
+            }
+            None => Controller::new(opts, counter),
+        }
+        .map_err(js_error)?;
+        Ok(MemoryController { inner: Rc::new(RefCell::new(inner)), clock, storage, tail: RefCell::new(Promise::resolve(&JsValue::UNDEFINED)) })
     }
 
     fn now(&self) -> f64 {
@@ -127,48 +113,93 @@ impl MemoryController {
         }
     }
 
-    /// Adds one OpenAI-shaped message. Resolves to `{ id, tokens, compaction? }`.
+    /// Runs `job` after every call queued before it.
+    fn enqueue<F: Future<Output = Result<JsValue, JsValue>> + 'static>(&self, job: F) -> Promise {
+        let prev = self.tail.borrow().clone();
+        let promise = future_to_promise(async move {
+            let _ = JsFuture::from(prev).await; // its caller sees its error
+            job.await
+        });
+        *self.tail.borrow_mut() = promise.clone();
+        promise
+    }
+
+    /// Adds one OpenAI-shaped message; resolves once it is saved, to
+    /// `{ id, tokens, compaction? }`. If saving fails it rejects and nothing changed.
     #[wasm_bindgen(unchecked_return_type = "Promise<AddResult>")]
     pub fn add(&self, #[wasm_bindgen(unchecked_param_type = "ChatMessage")] message: JsValue) -> Promise {
-        let now = self.now();
-        settle(to_json(&message, "message").and_then(|json| to_js(&self.inner.borrow_mut().add(&json, now).map_err(js_error)?)))
+        let (inner, storage, now) = (self.inner.clone(), self.storage.clone(), self.now());
+        let json = to_json(&message, "message");
+        self.enqueue(async move {
+            let prepared = inner.borrow().prepare_add(&json?, now).map_err(js_error)?;
+            save(&storage, &prepared.write).await?;
+            let (id, tokens) = inner.borrow_mut().commit_add(prepared);
+            let compaction = background(&inner, &storage, now).await;
+            to_js(&Added { id, tokens, compaction })
+        })
     }
 
     /// Every message ever added, in order, with id, timestamp and place.
     #[wasm_bindgen(unchecked_return_type = "Promise<HistoryItem[]>")]
     pub fn history(&self) -> Promise {
-        settle(to_js(&self.inner.borrow().history()))
+        let inner = self.inner.clone();
+        self.enqueue(async move { to_js(&inner.borrow().history()) })
     }
 
     /// Episodes (summaries of archived ranges), oldest first.
     #[wasm_bindgen(unchecked_return_type = "Promise<Episode[]>")]
     pub fn episodes(&self) -> Promise {
-        settle(to_js(&self.inner.borrow().episodes()))
+        let inner = self.inner.clone();
+        self.enqueue(async move { to_js(&inner.borrow().episodes()) })
     }
 
     /// The messages to send now, within `maxTokens - reserveOutput`.
     #[wasm_bindgen(js_name = buildContext, unchecked_return_type = "Promise<Context>")]
     pub fn build_context(&self, #[wasm_bindgen(unchecked_optional_param_type = "ContextOptions")] options: JsValue) -> Promise {
-        settle(self.build_context_sync(options))
+        let inner = self.inner.clone();
+        let js = read::<JsContextOptions>(&options, "options");
+        self.enqueue(async move {
+            let js = js?;
+            let mut inner = inner.borrow_mut();
+            let req = ContextRequest {
+                system: js.system,
+                max_tokens: js.max_tokens.unwrap_or(inner.options().working.max_tokens),
+                reserve_output: js.reserve_output.unwrap_or(0),
+                tools: js.tools.unwrap_or_default(),
+            };
+            let ctx = inner.build_context(&req).map_err(js_error)?;
+            let part = |v: Result<String, serde_json::Error>| v.map_err(|e| js_error(MemoryError::input("context", e.to_string())));
+            let json = format!(
+                "{{\"messages\":{},\"tokens\":{},\"sections\":{}}}",
+                part(serde_json::to_string(&ctx.messages))?,
+                ctx.tokens,
+                part(serde_json::to_string(&ctx.sections))?
+            );
+            js_sys::JSON::parse(&json)
+        })
     }
 
-    fn build_context_sync(&self, options: JsValue) -> Result<JsValue, JsValue> {
-        let js: JsContextOptions = if options.is_undefined() || options.is_null() { JsContextOptions::default() } else { from_json(&to_json(&options, "options")?, "options")? };
-        let mut inner = self.inner.borrow_mut();
-        let req = ContextRequest {
-            system: js.system,
-            max_tokens: js.max_tokens.unwrap_or(inner.options().working.max_tokens),
-            reserve_output: js.reserve_output.unwrap_or(0),
-            tools: js.tools.unwrap_or_default(),
-        };
-        let ctx = inner.build_context(&req).map_err(js_error)?;
-        let json = format!(
-            "{{\"messages\":{},\"tokens\":{},\"sections\":{}}}",
-            serde_json::to_string(&ctx.messages).map_err(|e| js_error(MemoryError::input("context", e.to_string())))?,
-            ctx.tokens,
-            serde_json::to_string(&ctx.sections).map_err(|e| js_error(MemoryError::input("context", e.to_string())))?
-        );
-        js_sys::JSON::parse(&json)
+    /// Charges one call's reported usage; resolves to its cost in USD once saved.
+    #[wasm_bindgen(js_name = recordUsage, unchecked_return_type = "Promise<number>")]
+    pub fn record_usage(&self, #[wasm_bindgen(unchecked_param_type = "UsageRecord")] usage: JsValue) -> Promise {
+        let (inner, storage, now) = (self.inner.clone(), self.storage.clone(), self.now());
+        let parsed = to_json(&usage, "usage").and_then(|j| from_json::<JsUsage>(&j, "usage"));
+        self.enqueue(async move {
+            let u = parsed?;
+            let model = u.model.unwrap_or_else(|| inner.borrow().options().model.clone());
+            let usage = Usage { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens.unwrap_or(0), cached_prompt_tokens: u.cached_prompt_tokens.unwrap_or(0) };
+            let prepared = inner.borrow().prepare_usage(&model, &usage, now).map_err(js_error)?;
+            save(&storage, &prepared.write).await?;
+            let usd = inner.borrow_mut().commit_usage(prepared);
+            background(&inner, &storage, now).await;
+            Ok(JsValue::from_f64(usd))
+        })
+    }
+
+    /// Resolves when every call made before it has settled.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn flush(&self) -> Promise {
+        self.enqueue(async { Ok(JsValue::UNDEFINED) })
     }
 
     /// Tokens of `text` for this controller's model (exact for tiktoken models).
@@ -187,19 +218,9 @@ impl MemoryController {
         #[wasm_bindgen(unchecked_param_type = "ChatMessage[]")] messages: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "ToolDefinition[]")] tools: JsValue,
     ) -> Result<usize, JsValue> {
-        let messages: Vec<Value> = from_json(&to_json(&messages, "messages")?, "messages")?;
-        let tools: Vec<Value> = if tools.is_undefined() || tools.is_null() { Vec::new() } else { from_json(&to_json(&tools, "tools")?, "tools")? };
+        let messages: Vec<serde_json::Value> = from_json(&to_json(&messages, "messages")?, "messages")?;
+        let tools: Vec<serde_json::Value> = read(&tools, "tools")?;
         self.inner.borrow().count_messages(&messages, &tools).map_err(js_error)
-    }
-
-    /// Charges one call's reported usage; returns its cost in USD.
-    #[wasm_bindgen(js_name = recordUsage)]
-    pub fn record_usage(&self, #[wasm_bindgen(unchecked_param_type = "UsageRecord")] usage: JsValue) -> Result<f64, JsValue> {
-        let u: JsUsage = from_json(&to_json(&usage, "usage")?, "usage")?;
-        let mut inner = self.inner.borrow_mut();
-        let model = u.model.unwrap_or_else(|| inner.options().model.clone());
-        let usage = Usage { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens.unwrap_or(0), cached_prompt_tokens: u.cached_prompt_tokens.unwrap_or(0) };
-        inner.record_usage(&model, &usage).map_err(js_error)
     }
 
     /// The most output tokens `usdLeft` pays for after the last built prompt.
@@ -212,7 +233,7 @@ impl MemoryController {
         model: Option<String>,
         #[wasm_bindgen(unchecked_optional_param_type = "{ promptTokens?: number; floor?: number }")] options: JsValue,
     ) -> Result<f64, JsValue> {
-        let o: JsBudgetOptions = if options.is_undefined() || options.is_null() { JsBudgetOptions::default() } else { from_json(&to_json(&options, "options")?, "options")? };
+        let o: JsBudgetOptions = read(&options, "options")?;
         let n = self.inner.borrow().budget_aware_max_tokens(usdLeft, model.as_deref(), o.prompt_tokens, o.floor.unwrap_or(16)).map_err(js_error)?;
         Ok(n as f64)
     }
@@ -223,10 +244,20 @@ impl MemoryController {
         to_js(&self.inner.borrow().stats())
     }
 
-    /// Closes the controller; later calls fail with `CLOSED`.
+    /// What `create` found in storage: record counts and damaged keys
+    /// (`CORRUPT_DATA`), which were skipped while everything intact loaded.
+    #[wasm_bindgen(js_name = loadReport, unchecked_return_type = "LoadReport")]
+    pub fn load_report(&self) -> Result<JsValue, JsValue> {
+        to_js(self.inner.borrow().load_report())
+    }
+
+    /// Waits for queued calls, then closes; later calls fail with `CLOSED`.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn close(&self) -> Promise {
-        self.inner.borrow_mut().close();
-        Promise::resolve(&JsValue::UNDEFINED)
+        let inner = self.inner.clone();
+        self.enqueue(async move {
+            inner.borrow_mut().close();
+            Ok(JsValue::UNDEFINED)
+        })
     }
 }

@@ -7,7 +7,9 @@
 //! async method again before the last one settled.
 
 mod controller;
+mod options;
 mod ranks;
+mod storage;
 mod types;
 
 use js_sys::{Error, Reflect, JSON};

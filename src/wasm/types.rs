@@ -59,6 +59,19 @@ export interface CreateOptions {
   summaryTokens?: number;
   /** Milliseconds since the epoch; default Date.now. */
   clock?: () => number;
+  /** Where records are saved; default: none (state lives in this instance only). */
+  storage?: import("../storage.js").StorageAdapter;
+  /** Fold the log into one pack once it holds this many records. Default 256. */
+  foldAfter?: number;
+}
+/** What loading from storage found. */
+export interface LoadReport {
+  keys: number;
+  records: number;
+  /** Records seen twice (a pack and the log it folded); harmless. */
+  duplicates: number;
+  /** Damaged values: skipped, everything intact loaded. */
+  corrupt: { key: string[]; code: "CORRUPT_DATA"; reason: string }[];
 }
 export interface CompactionEvent {
   episodeId: string;
@@ -142,6 +155,7 @@ export interface MemoryError extends Error {
     | "INVALID_INPUT" | "INVALID_ROLE" | "INVALID_CONTENT" | "LONE_SURROGATE"
     | "TOOL_RESULT_WITHOUT_CALL" | "UNKNOWN_MODEL" | "UNKNOWN_ENCODING"
     | "INVALID_TOKENIZER_DATA" | "TOKENIZER_LOAD" | "CONTEXT_OVERFLOW"
-    | "BUDGET_EXHAUSTED" | "CLOSED";
+    | "BUDGET_EXHAUSTED" | "FORMAT_TOO_NEW" | "CORRUPT_DATA" | "STORAGE_ERROR"
+    | "STORAGE_QUOTA" | "STORAGE_KEY_TOO_LONG" | "INVALID_VECTOR" | "DIMENSION_MISMATCH" | "CLOSED";
 }
 "#;

@@ -99,9 +99,11 @@ test("the clock is injectable and compaction is reported", async () => {
 
 test("cost: usage is charged per model; output is capped by money", async () => {
   const memory = await MemoryController.create({ model: "gpt-4o" });
-  const usd = memory.recordUsage({ promptTokens: 1_000_000, completionTokens: 100_000, cachedPromptTokens: 400_000 });
+  const usd = await memory.recordUsage({ promptTokens: 1_000_000, completionTokens: 100_000, cachedPromptTokens: 400_000 });
   assert.ok(Math.abs(usd - 3.0) < 1e-9);
-  memory.recordUsage({ model: "deepseek-v3.2", promptTokens: 1_000_000, completionTokens: 1_000_000 });
+  await memory.recordUsage({ model: "deepseek-v3.2", promptTokens: 1_000_000, completionTokens: 1_000_000 });
+  await assert.rejects(memory.recordUsage({ model: "nope", promptTokens: 1 }), { code: "UNKNOWN_MODEL" });
+  await assert.rejects(memory.recordUsage({ promptTokens: 1, cachedPromptTokens: 2 }), { code: "INVALID_INPUT" });
   const cost = memory.stats().cost;
   assert.ok(Math.abs(cost.usd - 3.69) < 1e-9);
   assert.equal(cost.byModel.length, 2);
@@ -116,7 +118,7 @@ test("estimated models calibrate from reported prompt tokens", async () => {
   const before = (await memory.buildContext({ maxTokens: 1000 })).tokens;
   for (let i = 0; i < 10; i++) {
     await memory.buildContext({ maxTokens: 1000 });
-    memory.recordUsage({ promptTokens: before * 2, completionTokens: 10 });
+    await memory.recordUsage({ promptTokens: before * 2, completionTokens: 10 });
   }
   const after = (await memory.buildContext({ maxTokens: 1000 })).tokens;
   assert.ok(memory.stats().tokenizer.calibration > 1.3, `${memory.stats().tokenizer.calibration}`);

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const ctx: Context = await memory.buildContext({ maxTokens: 1000, reserveOutput: 200 });
   const recount: number = memory.countMessages(ctx.messages);
   const stats: Stats = memory.stats();
-  const usd: number = memory.recordUsage({ promptTokens: ctx.tokens, completionTokens: 10 });
+  const usd: number = await memory.recordUsage({ promptTokens: ctx.tokens, completionTokens: 10 });
   const bytes: number = wasmMemoryBytes();
   console.log(id, tokens, recount, stats.cost.usd, usd, bytes, ctx.sections.recent.messageIds);
 

@@ -1,0 +1,81 @@
+//! Rebuilding a controller from stored records.
+//!
+//! The records are a union from any number of writers, so the rebuilt state
+//! depends only on the set: messages in `(ts, writer, seq)` order, episodes
+//! in `(created_at, writer, seq)` order, a message archived when an episode
+//! covers it, forgotten ids removed wherever they appear.
+
+use std::collections::HashSet;
+
+use super::Controller;
+use crate::cost::Usage;
+use crate::models;
+use crate::store::record::Record;
+use crate::store::{Folding, LoadReport, Loaded};
+use crate::tokens::chat::message_tokens;
+use crate::window::{Place, Stored, Window};
+
+impl Controller {
+    /// Replaces this (fresh) controller's state with the loaded records.
+    pub(crate) fn restore(&mut self, loaded: Loaded) {
+        let Loaded { records, keys, report } = loaded;
+        let forgotten: HashSet<String> = records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Forget { ids, .. } => Some(ids.iter().cloned()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let (mut msgs, mut episodes, mut resurrected) = (Vec::new(), Vec::new(), false);
+        for r in records {
+            let (writer, seq) = (r.uid().0.to_string(), r.uid().1);
+            if writer == self.opts.writer {
+                self.next_seq = self.next_seq.max(seq + 1);
+            }
+            match r {
+                Record::Msg { id, .. } | Record::Episode { episode: crate::episodic::Episode { id, .. }, .. } if forgotten.contains(&id) => {
+                    resurrected = true;
+                }
+                Record::Msg { writer, seq, ts, id, message } => msgs.push((ts, writer, seq, id, message)),
+                Record::Episode { writer, seq, episode } => episodes.push((writer, seq, episode)),
+                Record::Usage { ref model, prompt, completion, cached, .. } => {
+                    // A model the host no longer supplies is kept, uncharged.
+                    if let Ok(price) = models::lookup(model, &self.opts.models) {
+                        let usage = Usage { prompt_tokens: prompt, completion_tokens: completion, cached_prompt_tokens: cached };
+                        self.cost.record(model, &price, &usage);
+                    }
+                    self.usages.push(r);
+                }
+                Record::Forget { .. } => self.forgets.push(r),
+            }
+        }
+        msgs.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        episodes.sort_by(|a, b| a.2.created_at.total_cmp(&b.2.created_at).then_with(|| a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
+        let archived: HashSet<&str> = episodes.iter().flat_map(|(_, _, e)| e.message_ids.iter().map(String::as_str)).collect();
+
+        let mut window = Window::default();
+        for (ts, writer, seq, id, message) in msgs {
+            let place = if archived.contains(id.as_str()) && !message.role.is_instruction() { Place::Archived } else { Window::place_for(&message) };
+            let tokens = message_tokens(&self.counter, &message);
+            self.last_ts = self.last_ts.max(ts);
+            window.push(Stored { id, writer, seq, ts, message, tokens, place });
+        }
+        self.window = window;
+        for (writer, seq, mut episode) in episodes {
+            episode.tokens = self.counter.count(&episode.summary);
+            self.episodes.push(episode);
+            self.episode_uids.push((writer, seq));
+        }
+        let packed: usize = keys.iter().filter(|k| k.get(1).is_some_and(|s| s == "pack")).count();
+        let logged = keys.len() - packed;
+        // Another writer may have stored content that was forgotten: fold it away now.
+        self.folding = Folding { known: keys, unfolded: logged, packed: report.records.saturating_sub(logged), forced: resurrected };
+        self.load_report = report;
+    }
+
+    /// What loading found: record counts, duplicates, damaged keys.
+    pub fn load_report(&self) -> &LoadReport {
+        &self.load_report
+    }
+}

@@ -1,0 +1,212 @@
+//! Every change in two steps: `prepare_*` validates and returns the bytes
+//! to store without changing anything; `commit_*` applies it once the host
+//! saved those bytes. A failed save therefore leaves memory exactly as
+//! storage has it, and a retry prepares the same change again.
+//!
+//! The host runs one change at a time (the wasm layer queues them), so what
+//! `prepare` saw is still true at `commit`.
+
+use super::{CompactionEvent, Controller};
+use crate::cost::Usage;
+use crate::episodic::{Episode, SummarySource};
+use crate::error::{MemoryError, Result};
+use crate::message::Message;
+use crate::models;
+use crate::store::record::{encode_pack, encode_record, Record};
+use crate::store::{log_key, pack_key, Key, Write};
+use crate::summary;
+use crate::tokens::chat::message_tokens;
+use crate::window::{CompactionPlan, Stored, Window};
+
+/// A message ready to be stored.
+#[derive(Debug)]
+pub struct PreparedAdd {
+    pub write: Write,
+    stored: Stored,
+}
+
+/// An episode ready to be stored; committing it archives its messages.
+#[derive(Debug)]
+pub struct PreparedCompaction {
+    pub write: Write,
+    plan: CompactionPlan,
+    episode: Episode,
+    seq: u64,
+    tokens_before: usize,
+}
+
+#[derive(Debug)]
+pub struct PreparedUsage {
+    pub write: Write,
+    record: Record,
+    usd: f64,
+}
+
+/// A pack of every live record; after it is saved the host removes `remove`.
+#[derive(Debug)]
+pub struct PreparedPack {
+    pub write: Write,
+    pub remove: Vec<Key>,
+    records: usize,
+}
+
+impl Controller {
+    fn key(&self, seq: u64) -> Key {
+        log_key(&self.opts.namespace, &self.opts.writer, seq)
+    }
+
+    /// Validates a message (JSON text in the OpenAI shape) added at `now` (ms).
+    ///
+    /// # Errors
+    /// The validation errors of [`Message::parse_json`], `TOOL_RESULT_WITHOUT_CALL`,
+    /// `INVALID_INPUT` for a non-finite time, `CLOSED`.
+    pub fn prepare_add(&self, message_json: &str, now: f64) -> Result<PreparedAdd> {
+        self.prepare_add_message(Message::parse_json(message_json)?, now)
+    }
+
+    /// [`Controller::prepare_add`] for an already parsed message.
+    ///
+    /// # Errors
+    /// See [`Controller::prepare_add`].
+    pub fn prepare_add_message(&self, message: Message, now: f64) -> Result<PreparedAdd> {
+        self.open()?;
+        if !now.is_finite() {
+            return Err(MemoryError::input("clock", "the clock returned a non-finite time"));
+        }
+        self.window.check(&message)?;
+        let seq = self.next_seq;
+        let writer = self.opts.writer.clone();
+        // Timestamps never go backwards within one writer, so history order is stable.
+        let ts = now.max(self.last_ts);
+        let id = format!("m-{writer}-{seq}");
+        let record = Record::Msg { writer: writer.clone(), seq, ts, id: id.clone(), message };
+        let write = Write { key: self.key(seq), bytes: encode_record(&record) };
+        let Record::Msg { message, .. } = record else { unreachable!() };
+        let tokens = message_tokens(&self.counter, &message);
+        let place = Window::place_for(&message);
+        Ok(PreparedAdd { write, stored: Stored { id, writer, seq, ts, message, tokens, place } })
+    }
+
+    /// Applies a stored message; returns its id and tokens.
+    pub fn commit_add(&mut self, p: PreparedAdd) -> (String, usize) {
+        let (id, tokens) = (p.stored.id.clone(), p.stored.tokens);
+        self.next_seq = p.stored.seq + 1;
+        self.last_ts = p.stored.ts;
+        self.window.push(p.stored);
+        self.folding.known.push(p.write.key);
+        self.folding.unfolded += 1;
+        (id, tokens)
+    }
+
+    /// The episode for the groups that should leave working memory now, if
+    /// it passed its threshold: raw messages stay stored; the episode is new.
+    pub fn prepare_compaction(&self, now: f64) -> Option<PreparedCompaction> {
+        let plan = self.window.plan_compaction(&self.opts.working)?;
+        let moved: Vec<&Stored> = plan.members.iter().map(|&i| &self.window.log[i]).collect();
+        let counter = &self.counter;
+        let extract = summary::summarize(&moved, self.opts.summary_tokens, &|s: &str| counter.count(s));
+        let seq = self.next_seq;
+        let episode = Episode {
+            id: format!("e-{}-{seq}", self.opts.writer),
+            tokens: self.counter.count(&extract.text),
+            summary: extract.text,
+            key_points: extract.key_points,
+            importance: extract.importance,
+            message_ids: moved.iter().map(|s| s.id.clone()).collect(),
+            created_at: now.max(self.last_ts),
+            summary_source: SummarySource::Fallback,
+        };
+        let record = Record::Episode { writer: self.opts.writer.clone(), seq, episode };
+        let write = Write { key: self.key(seq), bytes: encode_record(&record) };
+        let Record::Episode { episode, .. } = record else { unreachable!() };
+        Some(PreparedCompaction { write, plan, episode, seq, tokens_before: self.window.working_tokens() })
+    }
+
+    pub fn commit_compaction(&mut self, p: PreparedCompaction) -> CompactionEvent {
+        self.window.apply_compaction(&p.plan);
+        self.next_seq = p.seq + 1;
+        self.folding.known.push(p.write.key);
+        self.folding.unfolded += 1;
+        let event = CompactionEvent {
+            episode_id: p.episode.id.clone(),
+            messages: p.plan.members.len(),
+            tokens_before: p.tokens_before,
+            tokens_after: self.window.working_tokens(),
+        };
+        self.episodes.push(p.episode);
+        self.episode_uids.push((self.opts.writer.clone(), p.seq));
+        event
+    }
+
+    /// Validates one call's usage for `model`.
+    ///
+    /// # Errors
+    /// `UNKNOWN_MODEL`, `INVALID_INPUT`, `CLOSED`.
+    pub fn prepare_usage(&self, model: &str, usage: &Usage, now: f64) -> Result<PreparedUsage> {
+        self.open()?;
+        usage.validate()?;
+        let price = models::lookup(model, &self.opts.models)?;
+        let seq = self.next_seq;
+        let record = Record::Usage {
+            writer: self.opts.writer.clone(),
+            seq,
+            ts: now.max(self.last_ts),
+            model: model.to_string(),
+            prompt: usage.prompt_tokens,
+            completion: usage.completion_tokens,
+            cached: usage.cached_prompt_tokens,
+        };
+        let write = Write { key: self.key(seq), bytes: encode_record(&record) };
+        Ok(PreparedUsage { write, record, usd: usage.usd(&price) })
+    }
+
+    /// Charges the usage (and calibrates an estimating counter); returns USD.
+    pub fn commit_usage(&mut self, p: PreparedUsage) -> f64 {
+        let Record::Usage { seq, ref model, prompt, completion, cached, .. } = p.record else { unreachable!() };
+        let usage = Usage { prompt_tokens: prompt, completion_tokens: completion, cached_prompt_tokens: cached };
+        let price = models::lookup(model, &self.opts.models).expect("checked in prepare");
+        self.cost.record(model, &price, &usage);
+        if *model == self.opts.model {
+            self.calibrate(prompt);
+        }
+        self.next_seq = seq + 1;
+        self.folding.known.push(p.write.key);
+        self.folding.unfolded += 1;
+        self.usages.push(p.record);
+        p.usd
+    }
+
+    /// Every live record, in a stable order.
+    pub(crate) fn live_records(&self) -> Vec<Record> {
+        let mut out: Vec<Record> = self
+            .window
+            .log
+            .iter()
+            .map(|s| Record::Msg { writer: s.writer.clone(), seq: s.seq, ts: s.ts, id: s.id.clone(), message: s.message.clone() })
+            .collect();
+        for (e, (writer, seq)) in self.episodes.iter().zip(&self.episode_uids) {
+            out.push(Record::Episode { writer: writer.clone(), seq: *seq, episode: e.clone() });
+        }
+        out.extend(self.usages.iter().cloned());
+        out.extend(self.forgets.iter().cloned());
+        out
+    }
+
+    /// A pack folding the log, when the log has grown enough to be worth it.
+    pub fn prepare_pack(&self) -> Option<PreparedPack> {
+        if self.closed || !self.folding.due(self.opts.fold_after) {
+            return None;
+        }
+        let records = self.live_records();
+        let refs: Vec<&Record> = records.iter().collect();
+        let key = pack_key(&self.opts.namespace, &self.opts.writer, self.next_seq);
+        Some(PreparedPack { write: Write { key, bytes: encode_pack(&refs) }, remove: self.folding.known.clone(), records: records.len() })
+    }
+
+    /// Records a saved pack. Call before removing `remove`: if removal fails
+    /// half way, the keys left hold duplicates, which loading ignores.
+    pub fn commit_pack(&mut self, p: PreparedPack) {
+        self.next_seq += 1;
+        self.folding = crate::store::Folding { known: vec![p.write.key], unfolded: 0, packed: p.records, forced: false };
+    }
+}

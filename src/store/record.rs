@@ -1,0 +1,175 @@
+//! Persisted records and their byte envelope.
+//!
+//! Every persisted fact is an immutable record identified by `(writer, seq)`:
+//! two controllers on one namespace write disjoint keys, so merging their
+//! data is a union. The envelope makes every stored value self-checking:
+//!
+//! ```text
+//! "AMEM" | version u8 | kind u8 | payload length u32 LE | CRC-32 of payload u32 LE | payload
+//! ```
+//! kind 1 = one record, kind 2 = a pack (an array of records); the payload is
+//! JSON. Decoding never panics: any byte string is a record, a pack, or an
+//! error naming what is wrong.
+
+use serde::{Deserialize, Serialize};
+
+use super::crc::crc32;
+use crate::episodic::Episode;
+use crate::message::Message;
+
+pub const MAGIC: &[u8; 4] = b"AMEM";
+/// The format this code writes. Version 1 is the first; a reader meeting a
+/// higher version refuses to load rather than drop data it cannot read.
+pub const FORMAT_VERSION: u8 = 1;
+const HEADER: usize = 14;
+const KIND_RECORD: u8 = 1;
+const KIND_PACK: u8 = 2;
+
+/// One immutable persisted fact.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
+pub enum Record {
+    /// A message as added.
+    Msg { writer: String, seq: u64, ts: f64, id: String, message: Message },
+    /// A summary laid over archived messages.
+    Episode { writer: String, seq: u64, episode: Episode },
+    /// One call's reported usage, charged at `model`'s prices.
+    Usage { writer: String, seq: u64, ts: f64, model: String, prompt: u64, completion: u64, cached: u64 },
+    /// Ids the user asked to forget: messages and the episodes derived from
+    /// them. Holds no content, so it can outlive what it removed.
+    Forget { writer: String, seq: u64, ts: f64, ids: Vec<String> },
+}
+
+impl Record {
+    /// The unique identity of this record.
+    pub fn uid(&self) -> (&str, u64) {
+        match self {
+            Record::Msg { writer, seq, .. }
+            | Record::Episode { writer, seq, .. }
+            | Record::Usage { writer, seq, .. }
+            | Record::Forget { writer, seq, .. } => (writer, *seq),
+        }
+    }
+}
+
+/// Why a stored value could not be read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DecodeError {
+    /// Damaged: truncated, wrong magic, bad checksum, unreadable payload.
+    Corrupt(String),
+    /// Written by a newer version of this package.
+    TooNew(u8),
+}
+
+fn envelope(kind: u8, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.push(FORMAT_VERSION);
+    out.push(kind);
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&crc32(payload).to_le_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+pub fn encode_record(r: &Record) -> Vec<u8> {
+    envelope(KIND_RECORD, &serde_json::to_vec(r).expect("records always serialize"))
+}
+
+pub fn encode_pack(records: &[&Record]) -> Vec<u8> {
+    envelope(KIND_PACK, &serde_json::to_vec(records).expect("records always serialize"))
+}
+
+/// The records in one stored value.
+///
+/// # Errors
+/// `Corrupt` for anything damaged, `TooNew` for a newer format version.
+pub fn decode(bytes: &[u8]) -> Result<Vec<Record>, DecodeError> {
+    let corrupt = |why: &str| Err(DecodeError::Corrupt(why.to_string()));
+    if bytes.len() < HEADER {
+        return corrupt("shorter than the record header");
+    }
+    if &bytes[..4] != MAGIC {
+        return corrupt("not an agent-memory record (bad magic)");
+    }
+    let version = bytes[4];
+    if version > FORMAT_VERSION {
+        return Err(DecodeError::TooNew(version));
+    }
+    if version == 0 {
+        return corrupt("version 0 does not exist");
+    }
+    let kind = bytes[5];
+    let len = u32::from_le_bytes(bytes[6..10].try_into().expect("4 bytes")) as usize;
+    let crc = u32::from_le_bytes(bytes[10..14].try_into().expect("4 bytes"));
+    let payload = &bytes[HEADER..];
+    if payload.len() != len {
+        return corrupt(if payload.len() < len { "truncated" } else { "trailing bytes after the payload" });
+    }
+    if crc32(payload) != crc {
+        return corrupt("checksum mismatch");
+    }
+    let parsed = match kind {
+        KIND_RECORD => serde_json::from_slice::<Record>(payload).map(|r| vec![r]),
+        KIND_PACK => serde_json::from_slice::<Vec<Record>>(payload),
+        other => return corrupt(&format!("unknown record kind {other}")),
+    };
+    parsed.map_err(|e| DecodeError::Corrupt(format!("unreadable payload: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::Role;
+    use proptest::prelude::*;
+
+    fn msg(seq: u64) -> Record {
+        Record::Msg { writer: "w".into(), seq, ts: 1.0, id: format!("m-w-{seq}"), message: Message::text(Role::User, "你好 world") }
+    }
+
+    #[test]
+    fn roundtrip_record_and_pack() {
+        let r = msg(1);
+        assert_eq!(decode(&encode_record(&r)).unwrap(), vec![r.clone()]);
+        let r2 = msg(2);
+        assert_eq!(decode(&encode_pack(&[&r, &r2])).unwrap(), vec![r, r2]);
+    }
+
+    #[test]
+    fn damage_is_reported_not_panicked() {
+        let good = encode_record(&msg(1));
+        assert!(matches!(decode(&good[..good.len() - 1]), Err(DecodeError::Corrupt(ref w)) if w == "truncated"));
+        let mut flipped = good.clone();
+        *flipped.last_mut().unwrap() ^= 1;
+        assert!(matches!(decode(&flipped), Err(DecodeError::Corrupt(ref w)) if w == "checksum mismatch"));
+        let mut newer = good.clone();
+        newer[4] = FORMAT_VERSION + 1;
+        assert_eq!(decode(&newer), Err(DecodeError::TooNew(FORMAT_VERSION + 1)));
+        assert!(matches!(decode(b"AMEM"), Err(DecodeError::Corrupt(_))));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// The decoder's fuzz target: arbitrary bytes never panic.
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+            let _ = decode(&bytes);
+        }
+
+        /// Valid headers over arbitrary payloads (checksums right) never panic either.
+        #[test]
+        fn arbitrary_payloads_never_panic(payload in prop::collection::vec(any::<u8>(), 0..300), kind in 0u8..4) {
+            let _ = decode(&envelope(kind, &payload));
+        }
+
+        /// Any single-byte corruption of a valid record is detected.
+        #[test]
+        fn single_byte_damage_is_detected(pos in 0usize..1000, bit in 0u8..8) {
+            let good = encode_record(&msg(7));
+            let pos = pos % good.len();
+            let mut bad = good.clone();
+            bad[pos] ^= 1 << bit;
+            prop_assert!(decode(&bad).is_err());
+        }
+    }
+}

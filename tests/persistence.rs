@@ -1,0 +1,215 @@
+//! Persistence through the sans-IO core: fault injection over thousands of
+//! seeded runs, two writers on one namespace, reload equality, damage.
+
+mod common;
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use agent_memory::controller::Options;
+use agent_memory::cost::Usage;
+use agent_memory::durable::{Durable, Storage};
+use agent_memory::message::{Message, Role};
+use agent_memory::store::Key;
+use agent_memory::window::WindowConfig;
+use serde_json::json;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn chance(&mut self, p: f64) -> bool {
+        (self.next() % 10_000) as f64 / 10_000.0 < p
+    }
+}
+
+type Map = Rc<RefCell<BTreeMap<Key, Vec<u8>>>>;
+
+/// A shared map behind an adapter that fails, loses acks, or dies.
+struct Faulty {
+    map: Map,
+    rng: Rng,
+    fail: f64,
+    /// The write lands but the caller hears it failed.
+    lost_ack: f64,
+    /// Operations left before the "process" dies: every later call fails.
+    life: Option<u32>,
+}
+
+impl Faulty {
+    fn healthy(map: &Map) -> Faulty {
+        Faulty { map: map.clone(), rng: Rng(1), fail: 0.0, lost_ack: 0.0, life: None }
+    }
+    fn tick(&mut self) -> Result<(), String> {
+        if let Some(l) = &mut self.life {
+            if *l == 0 {
+                return Err("crashed".into());
+            }
+            *l -= 1;
+        }
+        if self.rng.chance(self.fail) {
+            return Err("injected failure".into());
+        }
+        Ok(())
+    }
+}
+
+impl Storage for Faulty {
+    fn load_range(&mut self, prefix: &[String]) -> Result<Vec<(Key, Vec<u8>)>, String> {
+        self.tick()?;
+        Ok(self.map.borrow().iter().filter(|(k, _)| k.starts_with(prefix)).map(|(k, v)| (k.clone(), v.clone())).collect())
+    }
+    fn save(&mut self, key: &[String], bytes: &[u8]) -> Result<(), String> {
+        self.tick()?;
+        self.map.borrow_mut().insert(key.to_vec(), bytes.to_vec());
+        if self.rng.chance(self.lost_ack) {
+            return Err("ack lost".into());
+        }
+        Ok(())
+    }
+    fn remove(&mut self, key: &[String]) -> Result<(), String> {
+        self.tick()?;
+        self.map.borrow_mut().remove(key);
+        Ok(())
+    }
+}
+
+fn options(writer: &str, fold_after: usize) -> Options {
+    Options { writer: writer.into(), fold_after, working: WindowConfig { max_tokens: 120, ..WindowConfig::default() }, ..common::options(true) }
+}
+
+fn texts(d: &Durable<Faulty>) -> Vec<String> {
+    d.controller.history().into_iter().map(|h| h.message.content_text()).collect()
+}
+
+#[test]
+fn every_acknowledged_message_survives_faults_and_crashes() {
+    let counter = common::o200k();
+    for seed in 1..=1500u64 {
+        let map: Map = Rc::default();
+        let mut rng = Rng(seed * 7919);
+        let mut acked: Vec<String> = Vec::new();
+        let mut durable = Durable::open(options("w1", 8), counter.clone(), Faulty::healthy(&map)).unwrap();
+        durable.storage = Faulty { map: map.clone(), rng: Rng(seed), fail: 0.15, lost_ack: 0.05, life: Some((rng.next() % 120) as u32) };
+        for i in 0..60 {
+            let text = format!("turn {i} of run {seed}: 我们明天 meet at {}", rng.next() % 1000);
+            let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
+            match durable.add(Message::text(role, text.clone()), i as f64) {
+                Ok(_) => acked.push(text),
+                Err(e) => assert_eq!(e.code(), "STORAGE_ERROR", "{e}"),
+            }
+            if i % 10 == 9 {
+                let _ = durable.record_usage("gpt-4o", &Usage { prompt_tokens: 100, completion_tokens: 10, cached_prompt_tokens: 0 }, i as f64);
+            }
+        }
+        drop(durable); // the process dies; only the map survives
+        let reloaded = Durable::open(options("w2", 8), counter.clone(), Faulty::healthy(&map)).unwrap();
+        let history = texts(&reloaded);
+        let mut unique = history.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), history.len(), "seed {seed}: duplicates after reload");
+        let mut it = history.iter();
+        for a in &acked {
+            assert!(it.any(|h| h == a), "seed {seed}: acknowledged {a:?} lost or out of order");
+        }
+        assert!(reloaded.controller.load_report().corrupt.is_empty());
+    }
+}
+
+#[test]
+fn reload_equals_the_state_that_was_saved() {
+    let counter = common::o200k();
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w1", 16), counter.clone(), Faulty::healthy(&map)).unwrap();
+    d.add(Message::text(Role::System, "You are terse."), 0.0).unwrap();
+    for i in 1..200 {
+        let m = match i % 7 {
+            3 => Message::parse(&json!({"role":"assistant","content":null,"tool_calls":[{"id":format!("c{i}"),"type":"function","function":{"name":"f","arguments":"{}"}}]})).unwrap(),
+            4 => Message::parse(&json!({"role":"tool","tool_call_id":format!("c{}", i - 1),"content":"42"})).unwrap(),
+            _ => Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, format!("message {i}: 记住 the hotel is near 春熙路")),
+        };
+        d.add(m, i as f64).unwrap();
+        if i % 20 == 0 {
+            d.record_usage("deepseek-v3.2", &Usage { prompt_tokens: 1000, completion_tokens: 50, cached_prompt_tokens: 100 }, i as f64).unwrap();
+        }
+    }
+    let r = Durable::open(options("w2", 16), counter, Faulty::healthy(&map)).unwrap();
+    assert_eq!(r.controller.history(), d.controller.history());
+    assert_eq!(r.controller.episodes(), d.controller.episodes());
+    assert_eq!(r.controller.stats().cost, d.controller.stats().cost);
+    assert_eq!(r.controller.stats().messages, d.controller.stats().messages);
+    // Folding kept the key count small: a pack plus a short log.
+    assert!(map.borrow().len() < 60, "{} keys", map.borrow().len());
+    assert!(map.borrow().keys().any(|k| k[1] == "pack"));
+}
+
+#[test]
+fn two_writers_merge_to_the_same_union() {
+    let counter = common::o200k();
+    let map: Map = Rc::default();
+    let mut a = Durable::open(options("tabA", 10), counter.clone(), Faulty::healthy(&map)).unwrap();
+    let mut b = Durable::open(options("tabB", 10), counter.clone(), Faulty::healthy(&map)).unwrap();
+    for i in 0..80 {
+        let (d, who) = if i % 3 == 0 { (&mut b, "B") } else { (&mut a, "A") };
+        d.add(Message::text(Role::User, format!("{who} says {i}")), i as f64).unwrap();
+    }
+    let r1 = Durable::open(options("r1", 10), counter.clone(), Faulty::healthy(&map)).unwrap();
+    let r2 = Durable::open(options("r2", 10), counter, Faulty::healthy(&map)).unwrap();
+    let h = texts(&r1);
+    assert_eq!(h, texts(&r2), "deterministic order");
+    assert_eq!(h.len(), 80);
+    let want: Vec<String> = (0..80).map(|i| format!("{} says {i}", if i % 3 == 0 { "B" } else { "A" })).collect();
+    assert_eq!(h, want);
+}
+
+#[test]
+fn damaged_values_are_reported_and_the_rest_loads() {
+    let counter = common::o200k();
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w1", 1000), counter.clone(), Faulty::healthy(&map)).unwrap();
+    for i in 0..10 {
+        d.add(Message::text(Role::User, format!("m{i}")), i as f64).unwrap();
+    }
+    let victim = map.borrow().keys().nth(3).unwrap().clone();
+    let len = map.borrow()[&victim].len();
+    map.borrow_mut().get_mut(&victim).unwrap().truncate(len - 3);
+    let r = Durable::open(options("w2", 1000), counter, Faulty::healthy(&map)).unwrap();
+    let report = r.controller.load_report();
+    assert_eq!(report.corrupt.len(), 1);
+    assert_eq!(report.corrupt[0].key, victim);
+    assert_eq!(report.corrupt[0].code, "CORRUPT_DATA");
+    assert_eq!(r.controller.history().len(), 9);
+}
+
+#[test]
+fn a_failed_add_changes_nothing_and_a_retry_succeeds() {
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w1", 1000), common::o200k(), Faulty::healthy(&map)).unwrap();
+    d.add(Message::text(Role::User, "first"), 1.0).unwrap();
+    let before = d.controller.history();
+    d.storage.fail = 1.0;
+    assert_eq!(d.add(Message::text(Role::User, "second"), 2.0).unwrap_err().code(), "STORAGE_ERROR");
+    assert_eq!(d.controller.history(), before);
+    d.storage.fail = 0.0;
+    let id = d.add(Message::text(Role::User, "second"), 3.0).unwrap().id;
+    assert_eq!(d.controller.history().len(), 2);
+    assert!(d.controller.history().iter().any(|h| h.id == id));
+}
+
+#[test]
+fn namespaces_never_see_each_other() {
+    let map: Map = Rc::default();
+    let mut a = Durable::open(Options { namespace: "user".into(), ..options("w", 1000) }, common::o200k(), Faulty::healthy(&map)).unwrap();
+    let mut b = Durable::open(Options { namespace: "user1".into(), ..options("w", 1000) }, common::o200k(), Faulty::healthy(&map)).unwrap();
+    a.add(Message::text(Role::User, "a"), 1.0).unwrap();
+    b.add(Message::text(Role::User, "b"), 1.0).unwrap();
+    let ra = Durable::open(Options { namespace: "user".into(), ..options("x", 1000) }, common::o200k(), Faulty::healthy(&map)).unwrap();
+    assert_eq!(texts(&ra), vec!["a".to_string()]);
+}
+
