@@ -46,6 +46,12 @@ test("headless Chromium: import, create, count, build a context", async () => {
     assert.equal(result.error, undefined, result.error);
     assert.equal(result.count, want);
     assert.ok(result.contextTokens <= 200 && result.contextTokens === result.recount);
+    assert.deepEqual(Object.keys(result.reload), ["indexedDB", "localStorage"]);
+    for (const [name, r] of Object.entries(result.reload)) {
+      assert.equal(r.before.history.length, 25);
+      assert.ok(r.before.episodes.length > 0, `${name}: expected compaction`);
+      assert.deepEqual(r.after, r.before, `${name}: state after reload`);
+    }
     await mkdir(join(root, "test-artifacts"), { recursive: true });
     await page.screenshot({ path: join(root, "test-artifacts", "browser-smoke.png") });
     assert.deepEqual(errors, []);
@@ -66,6 +72,8 @@ test("workerd (miniflare): import, create, count, build a context", async () => 
       { type: "Data", include: ["**/*.bin"] },
     ],
     compatibilityDate: "2026-04-01",
+    kvNamespaces: ["KV"],
+    durableObjects: { MEM: "MemoryObject" },
   });
   try {
     const res = await mf.dispatchFetch(`http://localhost/?text=${encodeURIComponent(sample)}`);
@@ -73,6 +81,16 @@ test("workerd (miniflare): import, create, count, build a context", async () => 
     assert.equal(result.error, undefined, result.error);
     assert.equal(result.count, want);
     assert.ok(result.contextTokens <= 200 && result.contextTokens === result.recount);
+    // Reload through Workers KV and Durable Object storage: a new controller per request.
+    for (const backend of ["kv", "do"]) {
+      const written = await (await mf.dispatchFetch(`http://localhost/${backend}/write`)).json();
+      assert.equal(written.error, undefined, written.error);
+      const reloaded = await (await mf.dispatchFetch(`http://localhost/${backend}/read`)).json();
+      assert.equal(reloaded.error, undefined, reloaded.error);
+      assert.equal(written.history.length, 25);
+      assert.ok(written.episodes.length > 0, `${backend}: expected compaction`);
+      assert.deepEqual(reloaded, written, `${backend}: state after reload`);
+    }
   } finally {
     await mf.dispose();
   }

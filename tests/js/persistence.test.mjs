@@ -1,0 +1,157 @@
+// Persistence through the built package with real adapters in Node: reload
+// equality, the durability contract under a failing adapter, two writers,
+// damaged values, namespaces. (Browser and workerd adapters: runtimes.test.mjs.)
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, rm, readdir, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MemoryController, memoryStorage, nodeFileStorage } from "../../dist/node.js";
+import { rng, randomConversation } from "./helpers.mjs";
+
+async function snapshot(memory) {
+  const stats = memory.stats();
+  return { history: await memory.history(), episodes: await memory.episodes(), cost: stats.cost, messages: stats.messages };
+}
+
+async function withDir(fn) {
+  const dir = await mkdtemp(join(tmpdir(), "agent-memory-"));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+for (const [name, make] of [["memoryStorage", async () => memoryStorage()], ["nodeFileStorage", null]]) {
+  test(`${name}: state after reload equals state before`, async () => {
+    const run = async (storage) => {
+      const options = { namespace: "user-42", model: "gpt-4o", workingMemory: { maxTokens: 300 }, foldAfter: 40, storage };
+      const memory = await MemoryController.create(options);
+      for (const m of randomConversation(rng(7), 160)) await memory.add(m);
+      await memory.recordUsage({ promptTokens: 1200, completionTokens: 80, cachedPromptTokens: 200 });
+      await memory.recordUsage({ model: "deepseek-v3.2", promptTokens: 900, completionTokens: 50 });
+      const before = await snapshot(memory);
+      assert.ok(before.episodes.length > 0, "the conversation should have compacted");
+      await memory.close();
+      const again = await MemoryController.create(options);
+      assert.deepEqual(await snapshot(again), before);
+      assert.deepEqual(again.loadReport().corrupt, []);
+      // The reloaded controller keeps working and its context is valid.
+      await again.add({ role: "user", content: "还记得我们刚才说的吗？" });
+      const ctx = await again.buildContext({ maxTokens: 600 });
+      assert.equal(ctx.tokens, again.countMessages(ctx.messages));
+    };
+    if (make) await run(await make());
+    else await withDir((dir) => run(nodeFileStorage(dir)));
+  });
+}
+
+// An adapter that fails on demand: the durability contract.
+function flaky(inner) {
+  const state = { fail: false, saves: 0 };
+  const adapter = {
+    ...inner,
+    async save(key, data) {
+      if (state.fail) throw new Error("disk on fire");
+      state.saves++;
+      return inner.save(key, data);
+    },
+  };
+  return { adapter, state };
+}
+
+test("a failing adapter rejects add with STORAGE_ERROR, changes nothing, and a retry succeeds", async () => {
+  const base = memoryStorage();
+  const { adapter, state } = flaky(base);
+  const memory = await MemoryController.create({ namespace: "n", storage: adapter });
+  await memory.add({ role: "user", content: "first" });
+  state.fail = true;
+  await assert.rejects(memory.add({ role: "user", content: "second" }), (e) => {
+    assert.equal(e.name, "MemoryError");
+    assert.equal(e.code, "STORAGE_ERROR");
+    assert.equal(e.cause.message, "disk on fire");
+    return true;
+  });
+  assert.equal((await memory.history()).length, 1);
+  await assert.rejects(memory.recordUsage({ promptTokens: 10 }), { code: "STORAGE_ERROR" });
+  assert.equal(memory.stats().cost.usd, 0);
+  state.fail = false;
+  await memory.add({ role: "user", content: "second" });
+  const reloaded = await MemoryController.create({ namespace: "n", storage: base });
+  assert.deepEqual((await reloaded.history()).map((h) => h.message.content), ["first", "second"]);
+});
+
+test("an adapter's own MemoryError (e.g. STORAGE_QUOTA) reaches the caller unchanged", async () => {
+  const base = memoryStorage();
+  const quota = Object.assign(new Error("full"), { name: "MemoryError", code: "STORAGE_QUOTA" });
+  const memory = await MemoryController.create({ storage: { ...base, save: async () => { throw quota; } } });
+  await assert.rejects(memory.add({ role: "user", content: "x" }), (e) => e === quota);
+});
+
+test("two controllers on one namespace: after reload each sees the union, in the same order", async () => {
+  await withDir(async (dir) => {
+    const options = { namespace: "shared", storage: nodeFileStorage(dir), clock: (() => { let t = 0; return () => ++t; })() };
+    const a = await MemoryController.create(options);
+    const b = await MemoryController.create({ ...options, storage: nodeFileStorage(dir) });
+    const writes = [];
+    for (let i = 0; i < 30; i++) writes.push((i % 3 ? a : b).add({ role: "user", content: `${i % 3 ? "A" : "B"}${i}` }));
+    await Promise.all(writes);
+    const r1 = await MemoryController.create({ namespace: "shared", storage: nodeFileStorage(dir) });
+    const r2 = await MemoryController.create({ namespace: "shared", storage: nodeFileStorage(dir) });
+    const h1 = (await r1.history()).map((h) => h.message.content);
+    assert.deepEqual(h1, (await r2.history()).map((h) => h.message.content));
+    assert.equal(h1.length, 30);
+    assert.equal(new Set(h1).size, 30);
+  });
+});
+
+test("a damaged stored value is reported as CORRUPT_DATA; everything intact loads", async () => {
+  await withDir(async (dir) => {
+    const memory = await MemoryController.create({ namespace: "ns", storage: nodeFileStorage(dir) });
+    for (let i = 0; i < 5; i++) await memory.add({ role: "user", content: `message ${i}` });
+    const logDir = join(dir, "ns", "log");
+    const writerDir = join(logDir, (await readdir(logDir))[0]);
+    const victim = join(writerDir, (await readdir(writerDir)).sort()[2]);
+    const bytes = await readFile(victim);
+    await writeFile(victim, bytes.subarray(0, bytes.length - 4));
+    const reloaded = await MemoryController.create({ namespace: "ns", storage: nodeFileStorage(dir) });
+    const report = reloaded.loadReport();
+    assert.equal(report.corrupt.length, 1);
+    assert.equal(report.corrupt[0].code, "CORRUPT_DATA");
+    assert.equal(report.corrupt[0].key[0], "ns");
+    assert.equal((await reloaded.history()).length, 4);
+  });
+});
+
+test("a value written by a newer format refuses to load with FORMAT_TOO_NEW", async () => {
+  const storage = memoryStorage();
+  const memory = await MemoryController.create({ namespace: "ns", storage });
+  await memory.add({ role: "user", content: "hi" });
+  const [entry] = await storage.loadRange(["ns"]);
+  entry.data[4] = 99;
+  await storage.save(entry.key, entry.data);
+  await assert.rejects(MemoryController.create({ namespace: "ns", storage }), { code: "FORMAT_TOO_NEW" });
+});
+
+test("namespaces that are prefixes of each other never see each other's data", async () => {
+  const storage = memoryStorage();
+  const a = await MemoryController.create({ namespace: "user", storage });
+  const b = await MemoryController.create({ namespace: "user1", storage });
+  await a.add({ role: "user", content: "from user" });
+  await b.add({ role: "user", content: "from user1" });
+  const ra = await MemoryController.create({ namespace: "user", storage });
+  assert.deepEqual((await ra.history()).map((h) => h.message.content), ["from user"]);
+});
+
+test("adding writes O(1) bytes: one small record per message", async () => {
+  const base = memoryStorage();
+  let bytes = 0;
+  const counting = { ...base, save: async (k, d) => { bytes += d.length; return base.save(k, d); } };
+  const memory = await MemoryController.create({ namespace: "n", storage: counting, foldAfter: 1_000_000 });
+  for (let i = 0; i < 200; i++) await memory.add({ role: "user", content: "a message of a usual size, 二十个字左右的一句话。" });
+  const early = bytes;
+  for (let i = 0; i < 200; i++) await memory.add({ role: "user", content: "a message of a usual size, 二十个字左右的一句话。" });
+  // Compaction records come in too, but the second 200 cost about what the first did.
+  assert.ok(bytes - early < early * 1.5, `${early} then ${bytes - early}`);
+});
