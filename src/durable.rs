@@ -7,7 +7,7 @@
 //! Compaction and folding follow in the same call; their failures are not
 //! the caller's (the message is safe), so they are retried on a later add.
 
-use crate::controller::{Added, Controller, Options};
+use crate::controller::{Added, Controller, ForgetTarget, Forgotten, Options};
 use crate::cost::Usage;
 use crate::error::{MemoryError, Result};
 use crate::message::Message;
@@ -26,6 +26,9 @@ pub trait Storage {
     /// # Errors
     /// Any message describing the failure.
     fn remove(&mut self, key: &[String]) -> std::result::Result<(), String>;
+    /// # Errors
+    /// Any message describing the failure.
+    fn remove_range(&mut self, prefix: &[String]) -> std::result::Result<(), String>;
 }
 
 pub struct Durable<S: Storage> {
@@ -71,6 +74,39 @@ impl<S: Storage> Durable<S> {
         let p = self.controller.prepare_usage(model, usage, now)?;
         self.save(&p.write)?;
         Ok(self.controller.commit_usage(p))
+    }
+
+    /// Forgets messages: their records, and every episode derived from them,
+    /// leave storage. A key that could not be removed is retried by the
+    /// next fold and counted in `pending_removals`.
+    ///
+    /// # Errors
+    /// See [`Controller::prepare_forget`]; `STORAGE_ERROR` if the tombstone or
+    /// the pack could not be saved (nothing changed).
+    pub fn forget(&mut self, target: &ForgetTarget, now: f64) -> Result<Forgotten> {
+        let p = self.controller.prepare_forget(target, now)?;
+        self.save(&p.tombstone)?;
+        self.save(&p.pack)?;
+        let remove = p.remove.clone();
+        let mut outcome = self.controller.commit_forget(p);
+        for key in remove {
+            if self.storage.remove(&key).is_err() {
+                self.controller.retry_removal(key);
+                outcome.pending_removals += 1;
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// Forgets the whole namespace: every stored key under it, then memory.
+    ///
+    /// # Errors
+    /// `STORAGE_ERROR` (memory is kept as it was).
+    pub fn forget_namespace(&mut self) -> Result<()> {
+        let prefix = self.controller.storage_prefix();
+        self.storage.remove_range(&prefix).map_err(|e| storage_error("removeRange", e))?;
+        self.controller.reset();
+        Ok(())
     }
 
     /// Compaction, then folding; a failed step changes nothing and waits.

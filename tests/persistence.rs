@@ -77,6 +77,11 @@ impl Storage for Faulty {
         self.map.borrow_mut().remove(key);
         Ok(())
     }
+    fn remove_range(&mut self, prefix: &[String]) -> Result<(), String> {
+        self.tick()?;
+        self.map.borrow_mut().retain(|k, _| !k.starts_with(prefix));
+        Ok(())
+    }
 }
 
 fn options(writer: &str, fold_after: usize) -> Options {
@@ -213,3 +218,51 @@ fn namespaces_never_see_each_other() {
     assert_eq!(texts(&ra), vec!["a".to_string()]);
 }
 
+
+fn stored_bytes(map: &Map) -> Vec<u8> {
+    map.borrow().iter().flat_map(|(k, v)| k.join("/").into_bytes().into_iter().chain(v.iter().copied())).collect()
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+#[test]
+fn forgetting_removes_the_text_from_every_stored_byte() {
+    use agent_memory::controller::ForgetTarget;
+    let counter = common::o200k();
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w1", 12), counter.clone(), Faulty::healthy(&map)).unwrap();
+    let secret = "我的银行卡密码是 ZEBRA-7731";
+    let mut secret_id = String::new();
+    for i in 0..80 {
+        let text = if i == 5 { format!("记住：{secret}。") } else { format!("message {i} about the trip to Chengdu, 我们明天出发") };
+        let added = d.add(Message::text(Role::User, text), i as f64).unwrap();
+        if i == 5 {
+            secret_id = added.id;
+        }
+    }
+    assert!(d.controller.episodes().iter().any(|e| e.summary.contains("ZEBRA-7731")), "the summary quoted it");
+    assert!(contains(&stored_bytes(&map), "ZEBRA-7731"));
+    let out = d.forget(&ForgetTarget::Message(secret_id.clone()), 100.0).unwrap();
+    assert_eq!(out.messages, 1);
+    assert_eq!(out.episodes_rewritten + out.episodes_dropped, 1);
+    assert!(!contains(&stored_bytes(&map), "ZEBRA-7731"), "forgotten text still stored");
+    assert!(!contains(&stored_bytes(&map), "银行卡密码"));
+    // Memory agrees, and so does a reload; everything else is still there.
+    assert!(d.controller.history().iter().all(|h| h.id != secret_id));
+    let r = Durable::open(options("w2", 12), counter.clone(), Faulty::healthy(&map)).unwrap();
+    assert_eq!(r.controller.history(), d.controller.history());
+    assert_eq!(r.controller.history().len(), 79);
+    assert!(r.controller.episodes().iter().all(|e| !e.summary.contains("ZEBRA")));
+
+    // A time range, then the whole namespace.
+    let mut d = r;
+    let out = d.forget(&ForgetTarget::Range { from: 10.0, to: 19.0 }, 101.0).unwrap();
+    assert_eq!(out.messages, 10);
+    assert!(!contains(&stored_bytes(&map), "message 15 about"));
+    assert!(contains(&stored_bytes(&map), "message 25 about"));
+    d.forget_namespace().unwrap();
+    assert!(map.borrow().is_empty());
+    assert!(d.controller.history().is_empty());
+}

@@ -7,9 +7,11 @@
 //! `writes`), and a controller restored from those records (see `restore`)
 //! equals the one that wrote them.
 
+mod forget;
 mod restore;
 mod writes;
 
+pub use forget::{ForgetTarget, Forgotten, PreparedForget};
 pub use writes::{PreparedAdd, PreparedCompaction, PreparedPack, PreparedUsage};
 
 use serde::Serialize;
@@ -122,6 +124,7 @@ pub struct LayerTokens {
     pub working_limit: usize,
 }
 
+#[derive(Clone)]
 pub struct Controller {
     opts: Options,
     model: ModelInfo,

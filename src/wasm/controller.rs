@@ -13,11 +13,11 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::options::{core_options, read, split_hooks, JsBudgetOptions, JsContextOptions, JsOptions, JsUsage};
+use super::options::{core_options, read, split_hooks, JsBudgetOptions, JsContextOptions, JsForget, JsOptions, JsUsage};
 use super::storage::Storage;
 use super::{from_json, js_error, ranks, to_js, to_json};
 use crate::context::ContextRequest;
-use crate::controller::{Added, Controller};
+use crate::controller::{Added, Controller, ForgetTarget, Forgotten};
 use crate::cost::Usage;
 use crate::error::MemoryError;
 use crate::models::Tokenizer;
@@ -193,6 +193,45 @@ impl MemoryController {
             let usd = inner.borrow_mut().commit_usage(prepared);
             background(&inner, &storage, now).await;
             Ok(JsValue::from_f64(usd))
+        })
+    }
+
+    /// Forgets a message (its id), a time range `{ from, to }` (ms,
+    /// inclusive) or the whole namespace `{ namespace: true }`: the content
+    /// leaves storage itself, and so does every episode summary derived from
+    /// it (summarized again from what remains, or dropped).
+    #[wasm_bindgen(unchecked_return_type = "Promise<ForgetResult>")]
+    pub fn forget(&self, #[wasm_bindgen(unchecked_param_type = "string | { id: string } | { from: number; to: number } | { namespace: true }")] target: JsValue) -> Promise {
+        let (inner, storage, now) = (self.inner.clone(), self.storage.clone(), self.now());
+        let parsed = to_json(&target, "forget").and_then(|j| from_json::<JsForget>(&j, "forget"));
+        self.enqueue(async move {
+            let target = match parsed? {
+                JsForget::Id(id) | JsForget::Message { id } => ForgetTarget::Message(id),
+                JsForget::Range { from, to } => ForgetTarget::Range { from, to },
+                JsForget::Namespace { namespace: true } => {
+                    if let Some(s) = &storage {
+                        s.remove_range(&inner.borrow().storage_prefix()).await?;
+                    }
+                    let messages = inner.borrow().history().len();
+                    inner.borrow_mut().reset();
+                    return to_js(&Forgotten { messages, ..Forgotten::default() });
+                }
+                JsForget::Namespace { namespace: false } => return Err(js_error(MemoryError::input("forget.namespace", "expected true"))),
+            };
+            let p = inner.borrow().prepare_forget(&target, now).map_err(js_error)?;
+            save(&storage, &p.tombstone).await?;
+            save(&storage, &p.pack).await?;
+            let remove = p.remove.clone();
+            let mut outcome = inner.borrow_mut().commit_forget(p);
+            if let Some(s) = &storage {
+                for key in remove {
+                    if s.remove(&key).await.is_err() {
+                        inner.borrow_mut().retry_removal(key);
+                        outcome.pending_removals += 1;
+                    }
+                }
+            }
+            to_js(&outcome)
         })
     }
 

@@ -55,6 +55,16 @@ pub struct JsUsage {
     pub cached_prompt_tokens: Option<u64>,
 }
 
+/// `forget` accepts a message id, `{ id }`, `{ from, to }` or `{ namespace: true }`.
+#[derive(Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum JsForget {
+    Id(String),
+    Message { id: String },
+    Range { from: f64, to: f64 },
+    Namespace { namespace: bool },
+}
+
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct JsBudgetOptions {

@@ -21,6 +21,8 @@ extern "C" {
     fn remove(this: &JsStorageAdapter, key: Array) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = loadRange)]
     fn load_range(this: &JsStorageAdapter, prefix: Array) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = removeRange)]
+    fn remove_range(this: &JsStorageAdapter, prefix: Array) -> Result<Promise, JsValue>;
 }
 
 fn key_array(key: &[String]) -> Array {
@@ -65,6 +67,10 @@ impl Storage {
 
     pub async fn remove(&self, key: &[String]) -> Result<(), JsValue> {
         settle("remove", self.0.remove(key_array(key))).await.map(|_| ())
+    }
+
+    pub async fn remove_range(&self, prefix: &[String]) -> Result<(), JsValue> {
+        settle("removeRange", self.0.remove_range(key_array(prefix))).await.map(|_| ())
     }
 
     pub async fn load_range(&self, prefix: &[String]) -> Result<Vec<(Key, Vec<u8>)>, JsValue> {

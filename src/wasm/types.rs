@@ -64,6 +64,14 @@ export interface CreateOptions {
   /** Fold the log into one pack once it holds this many records. Default 256. */
   foldAfter?: number;
 }
+/** What `forget` removed. */
+export interface ForgetResult {
+  messages: number;
+  episodesRewritten: number;
+  episodesDropped: number;
+  /** Keys the adapter failed to remove; the next fold retries them. */
+  pendingRemovals: number;
+}
 /** What loading from storage found. */
 export interface LoadReport {
   keys: number;

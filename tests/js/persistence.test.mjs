@@ -155,3 +155,39 @@ test("adding writes O(1) bytes: one small record per message", async () => {
   // Compaction records come in too, but the second 200 cost about what the first did.
   assert.ok(bytes - early < early * 1.5, `${early} then ${bytes - early}`);
 });
+
+test("forget removes the content from every stored byte, with the summaries that quoted it", async () => {
+  const storage = memoryStorage();
+  const scan = async () => Buffer.concat((await storage.loadRange([])).map((e) => Buffer.concat([Buffer.from(e.key.join("/")), e.data]))).toString("utf8");
+  const options = { namespace: "u", workingMemory: { maxTokens: 200 }, foldAfter: 20, storage, clock: (() => { let t = 0; return () => (t += 1000); })() };
+  const memory = await MemoryController.create(options);
+  let secretId;
+  for (let i = 0; i < 60; i++) {
+    const { id } = await memory.add({ role: "user", content: i === 4 ? "记住：我的护照号是 E12345678。" : `message ${i}: 我们下周去杭州 and book the hotel` });
+    if (i === 4) secretId = id;
+  }
+  assert.ok((await memory.episodes()).some((e) => e.summary.includes("E12345678")), "a summary quoted it");
+  assert.ok((await scan()).includes("E12345678"));
+  const out = await memory.forget(secretId);
+  assert.equal(out.messages, 1);
+  assert.equal(out.episodesRewritten + out.episodesDropped, 1);
+  assert.equal(out.pendingRemovals, 0);
+  const bytes = await scan();
+  assert.ok(!bytes.includes("E12345678") && !bytes.includes("护照号"), "forgotten text is still stored");
+  assert.ok(bytes.includes("message 30"));
+  const reloaded = await MemoryController.create({ ...options, storage });
+  assert.equal((await reloaded.history()).length, 59);
+  // A time range, by timestamp (ms), inclusive.
+  const history = await reloaded.history();
+  const out2 = await reloaded.forget({ from: history[10].ts, to: history[14].ts });
+  assert.equal(out2.messages, 5);
+  assert.ok(!(await scan()).includes(history[12].message.content));
+  await assert.rejects(reloaded.forget("m-nope-1"), { code: "INVALID_INPUT" });
+  // The whole namespace, and nothing of another.
+  const other = await MemoryController.create({ namespace: "u2", storage });
+  await other.add({ role: "user", content: "keep me" });
+  await reloaded.forget({ namespace: true });
+  assert.deepEqual((await storage.loadRange(["u"])), []);
+  assert.equal((await reloaded.history()).length, 0);
+  assert.equal((await storage.loadRange(["u2"])).length, 1);
+});

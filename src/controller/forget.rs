@@ -1,0 +1,159 @@
+//! Forgetting: content leaves storage itself, with every copy derived from it.
+//!
+//! A forget is prepared as the whole state after it: a tombstone record
+//! (ids only, no content) so no other copy can come back, and a pack of
+//! every live record, after which the host removes the keys the old state
+//! used. Episodes that summarized a forgotten message are summarized again
+//! from what remains (offline), or dropped when nothing remains; their old
+//! ids join the tombstone so their text cannot return either.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use super::Controller;
+use crate::episodic::{Episode, SummarySource};
+use crate::error::{MemoryError, Result};
+use crate::store::record::{encode_pack, encode_record, Record};
+use crate::store::{log_key, pack_key, Folding, Key, Write};
+use crate::summary;
+use crate::window::{Stored, Window};
+
+/// What to forget.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ForgetTarget {
+    /// One message, by the id `add` returned.
+    Message(String),
+    /// Every message with `from <= ts <= to` (ms).
+    Range { from: f64, to: f64 },
+}
+
+/// What a forget removed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Forgotten {
+    pub messages: usize,
+    pub episodes_rewritten: usize,
+    pub episodes_dropped: usize,
+    /// Keys that could not be removed yet; the next fold removes them.
+    pub pending_removals: usize,
+}
+
+/// The state after a forget, and the writes that make storage match it.
+pub struct PreparedForget {
+    /// Save first: once it is stored, nothing forgotten loads again.
+    pub tombstone: Write,
+    /// Save second: every live record.
+    pub pack: Write,
+    /// Remove last: every key the old state used.
+    pub remove: Vec<Key>,
+    next: Box<Controller>,
+    pub outcome: Forgotten,
+}
+
+impl Controller {
+    /// # Errors
+    /// `INVALID_INPUT` for an unknown message id or an empty range; `CLOSED`.
+    pub fn prepare_forget(&self, target: &ForgetTarget, now: f64) -> Result<PreparedForget> {
+        self.open()?;
+        let doomed: HashSet<String> = match target {
+            ForgetTarget::Message(id) => {
+                if !self.window.log.iter().any(|s| s.id == *id) {
+                    return Err(MemoryError::input("forget", format!("no message with id {id:?}")));
+                }
+                HashSet::from([id.clone()])
+            }
+            ForgetTarget::Range { from, to } => {
+                if !(from <= to) {
+                    return Err(MemoryError::input("forget", "expected from <= to"));
+                }
+                self.window.log.iter().filter(|s| s.ts >= *from && s.ts <= *to).map(|s| s.id.clone()).collect()
+            }
+        };
+        let ns = &self.opts.namespace;
+        let mut next = Box::new(self.clone());
+        let mut outcome = Forgotten { messages: doomed.len(), ..Forgotten::default() };
+        let mut remove: Vec<Key> = self.folding.known.clone();
+        let mut ids: Vec<String> = doomed.iter().cloned().collect();
+
+        // Messages: rebuild working memory from what remains.
+        let kept: Vec<Stored> = self.window.log.iter().filter(|s| !doomed.contains(&s.id)).cloned().collect();
+        for s in self.window.log.iter().filter(|s| doomed.contains(&s.id)) {
+            remove.push(log_key(ns, &s.writer, s.seq));
+        }
+        next.window = Window::default();
+        for s in kept {
+            next.window.push(s);
+        }
+
+        // Episodes: summarize again from the remaining messages, or drop.
+        next.episodes.clear();
+        next.episode_uids.clear();
+        for (e, (writer, seq)) in self.episodes.iter().zip(&self.episode_uids) {
+            if !e.message_ids.iter().any(|m| doomed.contains(m)) {
+                next.episodes.push(e.clone());
+                next.episode_uids.push((writer.clone(), *seq));
+                continue;
+            }
+            remove.push(log_key(ns, writer, *seq));
+            ids.push(e.id.clone());
+            let remaining: Vec<&Stored> = next.window.log.iter().filter(|s| e.message_ids.contains(&s.id)).collect();
+            if remaining.is_empty() {
+                outcome.episodes_dropped += 1;
+                continue;
+            }
+            let counter = &next.counter;
+            let extract = summary::summarize(&remaining, next.opts.summary_tokens, &|t: &str| counter.count(t));
+            let seq = next.next_seq;
+            next.next_seq += 1;
+            next.episodes.push(Episode {
+                id: format!("e-{}-{seq}", next.opts.writer),
+                tokens: counter.count(&extract.text),
+                summary: extract.text,
+                key_points: extract.key_points,
+                importance: extract.importance,
+                message_ids: remaining.iter().map(|s| s.id.clone()).collect(),
+                created_at: e.created_at,
+                summary_source: SummarySource::Fallback,
+            });
+            next.episode_uids.push((next.opts.writer.clone(), seq));
+            outcome.episodes_rewritten += 1;
+        }
+
+        // The tombstone, then a pack of everything live.
+        ids.sort();
+        let seq = next.next_seq;
+        let tombstone = Record::Forget { writer: next.opts.writer.clone(), seq, ts: now.max(self.last_ts), ids };
+        let tombstone_write = Write { key: log_key(ns, &next.opts.writer, seq), bytes: encode_record(&tombstone) };
+        next.forgets.push(tombstone);
+        let pack_seq = seq + 1;
+        next.next_seq = pack_seq + 1;
+        let records = next.live_records();
+        let refs: Vec<&Record> = records.iter().collect();
+        let pack = Write { key: pack_key(ns, &next.opts.writer, pack_seq), bytes: encode_pack(&refs) };
+        next.folding = Folding { known: vec![pack.key.clone()], unfolded: 0, packed: records.len(), forced: false };
+        remove.push(tombstone_write.key.clone()); // its record is in the pack
+        remove.retain(|k| *k != pack.key);
+        remove.sort();
+        remove.dedup();
+        Ok(PreparedForget { tombstone: tombstone_write, pack, remove, next, outcome })
+    }
+
+    /// Applies a forget whose tombstone and pack were saved.
+    pub fn commit_forget(&mut self, p: PreparedForget) -> Forgotten {
+        *self = *p.next;
+        p.outcome
+    }
+
+    /// A key the host failed to remove: the next fold (forced) removes it.
+    pub fn retry_removal(&mut self, key: Key) {
+        self.folding.known.push(key);
+        self.folding.forced = true;
+    }
+
+    /// Forgets everything: the host removes the namespace prefix first.
+    pub fn reset(&mut self) {
+        let fresh = Controller::new(self.opts.clone(), self.counter.clone()).expect("options were valid at creation");
+        *self = fresh;
+    }
+}
