@@ -19,6 +19,7 @@ const BENCHMARKS = [
   ["size", "package size and memory"],
   ["context", "buildContext vs LangChain trimMessages on 10,000 messages"],
   ["estimator", "estimator error for Claude, Gemini, DeepSeek"],
+  ["persistence", "bytes per add vs a naive full rewrite; save and load of 10,000 messages"],
 ];
 
 const only = process.argv.slice(2);

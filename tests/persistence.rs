@@ -95,7 +95,7 @@ fn texts(d: &Durable<Faulty>) -> Vec<String> {
 #[test]
 fn every_acknowledged_message_survives_faults_and_crashes() {
     let counter = common::o200k();
-    for seed in 1..=1500u64 {
+    for seed in 1..=3000u64 {
         let map: Map = Rc::default();
         let mut rng = Rng(seed * 7919);
         let mut acked: Vec<String> = Vec::new();
