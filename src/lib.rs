@@ -12,6 +12,7 @@ pub mod episodic;
 pub mod error;
 pub mod message;
 pub mod models;
+pub mod retrieval;
 pub mod store;
 pub mod summary;
 pub mod tokens;

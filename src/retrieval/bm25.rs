@@ -1,0 +1,278 @@
+//! Okapi BM25 over an inverted index with incremental add and remove.
+//!
+//! Invariants, after every public call:
+//! - each live document has one slot; `postings[t]` lists, sorted by slot,
+//!   every live slot whose text contains term `t`, with its term frequency;
+//!   free slots appear in no postings list;
+//! - `n_docs` and `total_len` are the count and summed length of live
+//!   documents, so `avgdl` and every `df` are exact: scores after any mix of
+//!   adds and removes equal those of an index built from the survivors.
+//!
+//! Score of document d for query terms q (each distinct term counted once):
+//! `Σ idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·|d|/avgdl))` with the
+//! non-negative idf `ln(1 + (N − df + 0.5)/(df + 0.5))` (as in Lucene), so a
+//! matching term never lowers a score. `|d|` counts every term the analyzer
+//! emitted, CJK unigrams and bigrams included.
+
+use super::analyzer::analyze;
+use super::hash::FxHashMap;
+use super::topk::TopK;
+use crate::error::{MemoryError, Result};
+
+/// BM25 parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bm25Params {
+    /// Term-frequency saturation; 0 makes scores ignore repetition.
+    pub k1: f32,
+    /// Length normalization, 0 (none) ..= 1 (full).
+    pub b: f32,
+}
+
+impl Default for Bm25Params {
+    fn default() -> Self {
+        Bm25Params { k1: 1.2, b: 0.75 }
+    }
+}
+
+/// A posting: document slot and term frequency (saturating at `u16::MAX`,
+/// far past where BM25's saturation makes more repetitions count).
+type Posting = (u32, u16);
+
+/// A lexical index of documents keyed by caller-chosen `u64` ids.
+#[derive(Clone, Debug, Default)]
+pub struct Bm25Index {
+    params: Bm25Params,
+    /// Term text → term id. Terms are never dropped (see `remove`).
+    vocab: FxHashMap<Box<str>, u32>,
+    /// Term id → postings sorted by slot.
+    postings: Vec<Vec<Posting>>,
+    /// Caller id → slot.
+    slots: FxHashMap<u64, u32>,
+    /// Slot → caller id (meaningless for free slots).
+    ids: Vec<u64>,
+    /// Slot → document length in terms.
+    lens: Vec<u32>,
+    /// Slot → the document's distinct term ids, so `remove` touches only
+    /// the postings lists it must.
+    terms: Vec<Box<[u32]>>,
+    /// Slots of removed documents, reused by later adds.
+    free: Vec<u32>,
+    n_docs: u32,
+    total_len: u64,
+}
+
+impl Bm25Index {
+    /// An empty index with k1 = 1.2, b = 0.75.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty index with the given parameters.
+    ///
+    /// # Errors
+    /// `INVALID_INPUT` if `k1` is negative or not finite, or `b` is outside
+    /// `0..=1`.
+    pub fn with_params(params: Bm25Params) -> Result<Self> {
+        if !(params.k1.is_finite() && params.k1 >= 0.0) {
+            return Err(MemoryError::input("bm25.k1", "must be a finite number ≥ 0"));
+        }
+        if !(0.0..=1.0).contains(&params.b) {
+            return Err(MemoryError::input("bm25.b", "must be between 0 and 1"));
+        }
+        Ok(Bm25Index { params, ..Self::default() })
+    }
+
+    pub fn params(&self) -> Bm25Params {
+        self.params
+    }
+
+    /// Number of documents indexed.
+    pub fn len(&self) -> usize {
+        self.n_docs as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n_docs == 0
+    }
+
+    pub fn contains(&self, id: u64) -> bool {
+        self.slots.contains_key(&id)
+    }
+
+    /// Distinct terms ever indexed.
+    pub fn vocabulary_len(&self) -> usize {
+        self.vocab.len()
+    }
+
+    /// Indexes `text` under `id`, replacing any document already there.
+    /// A text with no terms (punctuation only) is stored and never matches.
+    pub fn add(&mut self, id: u64, text: &str) {
+        self.remove(id);
+        let mut ids: Vec<u32> = Vec::new();
+        analyze(text, |term| ids.push(self.intern(term)));
+        let len = ids.len();
+        ids.sort_unstable();
+
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.ids.push(0);
+                self.lens.push(0);
+                self.terms.push(Box::default());
+                (self.ids.len() - 1) as u32
+            }
+        };
+        let mut distinct = Vec::with_capacity(ids.len());
+        for run in ids.chunk_by(|a, b| a == b) {
+            let t = run[0];
+            distinct.push(t);
+            let tf = run.len().min(u16::MAX as usize) as u16;
+            let list = &mut self.postings[t as usize];
+            // Fresh slots are the largest yet, so the common case appends.
+            match list.last() {
+                Some(&(last, _)) if last > slot => {
+                    let at = list.partition_point(|&(s, _)| s < slot);
+                    list.insert(at, (slot, tf));
+                }
+                _ => list.push((slot, tf)),
+            }
+        }
+        let s = slot as usize;
+        self.ids[s] = id;
+        self.lens[s] = len as u32;
+        self.terms[s] = distinct.into_boxed_slice();
+        self.slots.insert(id, slot);
+        self.n_docs += 1;
+        self.total_len += len as u64;
+    }
+
+    /// Removes the document `id`; returns whether it was there. Its terms
+    /// stay in the vocabulary with emptied postings: the vocabulary only
+    /// grows, bounded by the distinct terms ever indexed.
+    pub fn remove(&mut self, id: u64) -> bool {
+        let Some(slot) = self.slots.remove(&id) else {
+            return false;
+        };
+        let s = slot as usize;
+        for &t in self.terms[s].iter() {
+            let list = &mut self.postings[t as usize];
+            if let Ok(at) = list.binary_search_by_key(&slot, |&(d, _)| d) {
+                list.remove(at);
+            }
+            if list.is_empty() {
+                *list = Vec::new();
+            }
+        }
+        self.terms[s] = Box::default();
+        self.n_docs -= 1;
+        self.total_len -= self.lens[s] as u64;
+        self.lens[s] = 0;
+        self.free.push(slot);
+        true
+    }
+
+    /// The `k` best documents for `query` that `filter` accepts, best first,
+    /// as `(id, score)`. Documents sharing no term with the query are never
+    /// returned. `filter` runs only on documents that would otherwise enter
+    /// the top k, so an expensive predicate costs little.
+    pub fn search(&self, query: &str, k: usize, filter: impl Fn(u64) -> bool) -> Vec<(u64, f32)> {
+        if k == 0 || self.n_docs == 0 {
+            return Vec::new();
+        }
+        let mut terms: Vec<u32> = Vec::new();
+        analyze(query, |term| {
+            if let Some(&t) = self.vocab.get(term) {
+                terms.push(t);
+            }
+        });
+        terms.sort_unstable();
+        terms.dedup();
+        terms.retain(|&t| !self.postings[t as usize].is_empty());
+        if terms.is_empty() {
+            return Vec::new();
+        }
+
+        // One dense accumulator per query: chat-sized documents make most
+        // queries touch a large share of slots, where a dense array beats a
+        // hash map of partial scores.
+        let mut acc = vec![0f32; self.ids.len()];
+        self.accumulate(&terms, &mut acc);
+
+        let mut top = TopK::new(k);
+        for (slot, &score) in acc.iter().enumerate() {
+            if score > 0.0 {
+                let id = self.ids[slot];
+                if top.would_keep(score, id) && filter(id) {
+                    top.push(score, id);
+                }
+            }
+        }
+        top.into_sorted()
+    }
+
+    /// Adds each term's BM25 contribution into `acc[slot]`.
+    fn accumulate(&self, terms: &[u32], acc: &mut [f32]) {
+        let Bm25Params { k1, b } = self.params;
+        let n = self.n_docs as f32;
+        let avgdl = self.total_len as f32 / n;
+        // tf + k1·(1 − b + b·dl/avgdl) = tf + c0 + c1·dl
+        let c0 = k1 * (1.0 - b);
+        let c1 = if avgdl > 0.0 { k1 * b / avgdl } else { 0.0 };
+        let lens = &self.lens[..acc.len()];
+        for &t in terms {
+            let list = &self.postings[t as usize];
+            let df = list.len() as f32;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            let w = idf * (k1 + 1.0);
+            for &(slot, tf) in list {
+                let s = slot as usize;
+                let tf = tf as f32;
+                acc[s] += w * tf / (tf + c0 + c1 * lens[s] as f32);
+            }
+        }
+    }
+
+    fn intern(&mut self, term: &str) -> u32 {
+        if let Some(&t) = self.vocab.get(term) {
+            return t;
+        }
+        let t = self.postings.len() as u32;
+        self.vocab.insert(term.into(), t);
+        self.postings.push(Vec::new());
+        t
+    }
+
+    /// Returns growth slack of the postings lists and tables to the
+    /// allocator (after a bulk load or many removals). Costs one pass over
+    /// the index; later adds grow lists again as needed.
+    pub fn shrink_to_fit(&mut self) {
+        for list in &mut self.postings {
+            list.shrink_to_fit();
+        }
+        self.postings.shrink_to_fit();
+        self.vocab.shrink_to_fit();
+        self.slots.shrink_to_fit();
+        self.ids.shrink_to_fit();
+        self.lens.shrink_to_fit();
+        self.terms.shrink_to_fit();
+        self.free.shrink_to_fit();
+    }
+
+    /// Bytes held on the heap, estimated from capacities (hash map slots
+    /// counted with their control bytes; allocator overhead not included).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let map = |cap: usize, entry: usize| cap * (entry + 1);
+        let vocab_keys: usize = self.vocab.keys().map(|k| k.len()).sum();
+        map(self.vocab.capacity(), size_of::<(Box<str>, u32)>())
+            + vocab_keys
+            + self.postings.capacity() * size_of::<Vec<Posting>>()
+            + self.postings.iter().map(|p| p.capacity() * size_of::<Posting>()).sum::<usize>()
+            + map(self.slots.capacity(), size_of::<(u64, u32)>())
+            + self.ids.capacity() * size_of::<u64>()
+            + self.lens.capacity() * size_of::<u32>()
+            + self.terms.capacity() * size_of::<Box<[u32]>>()
+            + self.terms.iter().map(|t| t.len() * size_of::<u32>()).sum::<usize>()
+            + self.free.capacity() * size_of::<u32>()
+    }
+}

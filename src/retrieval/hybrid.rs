@@ -1,0 +1,111 @@
+//! Reciprocal rank fusion of lexical and vector rankings.
+//!
+//! RRF scores an id `Σ 1 / (k + rank)` over the lists it appears in (rank
+//! from 1). It uses ranks only, so BM25 scores (unbounded) and cosines
+//! (−1..1) need no calibration against each other, and an id found by both
+//! retrievers outranks one found by a single retriever at a similar rank.
+//!
+//! Invariants: fused output is ordered by score descending, then id
+//! ascending; every id appears once; no id is invented.
+
+use super::bm25::Bm25Index;
+use std::collections::HashSet;
+
+use super::hash::{FxBuildHasher, FxHashMap};
+use super::topk::TopK;
+use super::vector::VectorIndex;
+use crate::error::Result;
+
+/// Parameters of [`hybrid_search`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HybridParams {
+    /// The RRF constant: larger values flatten the advantage of top ranks.
+    pub rrf_k: u32,
+    /// How many results to take from each retriever before fusing; the
+    /// fused list is then cut to the caller's `k`. At least `k` is used.
+    pub depth: usize,
+}
+
+impl Default for HybridParams {
+    fn default() -> Self {
+        HybridParams { rrf_k: 60, depth: 50 }
+    }
+}
+
+/// Fuses ranked lists (each best first; scores ignored) by reciprocal rank.
+/// An id repeated inside one list counts at its best rank only.
+pub fn rrf(lists: &[&[(u64, f32)]], k: u32) -> Vec<(u64, f32)> {
+    let mut fused: FxHashMap<u64, f64> = FxHashMap::default();
+    for list in lists {
+        let mut seen: HashSet<u64, FxBuildHasher> = HashSet::default();
+        for (rank, &(id, _)) in list.iter().enumerate() {
+            if seen.insert(id) {
+                // f64 sums: many lists of near-equal ranks stay ordered.
+                *fused.entry(id).or_insert(0.0) += 1.0 / (k as f64 + rank as f64 + 1.0);
+            }
+        }
+    }
+    let mut out: Vec<(u64, f64)> = fused.into_iter().collect();
+    out.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    out.into_iter().map(|(id, s)| (id, s as f32)).collect()
+}
+
+/// Searches both indexes with the same `filter` and fuses the rankings.
+/// With `embedding: None`, or an empty vector index, this is the lexical
+/// ranking under RRF scores. Ids are shared: a document indexed under id
+/// `x` in one index is the same document as `x` in the other.
+///
+/// `filter` is how the caller restricts by kind, tags, namespace or time:
+/// it sees an id and answers whether the document may be returned, and
+/// runs only on contenders for each list's top `depth`.
+///
+/// # Errors
+/// As [`VectorIndex::search`] for `embedding`.
+pub fn hybrid_search(
+    lexical: &Bm25Index,
+    vectors: &VectorIndex,
+    text: &str,
+    embedding: Option<&[f32]>,
+    k: usize,
+    params: HybridParams,
+    filter: impl Fn(u64) -> bool,
+) -> Result<Vec<(u64, f32)>> {
+    let depth = params.depth.max(k);
+    let semantic = match embedding {
+        Some(e) => vectors.search(e, depth, &filter)?,
+        None => Vec::new(),
+    };
+    let words = lexical.search(text, depth, &filter);
+    let fused = rrf(&[&words, &semantic], params.rrf_k);
+    // Cut through TopK rather than truncate so the tie order is the shared one.
+    let mut top = TopK::new(k);
+    for (id, s) in fused {
+        top.push(s, id);
+    }
+    Ok(top.into_sorted())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rrf;
+
+    #[test]
+    fn rrf_sums_reciprocal_ranks() {
+        let a = [(1, 9.0), (2, 8.0), (3, 7.0)];
+        let b = [(3, 0.9), (1, 0.8)];
+        let fused = rrf(&[&a, &b], 60);
+        // id 1: 1/61 + 1/62; id 3: 1/63 + 1/61; id 2: 1/62.
+        let s1 = 1.0 / 61.0 + 1.0 / 62.0;
+        let s3 = 1.0 / 63.0 + 1.0 / 61.0;
+        assert_eq!(fused.iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 3, 2]);
+        assert!((fused[0].1 as f64 - s1).abs() < 1e-7);
+        assert!((fused[1].1 as f64 - s3).abs() < 1e-7);
+        assert!((fused[2].1 as f64 - 1.0 / 62.0).abs() < 1e-7);
+    }
+
+    #[test]
+    fn rrf_counts_a_repeated_id_once_per_list() {
+        let a = [(7, 1.0), (7, 0.5)];
+        assert_eq!(rrf(&[&a], 0), vec![(7, 1.0)]);
+    }
+}
