@@ -59,6 +59,9 @@ pub enum MemoryError {
     /// The controller was closed; create a new one.
     #[error("this MemoryController is closed")]
     Closed,
+    /// A tool's `parameters` is not a JSON Schema object the function-calling APIs accept.
+    #[error("tool {tool:?} has an invalid schema at {path}: {reason}")]
+    InvalidToolSchema { tool: String, path: String, reason: String },
 }
 
 impl MemoryError {
@@ -82,6 +85,7 @@ impl MemoryError {
             MemoryError::CorruptData { .. } => "CORRUPT_DATA",
             MemoryError::Storage { .. } => "STORAGE_ERROR",
             MemoryError::Closed => "CLOSED",
+            MemoryError::InvalidToolSchema { .. } => "INVALID_TOOL_SCHEMA",
         }
     }
 

@@ -97,7 +97,7 @@ proptest! {
         let history: Vec<Message> = c.history().into_iter().map(|h| h.message).collect();
         prop_assert_eq!(&history, &added);
 
-        let req = ContextRequest { system: None, max_tokens: max, reserve_output: reserve, tools: vec![] };
+        let req = ContextRequest { max_tokens: max, reserve_output: reserve, ..Default::default() };
         match c.build_context(&req) {
             Ok(ctx) => {
                 prop_assert!(ctx.tokens <= max - reserve.min(max));

@@ -26,6 +26,8 @@ pub enum ForgetTarget {
     Message(String),
     /// Every message with `from <= ts <= to` (ms).
     Range { from: f64, to: f64 },
+    /// A fact or chunk by id, every version of a key, or a whole document by its id.
+    Fact(String),
 }
 
 /// What a forget removed.
@@ -33,6 +35,7 @@ pub enum ForgetTarget {
 #[serde(rename_all = "camelCase")]
 pub struct Forgotten {
     pub messages: usize,
+    pub facts: usize,
     pub episodes_rewritten: usize,
     pub episodes_dropped: usize,
     /// Keys that could not be removed yet; the next fold removes them.
@@ -56,7 +59,21 @@ impl Controller {
     /// `INVALID_INPUT` for an unknown message id or an empty range; `CLOSED`.
     pub fn prepare_forget(&self, target: &ForgetTarget, now: f64) -> Result<PreparedForget> {
         self.open()?;
+        let mut doomed_facts: HashSet<String> = HashSet::new();
         let doomed: HashSet<String> = match target {
+            ForgetTarget::Fact(which) => {
+                doomed_facts = self
+                    .semantic
+                    .facts
+                    .iter()
+                    .filter(|f| f.id == *which || f.key.as_deref() == Some(which.as_str()) || f.document.as_deref() == Some(which.as_str()))
+                    .map(|f| f.id.clone())
+                    .collect();
+                if doomed_facts.is_empty() {
+                    return Err(MemoryError::input("forget", format!("no fact, key or document {which:?}")));
+                }
+                HashSet::new()
+            }
             ForgetTarget::Message(id) => {
                 if !self.window.log.iter().any(|s| s.id == *id) {
                     return Err(MemoryError::input("forget", format!("no message with id {id:?}")));
@@ -72,9 +89,25 @@ impl Controller {
         };
         let ns = &self.opts.namespace;
         let mut next = Box::new(self.clone());
-        let mut outcome = Forgotten { messages: doomed.len(), ..Forgotten::default() };
+        let mut outcome = Forgotten { messages: doomed.len(), facts: doomed_facts.len(), ..Forgotten::default() };
         let mut remove: Vec<Key> = self.folding.known.clone();
-        let mut ids: Vec<String> = doomed.iter().cloned().collect();
+        let mut ids: Vec<String> = doomed.iter().chain(&doomed_facts).cloned().collect();
+
+        // Facts, and the embeddings of everything forgotten.
+        next.semantic = crate::semantic::Semantic::default();
+        for (f, (writer, seq)) in self.semantic.facts.iter().zip(&self.semantic.uids) {
+            if doomed_facts.contains(&f.id) {
+                remove.push(log_key(ns, writer, *seq));
+            } else {
+                next.semantic.push(f.clone(), writer.clone(), *seq);
+            }
+        }
+        for id in doomed.iter().chain(&doomed_facts) {
+            next.index.embeddings.remove(id);
+            if let Some((writer, seq)) = next.embedding_uids.remove(id) {
+                remove.push(log_key(ns, &writer, seq));
+            }
+        }
 
         // Messages: rebuild working memory from what remains.
         let kept: Vec<Stored> = self.window.log.iter().filter(|s| !doomed.contains(&s.id)).cloned().collect();
@@ -119,6 +152,8 @@ impl Controller {
             next.episode_uids.push((next.opts.writer.clone(), seq));
             outcome.episodes_rewritten += 1;
         }
+
+        next.rebuild_index();
 
         // The tombstone, then a pack of everything live.
         ids.sort();

@@ -8,11 +8,18 @@
 //! equals the one that wrote them.
 
 mod forget;
+mod knowledge;
 mod restore;
+mod search;
 mod writes;
+
+pub use knowledge::{PreparedEmbeddings, PreparedProcedures, PreparedRemember, Remembered};
+pub use search::{Hit, SearchIndex, SearchOptions};
 
 pub use forget::{ForgetTarget, Forgotten, PreparedForget};
 pub use writes::{PreparedAdd, PreparedCompaction, PreparedPack, PreparedUsage};
+
+use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -23,6 +30,8 @@ use crate::episodic::Episode;
 use crate::error::{MemoryError, Result};
 use crate::message::Message;
 use crate::models::{self, ModelInfo, Tokenizer};
+use crate::procedural::Procedures;
+use crate::semantic::Semantic;
 use crate::store::record::Record;
 use crate::store::{self, Folding, Key, LoadReport};
 use crate::tokens::chat::{message_raw, message_tokens, request_tokens, tools_tokens, REPLY_PRIMING};
@@ -124,6 +133,9 @@ pub struct LayerTokens {
     pub working_limit: usize,
 }
 
+/// The preferences block's first line.
+pub const PREFERENCES_HEADER: &str = "The user's stated preferences (from memory; follow them unless the user changes them):";
+
 #[derive(Clone)]
 pub struct Controller {
     opts: Options,
@@ -145,6 +157,21 @@ pub struct Controller {
     forgets: Vec<Record>,
     folding: Folding,
     load_report: LoadReport,
+    semantic: Semantic,
+    index: SearchIndex,
+    /// Item id → the record identity of its embedding.
+    embedding_uids: HashMap<String, (String, u64)>,
+    procedures: Option<ProceduresState>,
+}
+
+/// The procedures in force and the record that set them.
+#[derive(Clone, Debug)]
+pub(crate) struct ProceduresState {
+    pub parsed: Procedures,
+    pub raw: serde_json::Value,
+    pub writer: String,
+    pub seq: u64,
+    pub ts: f64,
 }
 
 impl Controller {
@@ -191,6 +218,10 @@ impl Controller {
             forgets: Vec::new(),
             folding: Folding::default(),
             load_report: LoadReport::default(),
+            semantic: Semantic::default(),
+            index: SearchIndex::default(),
+            embedding_uids: HashMap::new(),
+            procedures: None,
         })
     }
 
@@ -244,18 +275,61 @@ impl Controller {
     pub fn build_context(&mut self, req: &ContextRequest) -> Result<Context> {
         self.open()?;
         let mut req = req.clone();
-        let window_limit = self.model.context_window as usize;
-        req.max_tokens = req.max_tokens.min(window_limit);
-        let ctx = context::build(&self.window, &self.episodes, &self.counter, &req)?;
+        req.max_tokens = req.max_tokens.min(self.model.context_window as usize);
+        if let Some(p) = &self.procedures {
+            req.tools.splice(0..0, p.parsed.tools.iter().cloned());
+        }
+        let extras = self.extras(&req)?;
+        let ctx = context::build(&self.window, &self.episodes, &self.counter, &req, &extras)?;
         let raw = ctx.messages.iter().map(|m| message_raw(&self.counter, m)).sum::<f64>() + REPLY_PRIMING as f64 + tools_tokens(&self.counter, &req.tools) as f64;
         self.last_raw = Some(raw);
         self.last_tokens = Some(ctx.tokens);
         Ok(ctx)
     }
 
+    /// Procedures, preferences and the knowledge retrieved for the query.
+    fn extras(&self, req: &ContextRequest) -> Result<context::Extras> {
+        let mut extras = context::Extras { knowledge_budget: req.semantic_tokens.unwrap_or(800), ..Default::default() };
+        if let Some(p) = &self.procedures {
+            let text = p.parsed.rules_text(req.task_id.as_deref());
+            if !text.is_empty() {
+                extras.pinned.push(("procedures", Message::text(crate::message::Role::System, text)));
+            }
+        }
+        // Preferences in a stable order (by key, then time), so the block is
+        // byte-identical while they are unchanged.
+        let mut prefs: Vec<&crate::semantic::Fact> = self.facts().into_iter().filter(|f| f.kind == crate::semantic::FactKind::Preference).collect();
+        prefs.sort_by(|a, b| a.key.cmp(&b.key).then(a.created_at.total_cmp(&b.created_at)));
+        let items: Vec<String> = prefs.iter().map(|f| f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text))).collect();
+        let cost = |t: &str| message_tokens(&self.counter, &Message::text(crate::message::Role::System, t));
+        if let Some((text, _, _)) = crate::semantic::block::fit("preferences", PREFERENCES_HEADER, &items, req.preference_tokens.unwrap_or(300), &cost) {
+            extras.pinned.push(("preferences", Message::text(crate::message::Role::System, text)));
+        }
+        if let Some(q) = req.query.as_deref().filter(|q| !q.trim().is_empty()) {
+            let opts = SearchOptions { k: Some(20), kinds: Some(vec!["fact".into(), "chunk".into(), "message".into()]), ..Default::default() };
+            for hit in self.search(q, &opts, req.query_vector.as_deref())? {
+                // Messages still in working memory are (or compete to be) in the window already.
+                if hit.kind == "message" && self.window.log.iter().any(|s| s.id == hit.id && s.place != Place::Archived) {
+                    continue;
+                }
+                let text = match (&hit.key, hit.kind) {
+                    (Some(k), _) => format!("{k}: {}", hit.text),
+                    (None, "message") => format!("(earlier message {}) {}", hit.id, hit.text),
+                    _ => hit.text.clone(),
+                };
+                extras.knowledge.push((hit.id, text));
+            }
+        }
+        Ok(extras)
+    }
+
     /// Every message ever added, in order.
     pub fn history(&self) -> Vec<HistoryItem> {
         self.window.log.iter().map(|s| HistoryItem { id: s.id.clone(), ts: s.ts, place: s.place, tokens: s.tokens, message: s.message.clone() }).collect()
+    }
+
+    pub fn has_message(&self, id: &str) -> bool {
+        self.window.log.iter().any(|s| s.id == id)
     }
 
     pub fn episodes(&self) -> &[Episode] {

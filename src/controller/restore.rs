@@ -28,15 +28,24 @@ impl Controller {
             .flatten()
             .collect();
         let (mut msgs, mut episodes, mut resurrected) = (Vec::new(), Vec::new(), false);
+        let (mut facts, mut embeddings, mut procedures) = (Vec::new(), Vec::new(), Vec::new());
         for r in records {
             let (writer, seq) = (r.uid().0.to_string(), r.uid().1);
             if writer == self.opts.writer {
                 self.next_seq = self.next_seq.max(seq + 1);
             }
             match r {
-                Record::Msg { id, .. } | Record::Episode { episode: crate::episodic::Episode { id, .. }, .. } if forgotten.contains(&id) => {
+                Record::Msg { id, .. }
+                | Record::Episode { episode: crate::episodic::Episode { id, .. }, .. }
+                | Record::Fact { fact: crate::semantic::Fact { id, .. }, .. }
+                | Record::Embedding { item: id, .. }
+                    if forgotten.contains(&id) =>
+                {
                     resurrected = true;
                 }
+                Record::Fact { writer, seq, fact } => facts.push((writer, seq, fact)),
+                Record::Embedding { writer, seq, item, vector } => embeddings.push((writer, seq, item, vector)),
+                Record::Procedures { writer, seq, ts, procedures: raw } => procedures.push((ts, writer, seq, raw)),
                 Record::Msg { writer, seq, ts, id, message } => msgs.push((ts, writer, seq, id, message)),
                 Record::Episode { writer, seq, episode } => episodes.push((writer, seq, episode)),
                 Record::Usage { ref model, prompt, completion, cached, .. } => {
@@ -67,6 +76,24 @@ impl Controller {
             self.episodes.push(episode);
             self.episode_uids.push((writer, seq));
         }
+        facts.sort_by(|a, b| a.2.created_at.total_cmp(&b.2.created_at).then_with(|| a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
+        for (writer, seq, fact) in facts {
+            self.semantic.push(fact, writer, seq);
+        }
+        for (writer, seq, item, vector) in embeddings {
+            // A vector that no longer fits the index (another embedder model) is dropped, not fatal.
+            if self.check_embeddings(std::slice::from_ref(&item), std::slice::from_ref(&vector)).is_ok() {
+                self.embedding_uids.insert(item.clone(), (writer, seq));
+                self.index.embeddings.insert(item, vector);
+            }
+        }
+        procedures.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        if let Some((ts, writer, seq, raw)) = procedures.pop() {
+            if let Ok(parsed) = crate::procedural::Procedures::parse(&raw) {
+                self.procedures = Some(super::ProceduresState { parsed, raw, writer, seq, ts });
+            }
+        }
+        self.rebuild_index();
         let packed: usize = keys.iter().filter(|k| k.get(1).is_some_and(|s| s == "pack")).count();
         let logged = keys.len() - packed;
         // Another writer may have stored content that was forgotten: fold it away now.

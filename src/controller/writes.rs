@@ -93,6 +93,7 @@ impl Controller {
         self.next_seq = p.stored.seq + 1;
         self.last_ts = p.stored.ts;
         self.window.push(p.stored);
+        self.index_message(self.window.log.len() - 1);
         self.folding.known.push(p.write.key);
         self.folding.unfolded += 1;
         (id, tokens)
@@ -189,6 +190,19 @@ impl Controller {
         }
         out.extend(self.usages.iter().cloned());
         out.extend(self.forgets.iter().cloned());
+        for (f, (writer, seq)) in self.semantic.facts.iter().zip(&self.semantic.uids) {
+            out.push(Record::Fact { writer: writer.clone(), seq: *seq, fact: f.clone() });
+        }
+        let mut embedded: Vec<(&String, &(String, u64))> = self.embedding_uids.iter().collect();
+        embedded.sort_by(|a, b| a.1.cmp(b.1));
+        for (item, (writer, seq)) in embedded {
+            if let Some(v) = self.index.embeddings.get(item) {
+                out.push(Record::Embedding { writer: writer.clone(), seq: *seq, item: item.clone(), vector: v.clone() });
+            }
+        }
+        if let Some(p) = &self.procedures {
+            out.push(Record::Procedures { writer: p.writer.clone(), seq: p.seq, ts: p.ts, procedures: p.raw.clone() });
+        }
         out
     }
 

@@ -14,6 +14,7 @@
 
 pub mod crc;
 pub mod record;
+mod vector;
 
 use std::collections::HashSet;
 

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::crc::crc32;
 use crate::episodic::Episode;
 use crate::message::Message;
+use crate::semantic::Fact;
 
 pub const MAGIC: &[u8; 4] = b"AMEM";
 /// The format this code writes. Version 1 is the first; a reader meeting a
@@ -35,9 +36,21 @@ pub enum Record {
     Episode { writer: String, seq: u64, episode: Episode },
     /// One call's reported usage, charged at `model`'s prices.
     Usage { writer: String, seq: u64, ts: f64, model: String, prompt: u64, completion: u64, cached: u64 },
-    /// Ids the user asked to forget: messages and the episodes derived from
+    /// Ids the user asked to forget: messages, facts and what derived from
     /// them. Holds no content, so it can outlive what it removed.
     Forget { writer: String, seq: u64, ts: f64, ids: Vec<String> },
+    /// A remembered fact, preference or document chunk.
+    Fact { writer: String, seq: u64, fact: Fact },
+    /// The embedder's vector for one item (fact or message id).
+    Embedding {
+        writer: String,
+        seq: u64,
+        item: String,
+        #[serde(with = "super::vector")]
+        vector: Vec<f32>,
+    },
+    /// Rules and tools as last set; the newest wins.
+    Procedures { writer: String, seq: u64, ts: f64, procedures: serde_json::Value },
 }
 
 impl Record {
@@ -47,7 +60,10 @@ impl Record {
             Record::Msg { writer, seq, .. }
             | Record::Episode { writer, seq, .. }
             | Record::Usage { writer, seq, .. }
-            | Record::Forget { writer, seq, .. } => (writer, *seq),
+            | Record::Forget { writer, seq, .. }
+            | Record::Fact { writer, seq, .. }
+            | Record::Embedding { writer, seq, .. }
+            | Record::Procedures { writer, seq, .. } => (writer, *seq),
         }
     }
 }

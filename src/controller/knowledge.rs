@@ -1,0 +1,178 @@
+//! Changes to semantic and procedural memory, prepared then committed like
+//! every other change (see `writes`): remembering facts and documents,
+//! attaching embeddings, setting procedures.
+
+use serde::Serialize;
+
+use super::Controller;
+use crate::error::Result;
+use crate::procedural::Procedures;
+use crate::semantic::chunk::chunk;
+use crate::semantic::{Fact, FactKind, RememberInput};
+use crate::store::record::{encode_record, Record};
+use crate::store::Write;
+
+/// Token size of a document chunk, and the overlap between chunks.
+pub const CHUNK_TOKENS: usize = 300;
+pub const CHUNK_OVERLAP: usize = 40;
+
+/// Facts ready to be stored (one per chunk for a document).
+#[derive(Debug)]
+pub struct PreparedRemember {
+    pub writes: Vec<Write>,
+    facts: Vec<(Fact, u64)>,
+}
+
+/// What `remember` stored.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Remembered {
+    pub id: String,
+    pub kind: FactKind,
+    /// For a document: the ids of its chunks.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chunks: Vec<String>,
+    /// The fact this one superseded (same key), kept in the key's history.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct PreparedEmbeddings {
+    pub writes: Vec<Write>,
+    items: Vec<(String, Vec<f32>)>,
+    next_seq: u64,
+}
+
+#[derive(Debug)]
+pub struct PreparedProcedures {
+    pub write: Write,
+    parsed: Procedures,
+    raw: serde_json::Value,
+    seq: u64,
+    ts: f64,
+}
+
+impl Controller {
+    /// # Errors
+    /// `INVALID_INPUT` (see [`RememberInput::validate`]); `CLOSED`.
+    pub fn prepare_remember(&self, input: RememberInput, now: f64) -> Result<PreparedRemember> {
+        self.open()?;
+        input.validate()?;
+        let ts = now.max(self.last_ts);
+        let writer = self.opts.writer.clone();
+        let count = |s: &str| self.counter.count(s);
+        let is_doc = match input.kind.as_deref() {
+            Some("document") => true,
+            Some(_) => false,
+            None => input.key.is_none() && count(&input.text) > CHUNK_TOKENS,
+        };
+        let base = Fact {
+            id: String::new(),
+            key: input.key.clone(),
+            text: String::new(),
+            kind: if input.kind.as_deref() == Some("preference") { FactKind::Preference } else { FactKind::Fact },
+            tags: input.tags.clone(),
+            source: input.source.clone(),
+            document: None,
+            created_at: ts,
+        };
+        let texts = if is_doc { chunk(&input.text, CHUNK_TOKENS, CHUNK_OVERLAP, &count) } else { vec![input.text.clone()] };
+        let doc_id = is_doc.then(|| format!("d-{writer}-{}", self.next_seq));
+        let mut facts = Vec::new();
+        let mut writes = Vec::new();
+        for (i, text) in texts.into_iter().enumerate() {
+            let seq = self.next_seq + i as u64;
+            let fact = Fact {
+                id: format!("f-{writer}-{seq}"),
+                text,
+                kind: if is_doc { FactKind::Chunk } else { base.kind },
+                document: doc_id.clone(),
+                ..base.clone()
+            };
+            let record = Record::Fact { writer: writer.clone(), seq, fact };
+            writes.push(Write { key: crate::store::log_key(&self.opts.namespace, &writer, seq), bytes: encode_record(&record) });
+            let Record::Fact { fact, .. } = record else { unreachable!() };
+            facts.push((fact, seq));
+        }
+        Ok(PreparedRemember { writes, facts })
+    }
+
+    pub fn commit_remember(&mut self, p: PreparedRemember) -> Remembered {
+        let first = &p.facts[0].0;
+        let superseded = first.key.as_ref().and_then(|k| self.semantic.facts.iter().rev().find(|f| f.key.as_ref() == Some(k)).map(|f| f.id.clone()));
+        let out = Remembered {
+            id: first.document.clone().unwrap_or_else(|| first.id.clone()),
+            kind: first.kind,
+            chunks: if first.kind == FactKind::Chunk { p.facts.iter().map(|(f, _)| f.id.clone()).collect() } else { vec![] },
+            superseded,
+        };
+        for ((fact, seq), write) in p.facts.into_iter().zip(p.writes) {
+            self.last_ts = self.last_ts.max(fact.created_at);
+            self.next_seq = seq + 1;
+            self.semantic.push(fact, self.opts.writer.clone(), seq);
+            let slot = self.semantic.facts.len() - 1;
+            self.index_fact(slot);
+            self.folding.known.push(write.key);
+            self.folding.unfolded += 1;
+        }
+        out
+    }
+
+    /// Embeddings the embedder returned for `ids`, checked and ready to store.
+    ///
+    /// # Errors
+    /// `INVALID_VECTOR`, `DIMENSION_MISMATCH`, `INVALID_INPUT` (see [`Controller::check_embeddings`]).
+    pub fn prepare_embeddings(&self, ids: Vec<String>, vectors: Vec<Vec<f32>>) -> Result<PreparedEmbeddings> {
+        self.check_embeddings(&ids, &vectors)?;
+        let writer = &self.opts.writer;
+        let mut writes = Vec::new();
+        let mut seq = self.next_seq;
+        for (id, v) in ids.iter().zip(&vectors) {
+            let record = Record::Embedding { writer: writer.clone(), seq, item: id.clone(), vector: v.clone() };
+            writes.push(Write { key: crate::store::log_key(&self.opts.namespace, writer, seq), bytes: encode_record(&record) });
+            seq += 1;
+        }
+        Ok(PreparedEmbeddings { writes, items: ids.into_iter().zip(vectors).collect(), next_seq: seq })
+    }
+
+    pub fn commit_embeddings(&mut self, p: PreparedEmbeddings) {
+        let first = self.next_seq;
+        self.next_seq = p.next_seq;
+        for (i, w) in p.writes.into_iter().enumerate() {
+            self.embedding_uids.insert(p.items[i].0.clone(), (self.opts.writer.clone(), first + i as u64));
+            self.folding.known.push(w.key);
+            self.folding.unfolded += 1;
+        }
+        self.attach_embeddings(p.items);
+    }
+
+    /// # Errors
+    /// See [`Procedures::parse`]; `CLOSED`.
+    pub fn prepare_procedures(&self, raw: serde_json::Value, now: f64) -> Result<PreparedProcedures> {
+        self.open()?;
+        let parsed = Procedures::parse(&raw)?;
+        let seq = self.next_seq;
+        let ts = now.max(self.last_ts);
+        let record = Record::Procedures { writer: self.opts.writer.clone(), seq, ts, procedures: raw.clone() };
+        let write = Write { key: crate::store::log_key(&self.opts.namespace, &self.opts.writer, seq), bytes: encode_record(&record) };
+        Ok(PreparedProcedures { write, parsed, raw, seq, ts })
+    }
+
+    pub fn commit_procedures(&mut self, p: PreparedProcedures) {
+        self.next_seq = p.seq + 1;
+        self.procedures = Some(super::ProceduresState { parsed: p.parsed, raw: p.raw, writer: self.opts.writer.clone(), seq: p.seq, ts: p.ts });
+        self.folding.known.push(p.write.key);
+        self.folding.unfolded += 1;
+    }
+
+    /// Every version of a key, oldest first.
+    pub fn fact_history(&self, key: &str) -> Vec<&Fact> {
+        self.semantic.history(key)
+    }
+
+    /// Live facts, preferences and chunks, in the order they were remembered.
+    pub fn facts(&self) -> Vec<&Fact> {
+        self.semantic.live().into_iter().map(|i| &self.semantic.facts[i]).collect()
+    }
+}

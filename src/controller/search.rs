@@ -1,0 +1,201 @@
+//! Search over everything the controller holds: live facts, document
+//! chunks and every message ever added (working or archived).
+//!
+//! Index ids: a fact at slot `i` of `semantic.facts` is `2i`, a message at
+//! position `p` of the log is `2p + 1`. Superseded facts leave the index
+//! but stay in `semantic`. Vectors come from the embedder hook, keyed by
+//! item id, so nothing is embedded twice.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::Controller;
+use crate::error::{MemoryError, Result};
+use crate::message::Role;
+use crate::retrieval::{hybrid_search, Bm25Index, HybridParams, VectorIndex, VectorMode};
+use crate::semantic::FactKind;
+
+/// The indexes and the vectors they were built from.
+#[derive(Clone, Debug)]
+pub struct SearchIndex {
+    pub lexical: Bm25Index,
+    pub vectors: VectorIndex,
+    /// Item id (fact or message id) → its embedding, as the embedder gave it.
+    pub embeddings: HashMap<String, Vec<f32>>,
+    /// Item id → index id, for every item indexed so far.
+    pub slots: HashMap<String, u64>,
+}
+
+impl Default for SearchIndex {
+    fn default() -> Self {
+        SearchIndex { lexical: Bm25Index::new(), vectors: VectorIndex::new(VectorMode::Exact), embeddings: HashMap::new(), slots: HashMap::new() }
+    }
+}
+
+/// What `search` looks for.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SearchOptions {
+    pub k: Option<usize>,
+    /// Any of "fact", "preference", "chunk", "message"; default all.
+    pub kinds: Option<Vec<String>>,
+    /// Facts carrying at least one of these tags (messages have none).
+    pub tags: Option<Vec<String>>,
+    /// Only items created at or after / at or before these times (ms).
+    pub from: Option<f64>,
+    pub to: Option<f64>,
+}
+
+/// One search result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hit {
+    /// The fact or chunk id, or for a message the id `add` returned.
+    pub id: String,
+    pub kind: &'static str,
+    pub text: String,
+    pub score: f32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_ids: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+}
+
+fn kind_name(k: FactKind) -> &'static str {
+    match k {
+        FactKind::Fact => "fact",
+        FactKind::Preference => "preference",
+        FactKind::Chunk => "chunk",
+    }
+}
+
+impl Controller {
+    /// Indexes the fact at `slot` (and removes the one it supersedes).
+    pub(crate) fn index_fact(&mut self, slot: usize) {
+        let fact = &self.semantic.facts[slot];
+        if let Some(key) = &fact.key {
+            if let Some(old) = self.semantic.facts[..slot].iter().rposition(|f| f.key.as_ref() == Some(key)) {
+                self.index.lexical.remove(2 * old as u64);
+                self.index.vectors.remove(2 * old as u64);
+            }
+        }
+        self.index.lexical.add(2 * slot as u64, &fact.text);
+        self.index.slots.insert(fact.id.clone(), 2 * slot as u64);
+        if let Some(v) = self.index.embeddings.get(&fact.id) {
+            let _ = self.index.vectors.add(2 * slot as u64, v);
+        }
+    }
+
+    /// Indexes the message at log position `pos` (instructions are not searched).
+    pub(crate) fn index_message(&mut self, pos: usize) {
+        let s = &self.window.log[pos];
+        if s.message.role.is_instruction() {
+            return;
+        }
+        let mut text = s.message.content_text();
+        for call in s.message.tool_calls.iter().flatten() {
+            text.push_str(&format!(" {} {}", call.function.name, call.function.arguments));
+        }
+        self.index.lexical.add(2 * pos as u64 + 1, &text);
+        self.index.slots.insert(s.id.clone(), 2 * pos as u64 + 1);
+        if let Some(v) = self.index.embeddings.get(&s.id) {
+            let _ = self.index.vectors.add(2 * pos as u64 + 1, v);
+        }
+    }
+
+    /// Rebuilds both indexes from the log and the live facts.
+    pub(crate) fn rebuild_index(&mut self) {
+        let embeddings = std::mem::take(&mut self.index.embeddings);
+        self.index = SearchIndex { embeddings, ..SearchIndex::default() };
+        for (i, f) in self.semantic.facts.iter().enumerate() {
+            self.index.slots.insert(f.id.clone(), 2 * i as u64);
+        }
+        for pos in 0..self.window.log.len() {
+            self.index_message(pos);
+        }
+        for slot in self.semantic.live() {
+            self.index_fact(slot);
+        }
+    }
+
+    /// Items that have no embedding yet (oldest first), for the embedder hook.
+    pub fn unembedded(&self, limit: usize) -> Vec<(String, String)> {
+        let facts = self.semantic.live().into_iter().map(|i| &self.semantic.facts[i]).map(|f| (f.id.clone(), f.text.clone()));
+        let msgs = self.window.log.iter().filter(|s| !s.message.role.is_instruction()).map(|s| (s.id.clone(), s.message.content_text()));
+        facts.chain(msgs).filter(|(id, text)| !text.trim().is_empty() && !self.index.embeddings.contains_key(id)).take(limit).collect()
+    }
+
+    /// Checks vectors for `ids` against the index (dimension, finiteness).
+    ///
+    /// # Errors
+    /// `INVALID_VECTOR`, `DIMENSION_MISMATCH`, `INVALID_INPUT` for a count mismatch.
+    pub fn check_embeddings(&self, ids: &[String], vectors: &[Vec<f32>]) -> Result<()> {
+        if ids.len() != vectors.len() {
+            return Err(MemoryError::input("embedder", format!("returned {} vectors for {} texts", vectors.len(), ids.len())));
+        }
+        let mut probe = VectorIndex::new(VectorMode::Exact);
+        if let Some(dim) = self.index.vectors.dim() {
+            probe.add(u64::MAX, &vec![1.0; dim])?;
+        }
+        for (i, v) in vectors.iter().enumerate() {
+            probe.add(i as u64, v)?;
+        }
+        Ok(())
+    }
+
+    /// Stores checked embeddings in memory and the vector index.
+    pub(crate) fn attach_embeddings(&mut self, items: Vec<(String, Vec<f32>)>) {
+        for (id, v) in items {
+            // Only what the lexical index holds is live (superseded facts are not).
+            if let Some(&slot) = self.index.slots.get(&id).filter(|s| self.index.lexical.contains(**s)) {
+                let _ = self.index.vectors.add(slot, &v);
+            }
+            self.index.embeddings.insert(id, v);
+        }
+    }
+
+    /// Searches facts, chunks and messages; hybrid when `query_vector` is given.
+    ///
+    /// # Errors
+    /// `INVALID_INPUT` for an unknown kind; vector errors for a bad query vector.
+    pub fn search(&self, query: &str, opts: &SearchOptions, query_vector: Option<&[f32]>) -> Result<Vec<Hit>> {
+        let kinds = opts.kinds.clone().unwrap_or_else(|| vec!["fact".into(), "preference".into(), "chunk".into(), "message".into()]);
+        for k in &kinds {
+            if !matches!(k.as_str(), "fact" | "preference" | "chunk" | "message") {
+                return Err(MemoryError::input("search.kinds", format!("unknown kind {k:?}")));
+            }
+        }
+        let want = |k: &str| kinds.iter().any(|x| x == k);
+        let in_time = |t: f64| opts.from.is_none_or(|f| t >= f) && opts.to.is_none_or(|to| t <= to);
+        let filter = |id: u64| {
+            let i = (id / 2) as usize;
+            if id % 2 == 1 {
+                let s = &self.window.log[i];
+                want("message") && opts.tags.as_ref().is_none_or(|t| t.is_empty()) && in_time(s.ts) && s.message.role != Role::System
+            } else {
+                let f = &self.semantic.facts[i];
+                want(kind_name(f.kind)) && in_time(f.created_at) && opts.tags.as_ref().is_none_or(|t| t.is_empty() || t.iter().any(|x| f.tags.contains(x)))
+            }
+        };
+        let k = opts.k.unwrap_or(10);
+        let ranked = match query_vector.filter(|_| !self.index.vectors.is_empty()) {
+            Some(v) => hybrid_search(&self.index.lexical, &self.index.vectors, query, Some(v), k, HybridParams::default(), filter)?,
+            None => self.index.lexical.search(query, k, filter),
+        };
+        Ok(ranked.into_iter().map(|(id, score)| self.hit(id, score)).collect())
+    }
+
+    fn hit(&self, id: u64, score: f32) -> Hit {
+        let i = (id / 2) as usize;
+        if id % 2 == 1 {
+            let s = &self.window.log[i];
+            Hit { id: s.id.clone(), kind: "message", text: s.message.content_text(), score, key: None, message_ids: Some(vec![s.id.clone()]), tags: vec![] }
+        } else {
+            let f = &self.semantic.facts[i];
+            Hit { id: f.id.clone(), kind: kind_name(f.kind), text: f.text.clone(), score, key: f.key.clone(), message_ids: None, tags: f.tags.clone() }
+        }
+    }
+}
