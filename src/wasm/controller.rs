@@ -14,6 +14,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::options::{core_options, read, split_hooks, JsBudgetOptions, JsContextOptions, JsForget, JsOptions, JsUsage};
+use super::embedder::{EmbedFailure, Embedder};
 use super::storage::Storage;
 use super::{from_json, js_error, ranks, to_js, to_json};
 use crate::context::ContextRequest;
@@ -39,6 +40,7 @@ pub struct MemoryController {
     inner: Inner,
     clock: Option<Function>,
     storage: Option<Storage>,
+    embedder: Option<Embedder>,
     /// The last queued call; the next one starts when it settles.
     tail: RefCell<Promise>,
 }
@@ -49,6 +51,43 @@ async fn save(storage: &Option<Storage>, w: &crate::store::Write) -> Result<(), 
         Some(s) => s.save(&w.key, &w.bytes).await,
         None => Ok(()),
     }
+}
+
+fn degraded_js(f: &EmbedFailure) -> JsValue {
+    let o = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&o, &"code".into(), &f.code.as_str().into());
+    let _ = js_sys::Reflect::set(&o, &"message".into(), &f.message.as_str().into());
+    o.into()
+}
+
+/// Most items embedded per batch, and batches per call, so a large backlog
+/// does not stall one search.
+const EMBED_BATCH: usize = 64;
+const EMBED_BATCHES: usize = 8;
+
+/// Embeds items that have no vector yet (saved as records), then the query.
+async fn embed_query(inner: &Inner, storage: &Option<Storage>, embedder: &Embedder, query: &str) -> Result<Vec<f32>, EmbedFailure> {
+    for _ in 0..EMBED_BATCHES {
+        let pending = inner.borrow().unembedded(EMBED_BATCH);
+        if pending.is_empty() {
+            break;
+        }
+        let (ids, texts): (Vec<String>, Vec<String>) = pending.into_iter().unzip();
+        let vectors = embedder.embed(&texts).await?;
+        let prepared = inner.borrow().prepare_embeddings(ids, vectors).map_err(|e| EmbedFailure { code: e.code().into(), message: e.to_string() })?;
+        let mut saved = true;
+        for w in &prepared.writes {
+            saved &= save(storage, w).await.is_ok();
+        }
+        if !saved {
+            break; // vectors not stored are not used: memory stays as storage has it
+        }
+        inner.borrow_mut().commit_embeddings(prepared);
+    }
+    let mut v = embedder.embed(&[query.to_string()]).await?;
+    let q = v.pop().ok_or_else(|| EmbedFailure { code: "EMBEDDER_INVALID".into(), message: "no vector for the query".into() })?;
+    inner.borrow().check_embeddings(&["query".into()], std::slice::from_ref(&q)).map_err(|e| EmbedFailure { code: e.code().into(), message: e.to_string() })?;
+    Ok(q)
 }
 
 /// Compaction, then folding, after a change was committed. A failure here
@@ -89,6 +128,7 @@ impl MemoryController {
             v => Some(v.clone().dyn_into::<Function>().map_err(|_| js_error(MemoryError::input("options.clock", "expected a function returning milliseconds")))?),
         };
         let storage = if hooks[1].is_undefined() { None } else { Some(Storage::from_js(hooks[1].clone())?) };
+        let embedder = if hooks[2].is_undefined() { None } else { Some(Embedder::from_js(hooks[2].clone())?) };
         let opts = core_options(read::<JsOptions>(&data, "options")?, random_writer());
         let counter = match Controller::tokenizer_for(&opts.model, &opts.models).map_err(js_error)? {
             Tokenizer::O200kBase => Counter::Exact(ranks::load(Encoding::O200kBase).await?),
@@ -103,7 +143,7 @@ impl MemoryController {
             None => Controller::new(opts, counter),
         }
         .map_err(js_error)?;
-        Ok(MemoryController { inner: Rc::new(RefCell::new(inner)), clock, storage, tail: RefCell::new(Promise::resolve(&JsValue::UNDEFINED)) })
+        Ok(MemoryController { inner: Rc::new(RefCell::new(inner)), clock, storage, embedder, tail: RefCell::new(Promise::resolve(&JsValue::UNDEFINED)) })
     }
 
     fn now(&self) -> f64 {
@@ -156,27 +196,118 @@ impl MemoryController {
     /// The messages to send now, within `maxTokens - reserveOutput`.
     #[wasm_bindgen(js_name = buildContext, unchecked_return_type = "Promise<Context>")]
     pub fn build_context(&self, #[wasm_bindgen(unchecked_optional_param_type = "ContextOptions")] options: JsValue) -> Promise {
-        let inner = self.inner.clone();
+        let (inner, storage, embedder) = (self.inner.clone(), self.storage.clone(), self.embedder.clone());
         let js = read::<JsContextOptions>(&options, "options");
         self.enqueue(async move {
             let js = js?;
+            let (query_vector, degraded) = match (&js.query, &embedder) {
+                (Some(q), Some(e)) => match embed_query(&inner, &storage, e, q).await {
+                    Ok(v) => (Some(v), None),
+                    Err(f) => (None, Some(f)),
+                },
+                _ => (None, None),
+            };
             let mut inner = inner.borrow_mut();
             let req = ContextRequest {
                 system: js.system,
                 max_tokens: js.max_tokens.unwrap_or(inner.options().working.max_tokens),
                 reserve_output: js.reserve_output.unwrap_or(0),
                 tools: js.tools.unwrap_or_default(),
+                query: js.query,
+                query_vector,
+                semantic_tokens: js.semantic_tokens,
+                preference_tokens: js.preference_tokens,
+                task_id: js.task_id,
             };
             let ctx = inner.build_context(&req).map_err(js_error)?;
             let part = |v: Result<String, serde_json::Error>| v.map_err(|e| js_error(MemoryError::input("context", e.to_string())));
             let json = format!(
-                "{{\"messages\":{},\"tokens\":{},\"sections\":{}}}",
+                "{{\"messages\":{},\"tools\":{},\"tokens\":{},\"sections\":{}}}",
                 part(serde_json::to_string(&ctx.messages))?,
+                part(serde_json::to_string(&ctx.tools))?,
                 ctx.tokens,
                 part(serde_json::to_string(&ctx.sections))?
             );
-            js_sys::JSON::parse(&json)
+            let out = js_sys::JSON::parse(&json)?;
+            let knowledge = js_sys::Reflect::get(&js_sys::Reflect::get(&out, &"sections".into())?, &"knowledge".into())?;
+            js_sys::Reflect::set(&knowledge, &"retrieval".into(), &(if req.query_vector.is_some() { "hybrid" } else { "lexical" }).into())?;
+            if let Some(f) = degraded {
+                js_sys::Reflect::set(&knowledge, &"degraded".into(), &degraded_js(&f))?;
+            }
+            Ok(out)
         })
+    }
+
+    /// Remembers a fact (`key`: a new value supersedes the old, history
+    /// kept), a preference (`kind: "preference"`, pinned in every context) or
+    /// a document (long text, split into chunks). Resolves once saved.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Remembered>")]
+    pub fn remember(&self, #[wasm_bindgen(unchecked_param_type = "RememberInput")] input: JsValue) -> Promise {
+        let (inner, storage, now) = (self.inner.clone(), self.storage.clone(), self.now());
+        let parsed = to_json(&input, "remember").and_then(|j| from_json::<crate::semantic::RememberInput>(&j, "remember"));
+        self.enqueue(async move {
+            let prepared = inner.borrow().prepare_remember(parsed?, now).map_err(js_error)?;
+            for w in &prepared.writes {
+                save(&storage, w).await?;
+            }
+            let out = inner.borrow_mut().commit_remember(prepared);
+            background(&inner, &storage, now).await;
+            to_js(&out)
+        })
+    }
+
+    /// Searches facts, document chunks and every message ever added (working
+    /// or archived). Hybrid with an embedder, lexical (BM25) without; if the
+    /// embedder fails the result is lexical and its `degraded` says why.
+    #[wasm_bindgen(unchecked_return_type = "Promise<SearchResult>")]
+    pub fn search(&self, query: String, #[wasm_bindgen(unchecked_optional_param_type = "SearchOptions")] options: JsValue) -> Promise {
+        let (inner, storage, embedder) = (self.inner.clone(), self.storage.clone(), self.embedder.clone());
+        let opts = read::<crate::controller::SearchOptions>(&options, "options");
+        self.enqueue(async move {
+            let opts = opts?;
+            let (vector, degraded) = match &embedder {
+                Some(e) => match embed_query(&inner, &storage, e, &query).await {
+                    Ok(v) => (Some(v), None),
+                    Err(f) => (None, Some(f)),
+                },
+                None => (None, None),
+            };
+            let hits = inner.borrow().search(&query, &opts, vector.as_deref()).map_err(js_error)?;
+            let out = to_js(&hits)?;
+            js_sys::Reflect::set(&out, &"mode".into(), &(if vector.is_some() { "hybrid" } else { "lexical" }).into())?;
+            if let Some(f) = degraded {
+                js_sys::Reflect::set(&out, &"degraded".into(), &degraded_js(&f))?;
+            }
+            Ok(out)
+        })
+    }
+
+    /// Sets behaviour rules and tool definitions (validated; a bad JSON
+    /// Schema rejects with `INVALID_TOOL_SCHEMA` naming the tool and path).
+    #[wasm_bindgen(js_name = setProcedures, unchecked_return_type = "Promise<void>")]
+    pub fn set_procedures(&self, #[wasm_bindgen(unchecked_param_type = "Procedures")] procedures: JsValue) -> Promise {
+        let (inner, storage, now) = (self.inner.clone(), self.storage.clone(), self.now());
+        let raw = to_json(&procedures, "procedures").and_then(|j| from_json::<serde_json::Value>(&j, "procedures"));
+        self.enqueue(async move {
+            let prepared = inner.borrow().prepare_procedures(raw?, now).map_err(js_error)?;
+            save(&storage, &prepared.write).await?;
+            inner.borrow_mut().commit_procedures(prepared);
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Live facts, preferences and document chunks, oldest first.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Fact[]>")]
+    pub fn facts(&self) -> Promise {
+        let inner = self.inner.clone();
+        self.enqueue(async move { to_js(&inner.borrow().facts()) })
+    }
+
+    /// Every value a key has had, oldest first (the last one is live).
+    #[wasm_bindgen(js_name = factHistory, unchecked_return_type = "Promise<Fact[]>")]
+    pub fn fact_history(&self, key: String) -> Promise {
+        let inner = self.inner.clone();
+        self.enqueue(async move { to_js(&inner.borrow().fact_history(&key)) })
     }
 
     /// Charges one call's reported usage; resolves to its cost in USD once saved.
@@ -196,17 +327,20 @@ impl MemoryController {
         })
     }
 
-    /// Forgets a message (its id), a time range `{ from, to }` (ms,
-    /// inclusive) or the whole namespace `{ namespace: true }`: the content
+    /// Forgets a message (its id), a fact, key or document (its id, or
+    /// `{ key }`), a time range `{ from, to }` (ms, inclusive) or the whole
+    /// namespace `{ namespace: true }`: the content
     /// leaves storage itself, and so does every episode summary derived from
     /// it (summarized again from what remains, or dropped).
     #[wasm_bindgen(unchecked_return_type = "Promise<ForgetResult>")]
-    pub fn forget(&self, #[wasm_bindgen(unchecked_param_type = "string | { id: string } | { from: number; to: number } | { namespace: true }")] target: JsValue) -> Promise {
+    pub fn forget(&self, #[wasm_bindgen(unchecked_param_type = "string | { id: string } | { key: string } | { from: number; to: number } | { namespace: true }")] target: JsValue) -> Promise {
         let (inner, storage, now) = (self.inner.clone(), self.storage.clone(), self.now());
         let parsed = to_json(&target, "forget").and_then(|j| from_json::<JsForget>(&j, "forget"));
         self.enqueue(async move {
             let target = match parsed? {
+                JsForget::Id(id) if !inner.borrow().has_message(&id) => ForgetTarget::Fact(id),
                 JsForget::Id(id) | JsForget::Message { id } => ForgetTarget::Message(id),
+                JsForget::Fact { key } => ForgetTarget::Fact(key),
                 JsForget::Range { from, to } => ForgetTarget::Range { from, to },
                 JsForget::Namespace { namespace: true } => {
                     if let Some(s) = &storage {

@@ -7,8 +7,10 @@
 //! async method again before the last one settled.
 
 mod controller;
+mod embedder;
 mod options;
 mod ranks;
+mod retrieval;
 mod storage;
 mod types;
 

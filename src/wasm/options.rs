@@ -15,7 +15,7 @@ use crate::models::ModelInfo;
 use crate::window::WindowConfig;
 
 /// Option names that hold hooks, not data.
-const HOOKS: &[&str] = &["clock", "storage"];
+const HOOKS: &[&str] = &["clock", "storage", "embedder"];
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -44,6 +44,10 @@ pub struct JsContextOptions {
     pub max_tokens: Option<usize>,
     pub reserve_output: Option<usize>,
     pub tools: Option<Vec<Value>>,
+    pub query: Option<String>,
+    pub semantic_tokens: Option<usize>,
+    pub preference_tokens: Option<usize>,
+    pub task_id: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -63,6 +67,7 @@ pub enum JsForget {
     Message { id: String },
     Range { from: f64, to: f64 },
     Namespace { namespace: bool },
+    Fact { key: String },
 }
 
 #[derive(Deserialize, Default)]

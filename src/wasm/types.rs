@@ -63,10 +63,68 @@ export interface CreateOptions {
   storage?: import("../storage.js").StorageAdapter;
   /** Fold the log into one pack once it holds this many records. Default 256. */
   foldAfter?: number;
+  /** Turns texts into vectors; with it search is hybrid (BM25 + vectors), without it lexical. */
+  embedder?: (texts: string[]) => Promise<(Float32Array | number[])[]>;
+}
+export interface RememberInput {
+  /** A keyed fact: a new value for the key supersedes the old (history kept). */
+  key?: string;
+  text: string;
+  tags?: string[];
+  source?: string;
+  /** Default "fact", or "document" for unkeyed text longer than one chunk (300 tokens). */
+  kind?: "fact" | "preference" | "document";
+}
+export interface Remembered {
+  /** The fact id, or for a document the document id. */
+  id: string;
+  kind: "fact" | "preference" | "chunk";
+  chunks?: string[];
+  /** The previous value of the key, now in its history. */
+  superseded?: string;
+}
+export interface Fact {
+  id: string;
+  key?: string;
+  text: string;
+  kind: "fact" | "preference" | "chunk";
+  tags?: string[];
+  source?: string;
+  document?: string;
+  createdAt: number;
+}
+export interface SearchOptions {
+  /** Default 10. */
+  k?: number;
+  kinds?: ("fact" | "preference" | "chunk" | "message")[];
+  tags?: string[];
+  from?: number;
+  to?: number;
+}
+export interface SearchHit {
+  /** Fact or chunk id; for a message, the id `add` returned. */
+  id: string;
+  kind: "fact" | "preference" | "chunk" | "message";
+  text: string;
+  score: number;
+  key?: string;
+  messageIds?: string[];
+  tags?: string[];
+}
+export type SearchResult = SearchHit[] & {
+  mode: "hybrid" | "lexical";
+  /** Set when an embedder exists but failed: the search fell back to lexical. */
+  degraded?: { code: string; message: string };
+};
+/** Behaviour rules (optionally per task) and OpenAI function tools. */
+export interface Procedures {
+  rules?: (string | { text: string; task?: string })[];
+  tools?: ToolDefinition[];
 }
 /** What `forget` removed. */
 export interface ForgetResult {
   messages: number;
+  facts: number;
   episodesRewritten: number;
   episodesDropped: number;
   /** Keys the adapter failed to remove; the next fold retries them. */
@@ -116,16 +174,28 @@ export interface ContextOptions {
   maxTokens?: number;
   /** Tokens kept free for the reply. Default 0. */
   reserveOutput?: number;
+  /** Extra tools for this call (after the procedures' tools). */
   tools?: ToolDefinition[];
+  /** The user's question: selects the knowledge block. */
+  query?: string;
+  /** Budget of the knowledge block. Default 800. */
+  semanticTokens?: number;
+  /** Budget of the pinned preferences block. Default 300. */
+  preferenceTokens?: number;
+  /** Selects task-tagged rules. */
+  taskId?: string;
 }
 export interface Omitted {
-  reason: "archived" | "budget" | "pending_tool_calls";
+  reason: "archived" | "budget" | "pending_tool_calls" | "orphan_tool_result";
   messages: number;
   firstId: string;
   lastId: string;
 }
 export interface Sections {
   system: { tokens: number; messages: number };
+  procedures: number;
+  preferences: number;
+  knowledge: { tokens: number; ids: string[]; leftOut: number; retrieval?: "hybrid" | "lexical"; degraded?: { code: string; message: string } };
   tools: number;
   summary: { tokens: number; episodeIds: string[]; hiddenMessages: number };
   recent: { tokens: number; messageIds: string[] };
@@ -136,6 +206,8 @@ export interface Sections {
 export interface Context {
   /** Ready for chat.completions. */
   messages: ChatMessage[];
+  /** Send these as `tools`: they are counted in `tokens`. */
+  tools: ToolDefinition[];
   /** Exact total (for tiktoken models): always <= maxTokens - reserveOutput. */
   tokens: number;
   sections: Sections;
@@ -164,6 +236,7 @@ export interface MemoryError extends Error {
     | "TOOL_RESULT_WITHOUT_CALL" | "UNKNOWN_MODEL" | "UNKNOWN_ENCODING"
     | "INVALID_TOKENIZER_DATA" | "TOKENIZER_LOAD" | "CONTEXT_OVERFLOW"
     | "BUDGET_EXHAUSTED" | "FORMAT_TOO_NEW" | "CORRUPT_DATA" | "STORAGE_ERROR"
-    | "STORAGE_QUOTA" | "STORAGE_KEY_TOO_LONG" | "INVALID_VECTOR" | "DIMENSION_MISMATCH" | "CLOSED";
+    | "STORAGE_QUOTA" | "STORAGE_KEY_TOO_LONG" | "INVALID_VECTOR" | "DIMENSION_MISMATCH"
+    | "INVALID_TOOL_SCHEMA" | "CLOSED";
 }
 "#;

@@ -1,0 +1,47 @@
+//! The host's embedder hook: `(texts: string[]) => Promise<(Float32Array | number[])[]>`.
+
+use js_sys::{Array, Float32Array, Function, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::js_error;
+use crate::error::MemoryError;
+
+#[derive(Clone)]
+pub struct Embedder(Function);
+
+/// Why embedding did not happen; search degrades to lexical and says this.
+pub struct EmbedFailure {
+    pub code: String,
+    pub message: String,
+}
+
+impl Embedder {
+    pub fn from_js(v: JsValue) -> Result<Embedder, JsValue> {
+        v.dyn_into::<Function>().map(Embedder).map_err(|_| js_error(MemoryError::input("options.embedder", "expected an async function (texts) => vectors")))
+    }
+
+    pub async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedFailure> {
+        let fail = |e: JsValue| EmbedFailure {
+            code: Reflect::get(&e, &"code".into()).ok().and_then(|c| c.as_string()).unwrap_or_else(|| "EMBEDDER_FAILED".into()),
+            message: Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_else(|| format!("{e:?}")),
+        };
+        let input: Array = texts.iter().map(|t| JsValue::from_str(t)).collect();
+        let called = self.0.call1(&JsValue::NULL, &input).map_err(fail)?;
+        let got = JsFuture::from(Promise::resolve(&called)).await.map_err(fail)?;
+        let invalid = |why: &str| EmbedFailure { code: "EMBEDDER_INVALID".into(), message: why.into() };
+        let rows: Array = got.dyn_into().map_err(|_| invalid("the embedder did not return an array"))?;
+        let mut out = Vec::with_capacity(rows.length() as usize);
+        for row in rows.iter() {
+            let v = if let Some(f) = row.dyn_ref::<Float32Array>() {
+                f.to_vec()
+            } else if let Some(a) = row.dyn_ref::<Array>() {
+                a.iter().map(|x| x.as_f64().map(|n| n as f32)).collect::<Option<Vec<f32>>>().ok_or_else(|| invalid("a vector holds a non-number"))?
+            } else {
+                return Err(invalid("each vector must be a Float32Array or an array of numbers"));
+            };
+            out.push(v);
+        }
+        Ok(out)
+    }
+}
