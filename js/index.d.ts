@@ -1,6 +1,8 @@
 // Types of every entry point (node, browser, workerd): the classes and
 // interfaces are generated from the Rust side by wasm-bindgen.
-export { MemoryController, wasmMemoryBytes } from "./wasm/agent_memory.js";
+export { MemoryController, wasmMemoryBytes, Bm25Index, VectorIndex } from "./wasm/agent_memory.js";
 export type * from "./wasm/agent_memory.js";
 // Storage adapters (hand-written JS; nodeFileStorage is in the Node entry only).
 export * from "./storage.js";
+// Built-in hook clients (hand-written JS): embedder and summarizer over fetch.
+export * from "./hooks.js";

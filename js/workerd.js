@@ -10,7 +10,7 @@ initSync({ module: wasmModule });
 const assets = { o200k_base: o200k, cl100k_base: cl100k };
 setRankLoader(async (encoding) => gunzip(assets[encoding]));
 
-export { MemoryController, wasmMemoryBytes } from "./wasm/agent_memory.js";
+export { MemoryController, wasmMemoryBytes, Bm25Index, VectorIndex } from "./wasm/agent_memory.js";
 
 // Storage adapters: plain JS, each touching its backend only when called.
 export { memoryStorage } from "./storage-memory.js";
@@ -18,3 +18,7 @@ export { localStorageAdapter } from "./storage-local.js";
 export { indexedDBStorage } from "./storage-indexeddb.js";
 export { cloudflareKVStorage } from "./storage-kv.js";
 export { durableObjectStorage } from "./storage-do.js";
+
+// Built-in hook clients (plain JS over fetch): OpenAI-compatible embeddings and chat summaries.
+export { openAICompatibleEmbedder } from "./embedder.js";
+export { openAICompatibleSummarizer } from "./summarizer.js";

@@ -1,0 +1,131 @@
+// Types of the built-in hook clients (js/embedder.js, js/summarizer.js). They
+// are hand-written JS, so their types live here rather than coming from the
+// Rust side.
+
+/** A message in the OpenAI chat shape (the controller's own message type). */
+type HookChatMessage = import("./wasm/agent_memory.js").ChatMessage;
+
+/** Options both OpenAI-compatible clients accept. */
+export interface OpenAICompatibleClientOptions {
+  /** The API root, e.g. `https://api.openai.com/v1` or `https://api.deepseek.com/v1`; a trailing `/` is ignored. */
+  baseURL: string;
+  /** Sent as `Authorization: Bearer …`; omit for local servers (or pass your own header). Never appears in an error. */
+  apiKey?: string;
+  model: string;
+  /** Per attempt, covering headers and body. Embedder default 15000, summarizer default 30000. */
+  timeoutMs?: number;
+  /** Retries of 429, 5xx, timeouts and network errors (backoff 250 ms·2^n with jitter, capped at 4 s, or Retry-After capped at 10 s). Default 2. */
+  maxRetries?: number;
+  /** Default `globalThis.fetch`, looked up at call time. */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** Extra headers; they override the defaults by name (e.g. `api-key` for Azure). */
+  headers?: HeadersInit;
+}
+
+export interface OpenAICompatibleEmbedderOptions extends OpenAICompatibleClientOptions {
+  /** Asked of the API (`dimensions`) and enforced on every returned vector. */
+  dimensions?: number;
+  /** Texts per request. Default 64. */
+  batchSize?: number;
+  /** Requests in flight at once. Default 1 (batches go one after another). */
+  concurrency?: number;
+}
+
+/** What one embedder call used, summed over its batches. */
+export interface EmbeddingUsage {
+  promptTokens: number;
+  totalTokens: number;
+  /** The model the server reports, else the configured one. */
+  model: string;
+}
+
+/** One vector per input text, in input order; `usage` is a non-enumerable property. */
+export type EmbeddingResult = Float32Array[] & { usage: EmbeddingUsage };
+
+/**
+ * The embedder hook: any function of this shape can be given to the
+ * controller (generated types should reference this one, e.g.
+ * `import("../hooks.js").Embedder`, not redeclare it: two `Embedder`s
+ * re-exported from index.d.ts would clash).
+ */
+export type Embedder = (texts: string[]) => Promise<Float32Array[] | number[][]>;
+
+/**
+ * An embedder over an OpenAI-compatible `POST {baseURL}/embeddings`.
+ *
+ * # Errors
+ * Throws `INVALID_INPUT` for bad options. The returned function rejects with
+ * a `HookError`: `EMBEDDER_HTTP` (a 4xx other than 429 at once; 429, 5xx or
+ * network errors once retries are spent), `EMBEDDER_TIMEOUT`,
+ * `EMBEDDER_INVALID` (not JSON, wrong count, bad or duplicate index,
+ * non-numeric or non-finite values, inconsistent dimensions or not
+ * `dimensions`), `INVALID_INPUT` (texts not a string array).
+ */
+export declare function openAICompatibleEmbedder(options: OpenAICompatibleEmbedderOptions): (texts: string[]) => Promise<EmbeddingResult>;
+
+export interface OpenAICompatibleSummarizerOptions extends OpenAICompatibleClientOptions {
+  /** `max_tokens` of the reply. Default 600. */
+  maxTokens?: number;
+  /** Default 0.2. */
+  temperature?: number;
+  /** Send `response_format: { type: "json_object" }`. Default false: many compatible endpoints reject it. */
+  jsonMode?: boolean;
+}
+
+/** What the controller asks the summarizer to compress. */
+export interface SummarizerRequest {
+  messages: HookChatMessage[];
+  /** The summary of the ranges before this one, to merge in. */
+  previousSummary?: string;
+  /** The language to write in, e.g. "Chinese"; default: the conversation's own. */
+  language?: string;
+}
+
+/** The model's answer as returned (the controller parses it) and what the call used. */
+export interface SummarizerResult {
+  /** `choices[0].message.content`, unparsed: the JSON asked for, or whatever the model wrote. */
+  text: string;
+  usage: { promptTokens: number; completionTokens: number; model: string };
+  /** `choices[0].finish_reason`; `"length"` means the text may be cut off. */
+  finishReason?: string;
+}
+
+/** The JSON the built-in summarizer's prompt asks the model for (the controller parses `text` into it). */
+export interface SummaryJSON {
+  summary: string;
+  keyPoints: string[];
+  pendingTasks: string[];
+  facts: { key: string; value: string }[];
+  preferences: { key: string; value: string }[];
+  /** 0..1 */
+  importance: number;
+}
+
+/** The summarizer hook as the built-in implements it. */
+export type Summarizer = (request: SummarizerRequest) => Promise<SummarizerResult>;
+
+/**
+ * A summarizer over an OpenAI-compatible `POST {baseURL}/chat/completions`
+ * that asks for `{ summary, keyPoints, pendingTasks, facts, preferences,
+ * importance }` as JSON, in the conversation's language.
+ *
+ * # Errors
+ * Throws `INVALID_INPUT` for bad options. The returned function rejects with
+ * a `HookError`: `SUMMARIZER_HTTP`, `SUMMARIZER_TIMEOUT`, `SUMMARIZER_INVALID`
+ * (a body that is not JSON, or without a string `choices[0].message.content`),
+ * `INVALID_INPUT` (no messages array).
+ */
+export declare function openAICompatibleSummarizer(options: OpenAICompatibleSummarizerOptions): Summarizer;
+
+/** How the hook clients reject. Never carries the API key. */
+export interface HookError extends Error {
+  name: "MemoryError";
+  code:
+    | "INVALID_INPUT"
+    | "EMBEDDER_HTTP" | "EMBEDDER_TIMEOUT" | "EMBEDDER_INVALID"
+    | "SUMMARIZER_HTTP" | "SUMMARIZER_TIMEOUT" | "SUMMARIZER_INVALID";
+  /** The last HTTP status, when there was one. */
+  status?: number;
+  /** Requests made, retries included. */
+  attempts?: number;
+}
