@@ -39,8 +39,14 @@ pub struct ContextRequest {
     pub semantic_tokens: Option<usize>,
     /// Budget of the pinned preferences block (default 300).
     pub preference_tokens: Option<usize>,
-    /// Selects task-tagged rules.
+    /// Selects task-tagged rules and the task's history.
     pub task_id: Option<String>,
+    /// Most tokens the episode summaries in the memory note may take.
+    pub episodic_tokens: Option<usize>,
+    /// Budget of the task history block (default 400).
+    pub task_tokens: Option<usize>,
+    /// The host's clock now (ms), for recall recency; default the last write.
+    pub now: Option<f64>,
 }
 
 /// What the memory layers add around the turns.
@@ -115,6 +121,8 @@ pub struct Sections {
     pub procedures: usize,
     /// The pinned preferences block.
     pub preferences: usize,
+    /// The task history block.
+    pub task: usize,
     pub knowledge: KnowledgeSection,
     pub tools: usize,
     pub summary: SummarySection,
@@ -170,7 +178,9 @@ fn omitted_run(window: &Window, groups: &[&Group], reason: &'static str) -> Opti
 /// # Errors
 /// `INVALID_INPUT` when `reserve_output >= max_tokens`; `CONTEXT_OVERFLOW`
 /// when the pinned part, or the newest turn with its memory note, cannot fit.
-pub fn build(window: &Window, episodes: &[Episode], counter: &Counter, req: &ContextRequest, extras: &Extras) -> Result<Context> {
+/// `episodes` are the candidates for the memory note, best first; the note
+/// shows as many as fit, in the order they happened.
+pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &ContextRequest, extras: &Extras) -> Result<Context> {
     if req.reserve_output >= req.max_tokens {
         return Err(MemoryError::input("reserveOutput", "must be smaller than maxTokens"));
     }
@@ -236,6 +246,7 @@ pub fn build(window: &Window, episodes: &[Episode], counter: &Counter, req: &Con
     for ((what, m), t) in extras.pinned.iter().zip(&extra_tokens) {
         match *what {
             "procedures" => sections.procedures += t,
+            "task" => sections.task += t,
             _ => sections.preferences += t,
         }
         messages.push(m.clone());
@@ -248,15 +259,24 @@ pub fn build(window: &Window, episodes: &[Episode], counter: &Counter, req: &Con
     }
 
     if hidden > 0 {
-        // Newest summaries first, while they fit in what the turns left.
+        // Best summaries first, while they fit in what the turns left (and
+        // in the episodic budget), shown in the order they happened.
         let mut shown: Vec<&Episode> = Vec::new();
         let mut note_tokens = message_tokens(counter, &note(hidden, &shown));
-        for e in episodes.iter().rev() {
+        let cap = req.episodic_tokens.map_or(budget, |e| budget.min(note_tokens + e));
+        let mut misses = 0;
+        for e in episodes {
             shown.push(e);
+            shown.sort_by(|a, b| b.created_at.total_cmp(&a.created_at));
             let t = message_tokens(counter, &note(hidden, &shown));
-            if t > budget {
-                shown.pop();
-                break;
+            if t > cap {
+                shown.retain(|s| s.id != e.id);
+                // A smaller one further down may still fit; a few tries bound the cost.
+                misses += 1;
+                if misses == 3 {
+                    break;
+                }
+                continue;
             }
             note_tokens = t;
         }
@@ -287,6 +307,7 @@ pub fn build(window: &Window, episodes: &[Episode], counter: &Counter, req: &Con
     let tokens = sections.system.tokens
         + sections.procedures
         + sections.preferences
+        + sections.task
         + sections.knowledge.tokens
         + sections.tools
         + sections.summary.tokens

@@ -112,10 +112,14 @@ impl<S: Storage> Durable<S> {
     /// Compaction, then folding; a failed step changes nothing and waits.
     fn background(&mut self, now: f64) -> Option<crate::controller::CompactionEvent> {
         let mut event = None;
-        if let Some(p) = self.controller.prepare_compaction(now) {
-            match self.save(&p.write) {
+        if let Some(job) = self.controller.begin_compaction() {
+            let p = self.controller.finish_compaction(job, None, now);
+            match p.writes.iter().try_for_each(|w| self.storage.save(&w.key, &w.bytes).map_err(|e| storage_error("save", e))) {
                 Ok(()) => event = Some(self.controller.commit_compaction(p)),
-                Err(e) => self.last_background_error = Some(e),
+                Err(e) => {
+                    self.controller.abort_compaction(p);
+                    self.last_background_error = Some(e);
+                }
             }
         }
         if let Some(p) = self.controller.prepare_pack() {

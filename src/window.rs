@@ -42,6 +42,8 @@ pub struct Stored {
     /// Chat tokens of this message (content plus per-message overhead).
     pub tokens: usize,
     pub place: Place,
+    /// The agent task this message belongs to, if the host said so.
+    pub task_id: Option<String>,
 }
 
 /// A unit that moves and enters the context whole.

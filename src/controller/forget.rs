@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::Controller;
 use crate::episodic::{Episode, SummarySource};
+use crate::semantic::Fact;
 use crate::error::{MemoryError, Result};
 use crate::store::record::{encode_pack, encode_record, Record};
 use crate::store::{log_key, pack_key, Folding, Key, Write};
@@ -87,6 +88,14 @@ impl Controller {
                 self.window.log.iter().filter(|s| s.ts >= *from && s.ts <= *to).map(|s| s.id.clone()).collect()
             }
         };
+        // What compaction learned from a range with a forgotten message may
+        // quote it: those facts go too, and are learned again from the rest.
+        let affected: HashSet<&str> = self.episodes.iter().filter(|e| e.message_ids.iter().any(|m| doomed.contains(m))).map(|e| e.id.as_str()).collect();
+        for f in &self.semantic.facts {
+            if f.tags.iter().any(|t| t == "auto") && f.source.as_deref().is_some_and(|s| affected.contains(s)) {
+                doomed_facts.insert(f.id.clone());
+            }
+        }
         let ns = &self.opts.namespace;
         let mut next = Box::new(self.clone());
         let mut outcome = Forgotten { messages: doomed.len(), facts: doomed_facts.len(), ..Forgotten::default() };
@@ -148,9 +157,22 @@ impl Controller {
                 message_ids: remaining.iter().map(|s| s.id.clone()).collect(),
                 created_at: e.created_at,
                 summary_source: SummarySource::Fallback,
+                pending_tasks: vec![],
+                task_id: e.task_id.clone(),
+                last_recalled: e.last_recalled,
             });
             next.episode_uids.push((next.opts.writer.clone(), seq));
             outcome.episodes_rewritten += 1;
+            let new_id = next.episodes.last().map(|e| e.id.clone()).unwrap_or_default();
+            let remaining: Vec<Stored> = next.window.log.iter().filter(|s| e.message_ids.contains(&s.id)).cloned().collect();
+            let refs: Vec<&Stored> = remaining.iter().collect();
+            for (key, text, kind) in next.learned(&refs, None) {
+                let seq = next.next_seq;
+                next.next_seq += 1;
+                let fact = Fact { id: format!("f-{}-{seq}", next.opts.writer), key, text, kind, tags: vec!["auto".into()], source: Some(new_id.clone()), document: None, created_at: e.created_at };
+                let w = next.opts.writer.clone();
+                next.semantic.push(fact, w, seq);
+            }
         }
 
         next.rebuild_index();

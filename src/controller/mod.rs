@@ -7,6 +7,7 @@
 //! `writes`), and a controller restored from those records (see `restore`)
 //! equals the one that wrote them.
 
+mod compaction;
 mod forget;
 mod knowledge;
 mod restore;
@@ -16,8 +17,9 @@ mod writes;
 pub use knowledge::{PreparedEmbeddings, PreparedProcedures, PreparedRemember, Remembered};
 pub use search::{Hit, SearchIndex, SearchOptions};
 
+pub use compaction::{CompactionJob, PreparedCompaction, SummaryRequest};
 pub use forget::{ForgetTarget, Forgotten, PreparedForget};
-pub use writes::{PreparedAdd, PreparedCompaction, PreparedPack, PreparedUsage};
+pub use writes::{PreparedAdd, PreparedPack, PreparedUsage};
 
 use std::collections::HashMap;
 
@@ -55,11 +57,13 @@ pub struct Options {
     /// Fold the log into a pack once it holds this many records (and half
     /// the packed ones). Default 256.
     pub fold_after: usize,
+    /// How episodes are ranked for the memory note.
+    pub recall: crate::episodic::recall::RecallWeights,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { namespace: "default".into(), writer: "local".into(), model: "gpt-4o".into(), models: Vec::new(), working: WindowConfig::default(), summary_tokens: 200, fold_after: 256 }
+        Options { namespace: "default".into(), writer: "local".into(), model: "gpt-4o".into(), models: Vec::new(), working: WindowConfig::default(), summary_tokens: 200, fold_after: 256, recall: Default::default() }
     }
 }
 
@@ -266,7 +270,7 @@ impl Controller {
     pub fn add_message(&mut self, message: Message, now: f64) -> Result<Added> {
         let prepared = self.prepare_add_message(message, now)?;
         let (id, tokens) = self.commit_add(prepared);
-        let compaction = self.prepare_compaction(now).map(|p| self.commit_compaction(p));
+        let compaction = self.compact_offline(now);
         Ok(Added { id, tokens, compaction })
     }
 
@@ -280,11 +284,41 @@ impl Controller {
             req.tools.splice(0..0, p.parsed.tools.iter().cloned());
         }
         let extras = self.extras(&req)?;
-        let ctx = context::build(&self.window, &self.episodes, &self.counter, &req, &extras)?;
+        let order = self.recall_order(&req);
+        let candidates: Vec<&Episode> = order.iter().map(|&i| &self.episodes[i]).collect();
+        let ctx = context::build(&self.window, &candidates, &self.counter, &req, &extras)?;
+        // Recalling an episode refreshes its recency.
+        let now = req.now.unwrap_or(self.last_ts.max(0.0));
+        for e in self.episodes.iter_mut().filter(|e| ctx.sections.summary.episode_ids.contains(&e.id)) {
+            e.last_recalled = now;
+        }
         let raw = ctx.messages.iter().map(|m| message_raw(&self.counter, m)).sum::<f64>() + REPLY_PRIMING as f64 + tools_tokens(&self.counter, &req.tools) as f64;
         self.last_raw = Some(raw);
         self.last_tokens = Some(ctx.tokens);
         Ok(ctx)
+    }
+
+    /// A task's completed steps (its episodes, in order) and its pending
+    /// tasks (from the newest), within `budget` tokens: the newest steps win.
+    fn task_block(&self, task: &str, budget: usize) -> Option<String> {
+        let steps: Vec<&Episode> = self.episodes.iter().filter(|e| e.task_id.as_deref() == Some(task)).collect();
+        let pending: Vec<String> = steps.last().map(|e| e.pending_tasks.clone()).unwrap_or_default();
+        let cost = |t: &str| message_tokens(&self.counter, &Message::text(crate::message::Role::System, t));
+        let render = |from: usize| {
+            let mut items: Vec<String> = steps[from..].iter().map(|e| format!("done: {}", e.summary)).collect();
+            items.extend(pending.iter().map(|p| format!("pending: {p}")));
+            crate::semantic::block::render("task", &format!("History of task {task}, in order:"), &items)
+        };
+        (0..steps.len()).find(|&from| cost(&render(from)) <= budget).map(render).filter(|_| !steps.is_empty())
+    }
+
+    /// Episode positions, best first: recency × importance × relevance to the query.
+    fn recall_order(&self, req: &ContextRequest) -> Vec<usize> {
+        let relevance = match req.query.as_deref() {
+            Some(q) => self.episode_relevance(q, req.query_vector.as_deref()),
+            None => vec![0.0; self.episodes.len()],
+        };
+        crate::episodic::recall::rank(&self.episodes, &relevance, req.now.unwrap_or(self.last_ts.max(0.0)), &self.opts.recall)
     }
 
     /// Procedures, preferences and the knowledge retrieved for the query.
@@ -304,6 +338,11 @@ impl Controller {
         let cost = |t: &str| message_tokens(&self.counter, &Message::text(crate::message::Role::System, t));
         if let Some((text, _, _)) = crate::semantic::block::fit("preferences", PREFERENCES_HEADER, &items, req.preference_tokens.unwrap_or(300), &cost) {
             extras.pinned.push(("preferences", Message::text(crate::message::Role::System, text)));
+        }
+        if let Some(task) = req.task_id.as_deref() {
+            if let Some(block) = self.task_block(task, req.task_tokens.unwrap_or(400)) {
+                extras.pinned.push(("task", Message::text(crate::message::Role::System, block)));
+            }
         }
         if let Some(q) = req.query.as_deref().filter(|q| !q.trim().is_empty()) {
             let opts = SearchOptions { k: Some(20), kinds: Some(vec!["fact".into(), "chunk".into(), "message".into()]), ..Default::default() };

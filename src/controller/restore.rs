@@ -46,7 +46,7 @@ impl Controller {
                 Record::Fact { writer, seq, fact } => facts.push((writer, seq, fact)),
                 Record::Embedding { writer, seq, item, vector } => embeddings.push((writer, seq, item, vector)),
                 Record::Procedures { writer, seq, ts, procedures: raw } => procedures.push((ts, writer, seq, raw)),
-                Record::Msg { writer, seq, ts, id, message } => msgs.push((ts, writer, seq, id, message)),
+                Record::Msg { writer, seq, ts, id, message, task } => msgs.push((ts, writer, seq, id, message, task)),
                 Record::Episode { writer, seq, episode } => episodes.push((writer, seq, episode)),
                 Record::Usage { ref model, prompt, completion, cached, .. } => {
                     // A model the host no longer supplies is kept, uncharged.
@@ -64,11 +64,11 @@ impl Controller {
         let archived: HashSet<&str> = episodes.iter().flat_map(|(_, _, e)| e.message_ids.iter().map(String::as_str)).collect();
 
         let mut window = Window::default();
-        for (ts, writer, seq, id, message) in msgs {
+        for (ts, writer, seq, id, message, task_id) in msgs {
             let place = if archived.contains(id.as_str()) && !message.role.is_instruction() { Place::Archived } else { Window::place_for(&message) };
             let tokens = message_tokens(&self.counter, &message);
             self.last_ts = self.last_ts.max(ts);
-            window.push(Stored { id, writer, seq, ts, message, tokens, place });
+            window.push(Stored { id, writer, seq, ts, message, tokens, place, task_id });
         }
         self.window = window;
         for (writer, seq, mut episode) in episodes {

@@ -25,11 +25,31 @@ pub struct SearchIndex {
     pub embeddings: HashMap<String, Vec<f32>>,
     /// Item id → index id, for every item indexed so far.
     pub slots: HashMap<String, u64>,
+    /// Episodes by position: their own indexes, for recall relevance.
+    pub episodes: Bm25Index,
+    pub episode_vectors: VectorIndex,
 }
 
 impl Default for SearchIndex {
     fn default() -> Self {
-        SearchIndex { lexical: Bm25Index::new(), vectors: VectorIndex::new(VectorMode::Exact), embeddings: HashMap::new(), slots: HashMap::new() }
+        SearchIndex {
+            lexical: Bm25Index::new(),
+            vectors: VectorIndex::new(VectorMode::Exact),
+            embeddings: HashMap::new(),
+            slots: HashMap::new(),
+            episodes: Bm25Index::new(),
+            episode_vectors: VectorIndex::new(VectorMode::Exact),
+        }
+    }
+}
+
+impl SearchIndex {
+    /// Indexes the episode at position `i` (its summary and key points).
+    pub fn index_episode(&mut self, i: usize, e: &crate::episodic::Episode) {
+        self.episodes.add(i as u64, &format!("{} {}", e.summary, e.key_points.join(" ")));
+        if let Some(v) = self.embeddings.get(&e.id) {
+            let _ = self.episode_vectors.add(i as u64, v);
+        }
     }
 }
 
@@ -119,13 +139,34 @@ impl Controller {
         for slot in self.semantic.live() {
             self.index_fact(slot);
         }
+        for (i, e) in self.episodes.iter().enumerate() {
+            self.index.index_episode(i, e);
+        }
+    }
+
+    /// Relevance of every episode to `query` (0 for none): fused lexical and
+    /// vector ranks when the query has a vector, BM25 otherwise.
+    pub(crate) fn episode_relevance(&self, query: &str, vector: Option<&[f32]>) -> Vec<f64> {
+        let mut rel = vec![0.0; self.episodes.len()];
+        let k = self.episodes.len().max(1);
+        let ranked = match vector.filter(|_| !self.index.episode_vectors.is_empty()) {
+            Some(v) => hybrid_search(&self.index.episodes, &self.index.episode_vectors, query, Some(v), k, HybridParams::default(), |_| true).unwrap_or_default(),
+            None => self.index.episodes.search(query, k, |_| true),
+        };
+        for (id, score) in ranked {
+            if let Some(r) = rel.get_mut(id as usize) {
+                *r = score as f64;
+            }
+        }
+        rel
     }
 
     /// Items that have no embedding yet (oldest first), for the embedder hook.
     pub fn unembedded(&self, limit: usize) -> Vec<(String, String)> {
         let facts = self.semantic.live().into_iter().map(|i| &self.semantic.facts[i]).map(|f| (f.id.clone(), f.text.clone()));
         let msgs = self.window.log.iter().filter(|s| !s.message.role.is_instruction()).map(|s| (s.id.clone(), s.message.content_text()));
-        facts.chain(msgs).filter(|(id, text)| !text.trim().is_empty() && !self.index.embeddings.contains_key(id)).take(limit).collect()
+        let episodes = self.episodes.iter().map(|e| (e.id.clone(), e.summary.clone()));
+        facts.chain(episodes).chain(msgs).filter(|(id, text)| !text.trim().is_empty() && !self.index.embeddings.contains_key(id)).take(limit).collect()
     }
 
     /// Checks vectors for `ids` against the index (dimension, finiteness).
@@ -149,6 +190,9 @@ impl Controller {
     /// Stores checked embeddings in memory and the vector index.
     pub(crate) fn attach_embeddings(&mut self, items: Vec<(String, Vec<f32>)>) {
         for (id, v) in items {
+            if let Some(i) = self.episodes.iter().position(|e| e.id == id) {
+                let _ = self.index.episode_vectors.add(i as u64, &v);
+            }
             // Only what the lexical index holds is live (superseded facts are not).
             if let Some(&slot) = self.index.slots.get(&id).filter(|s| self.index.lexical.contains(**s)) {
                 let _ = self.index.vectors.add(slot, &v);

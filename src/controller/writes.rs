@@ -6,33 +6,21 @@
 //! The host runs one change at a time (the wasm layer queues them), so what
 //! `prepare` saw is still true at `commit`.
 
-use super::{CompactionEvent, Controller};
+use super::Controller;
 use crate::cost::Usage;
-use crate::episodic::{Episode, SummarySource};
 use crate::error::{MemoryError, Result};
 use crate::message::Message;
 use crate::models;
 use crate::store::record::{encode_pack, encode_record, Record};
 use crate::store::{log_key, pack_key, Key, Write};
-use crate::summary;
 use crate::tokens::chat::message_tokens;
-use crate::window::{CompactionPlan, Stored, Window};
+use crate::window::{Stored, Window};
 
 /// A message ready to be stored.
 #[derive(Debug)]
 pub struct PreparedAdd {
     pub write: Write,
     stored: Stored,
-}
-
-/// An episode ready to be stored; committing it archives its messages.
-#[derive(Debug)]
-pub struct PreparedCompaction {
-    pub write: Write,
-    plan: CompactionPlan,
-    episode: Episode,
-    seq: u64,
-    tokens_before: usize,
 }
 
 #[derive(Debug)]
@@ -51,7 +39,7 @@ pub struct PreparedPack {
 }
 
 impl Controller {
-    fn key(&self, seq: u64) -> Key {
+    pub(crate) fn key(&self, seq: u64) -> Key {
         log_key(&self.opts.namespace, &self.opts.writer, seq)
     }
 
@@ -69,7 +57,18 @@ impl Controller {
     /// # Errors
     /// See [`Controller::prepare_add`].
     pub fn prepare_add_message(&self, message: Message, now: f64) -> Result<PreparedAdd> {
+        self.prepare_add_in_task(message, None, now)
+    }
+
+    /// [`Controller::prepare_add_message`] for a message of an agent task.
+    ///
+    /// # Errors
+    /// See [`Controller::prepare_add`]; `INVALID_INPUT` for an empty task id.
+    pub fn prepare_add_in_task(&self, message: Message, task_id: Option<String>, now: f64) -> Result<PreparedAdd> {
         self.open()?;
+        if task_id.as_deref().is_some_and(str::is_empty) {
+            return Err(MemoryError::input("taskId", "must not be empty"));
+        }
         if !now.is_finite() {
             return Err(MemoryError::input("clock", "the clock returned a non-finite time"));
         }
@@ -79,12 +78,12 @@ impl Controller {
         // Timestamps never go backwards within one writer, so history order is stable.
         let ts = now.max(self.last_ts);
         let id = format!("m-{writer}-{seq}");
-        let record = Record::Msg { writer: writer.clone(), seq, ts, id: id.clone(), message };
+        let record = Record::Msg { writer: writer.clone(), seq, ts, id: id.clone(), message, task: task_id.clone() };
         let write = Write { key: self.key(seq), bytes: encode_record(&record) };
         let Record::Msg { message, .. } = record else { unreachable!() };
         let tokens = message_tokens(&self.counter, &message);
         let place = Window::place_for(&message);
-        Ok(PreparedAdd { write, stored: Stored { id, writer, seq, ts, message, tokens, place } })
+        Ok(PreparedAdd { write, stored: Stored { id, writer, seq, ts, message, tokens, place, task_id } })
     }
 
     /// Applies a stored message; returns its id and tokens.
@@ -97,46 +96,6 @@ impl Controller {
         self.folding.known.push(p.write.key);
         self.folding.unfolded += 1;
         (id, tokens)
-    }
-
-    /// The episode for the groups that should leave working memory now, if
-    /// it passed its threshold: raw messages stay stored; the episode is new.
-    pub fn prepare_compaction(&self, now: f64) -> Option<PreparedCompaction> {
-        let plan = self.window.plan_compaction(&self.opts.working)?;
-        let moved: Vec<&Stored> = plan.members.iter().map(|&i| &self.window.log[i]).collect();
-        let counter = &self.counter;
-        let extract = summary::summarize(&moved, self.opts.summary_tokens, &|s: &str| counter.count(s));
-        let seq = self.next_seq;
-        let episode = Episode {
-            id: format!("e-{}-{seq}", self.opts.writer),
-            tokens: self.counter.count(&extract.text),
-            summary: extract.text,
-            key_points: extract.key_points,
-            importance: extract.importance,
-            message_ids: moved.iter().map(|s| s.id.clone()).collect(),
-            created_at: now.max(self.last_ts),
-            summary_source: SummarySource::Fallback,
-        };
-        let record = Record::Episode { writer: self.opts.writer.clone(), seq, episode };
-        let write = Write { key: self.key(seq), bytes: encode_record(&record) };
-        let Record::Episode { episode, .. } = record else { unreachable!() };
-        Some(PreparedCompaction { write, plan, episode, seq, tokens_before: self.window.working_tokens() })
-    }
-
-    pub fn commit_compaction(&mut self, p: PreparedCompaction) -> CompactionEvent {
-        self.window.apply_compaction(&p.plan);
-        self.next_seq = p.seq + 1;
-        self.folding.known.push(p.write.key);
-        self.folding.unfolded += 1;
-        let event = CompactionEvent {
-            episode_id: p.episode.id.clone(),
-            messages: p.plan.members.len(),
-            tokens_before: p.tokens_before,
-            tokens_after: self.window.working_tokens(),
-        };
-        self.episodes.push(p.episode);
-        self.episode_uids.push((self.opts.writer.clone(), p.seq));
-        event
     }
 
     /// Validates one call's usage for `model`.
@@ -183,7 +142,7 @@ impl Controller {
             .window
             .log
             .iter()
-            .map(|s| Record::Msg { writer: s.writer.clone(), seq: s.seq, ts: s.ts, id: s.id.clone(), message: s.message.clone() })
+            .map(|s| Record::Msg { writer: s.writer.clone(), seq: s.seq, ts: s.ts, id: s.id.clone(), message: s.message.clone(), task: s.task_id.clone() })
             .collect();
         for (e, (writer, seq)) in self.episodes.iter().zip(&self.episode_uids) {
             out.push(Record::Episode { writer: writer.clone(), seq: *seq, episode: e.clone() });

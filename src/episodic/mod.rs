@@ -3,6 +3,9 @@
 //! Invariant: an episode never replaces messages; `message_ids` lead back to
 //! the raw archived turns, which stay the source of truth.
 
+pub mod parse;
+pub mod recall;
+
 use serde::{Deserialize, Serialize};
 
 /// Who wrote an episode's summary.
@@ -28,4 +31,13 @@ pub struct Episode {
     pub summary_source: SummarySource,
     /// Tokens of `summary`, as the controller counts them.
     pub tokens: usize,
+    /// Tasks the summarizer saw still open at the end of the range.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending_tasks: Vec<String>,
+    /// Set when every message of the range belongs to one task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    /// When recall last put this episode in a context (ms); starts at creation.
+    #[serde(default)]
+    pub last_recalled: f64,
 }

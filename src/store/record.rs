@@ -31,7 +31,15 @@ const KIND_PACK: u8 = 2;
 #[serde(tag = "t", rename_all = "snake_case")]
 pub enum Record {
     /// A message as added.
-    Msg { writer: String, seq: u64, ts: f64, id: String, message: Message },
+    Msg {
+        writer: String,
+        seq: u64,
+        ts: f64,
+        id: String,
+        message: Message,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        task: Option<String>,
+    },
     /// A summary laid over archived messages.
     Episode { writer: String, seq: u64, episode: Episode },
     /// One call's reported usage, charged at `model`'s prices.
@@ -140,7 +148,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn msg(seq: u64) -> Record {
-        Record::Msg { writer: "w".into(), seq, ts: 1.0, id: format!("m-w-{seq}"), message: Message::text(Role::User, "你好 world") }
+        Record::Msg { writer: "w".into(), seq, ts: 1.0, id: format!("m-w-{seq}"), message: Message::text(Role::User, "你好 world"), task: None }
     }
 
     #[test]

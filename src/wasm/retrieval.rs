@@ -144,11 +144,14 @@ impl VectorIndex {
         for v in flat.chunks_exact(dim) {
             self.inner.search(v, 0, |_| true).map_err(js_error)?;
         }
-        self.inner.reserve(ids.len());
-        for (key, v) in keys.into_iter().zip(flat.chunks_exact(dim)) {
+        let mut pairs = keys.into_iter().zip(flat.chunks_exact(dim));
+        // The first vector fixes the dimension of an empty index; only then
+        // can `reserve` size the storage exactly instead of by doubling.
+        if let Some((key, v)) = pairs.next() {
             self.inner.add(key, v).map_err(js_error)?;
         }
-        Ok(())
+        self.inner.reserve(ids.len() - 1);
+        pairs.try_for_each(|(key, v)| self.inner.add(key, v)).map_err(js_error)
     }
 
     /// Removes the vector `id`; returns whether it was there.

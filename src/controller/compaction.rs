@@ -1,0 +1,188 @@
+//! Compaction in four steps, so a slow summarizer never holds anything up:
+//!
+//! 1. `begin_compaction` moves the oldest groups to the archive in memory at
+//!    once (their raw records are already stored), so messages added while
+//!    the summary is being written are never planned twice;
+//! 2. the host asks its summarizer for `job.request` (or not: offline);
+//! 3. `finish_compaction` turns the answer (or its absence) into an episode,
+//!    the facts and preferences it named, and the preferences the
+//!    high-value-phrase pass found, as records to save;
+//! 4. `commit_compaction` once they are saved, or `abort_compaction` to put
+//!    the messages back in working memory if saving failed.
+
+use serde::Serialize;
+
+use super::{CompactionEvent, Controller};
+use crate::episodic::parse::{parse_summary, ModelSummary};
+use crate::episodic::{Episode, SummarySource};
+use crate::message::{Message, Role};
+use crate::semantic::{Fact, FactKind};
+use crate::store::record::{encode_record, Record};
+use crate::store::Write;
+use crate::summary::{self, HIGH_VALUE};
+use crate::window::{CompactionPlan, Place, Stored, Window};
+
+/// What the summarizer hook is asked.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryRequest {
+    pub messages: Vec<Message>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_summary: Option<String>,
+}
+
+/// A range moved to the archive whose episode is not stored yet.
+#[derive(Debug)]
+pub struct CompactionJob {
+    plan: CompactionPlan,
+    pub request: SummaryRequest,
+    tokens_before: usize,
+}
+
+/// The records one compaction stores: the episode first.
+#[derive(Debug)]
+pub struct PreparedCompaction {
+    pub writes: Vec<Write>,
+    plan: CompactionPlan,
+    episode: Episode,
+    facts: Vec<(Fact, u64)>,
+    seq: u64,
+    next_seq: u64,
+    tokens_before: usize,
+}
+
+/// Most preferences one range may add from the high-value-phrase pass.
+const MAX_PHRASE_PREFERENCES: usize = 5;
+
+impl Controller {
+    /// Starts a compaction if working memory passed its threshold.
+    pub fn begin_compaction(&mut self) -> Option<CompactionJob> {
+        let plan = self.window.plan_compaction(&self.opts.working)?;
+        let tokens_before = self.window.working_tokens();
+        self.window.apply_compaction(&plan);
+        let messages = plan.members.iter().map(|&i| self.window.log[i].message.clone()).collect();
+        let previous_summary = self.episodes.last().map(|e| e.summary.clone());
+        Some(CompactionJob { plan, request: SummaryRequest { messages, previous_summary }, tokens_before })
+    }
+
+    /// The episode and facts for a begun compaction. `answer` is the
+    /// summarizer's text (`None`: none, it failed, or it timed out); an
+    /// answer that cannot be read falls back to the offline summary too.
+    pub fn finish_compaction(&self, job: CompactionJob, answer: Option<&str>, now: f64) -> PreparedCompaction {
+        let moved: Vec<&Stored> = job.plan.members.iter().map(|&i| &self.window.log[i]).collect();
+        let counter = &self.counter;
+        let extract = summary::summarize(&moved, self.opts.summary_tokens, &|s: &str| counter.count(s));
+        let model = answer.and_then(parse_summary);
+        let ts = now.max(self.last_ts);
+        let writer = self.opts.writer.clone();
+        let seq = self.next_seq;
+        let task_id = {
+            let first = moved.first().and_then(|s| s.task_id.clone());
+            first.filter(|t| moved.iter().all(|s| s.task_id.as_deref() == Some(t)))
+        };
+        let (summary, key_points, pending, importance, source) = match &model {
+            Some(m) => (m.summary.clone(), m.key_points.clone(), m.pending_tasks.clone(), m.importance.unwrap_or(extract.importance), SummarySource::Model),
+            None => (extract.text.clone(), extract.key_points.clone(), vec![], extract.importance, SummarySource::Fallback),
+        };
+        let episode = Episode {
+            id: format!("e-{writer}-{seq}"),
+            tokens: counter.count(&summary),
+            summary,
+            key_points,
+            importance,
+            message_ids: moved.iter().map(|s| s.id.clone()).collect(),
+            created_at: ts,
+            summary_source: source,
+            pending_tasks: pending,
+            task_id,
+            last_recalled: ts,
+        };
+        let record = Record::Episode { writer: writer.clone(), seq, episode };
+        let mut writes = vec![Write { key: self.key(seq), bytes: encode_record(&record) }];
+        let Record::Episode { episode, .. } = record else { unreachable!() };
+        let mut next = seq + 1;
+        let mut facts = Vec::new();
+        for (key, text, kind) in self.learned(&moved, model.as_ref()) {
+            let fact = Fact { id: format!("f-{writer}-{next}"), key, text, kind, tags: vec!["auto".into()], source: Some(episode.id.clone()), document: None, created_at: ts };
+            let record = Record::Fact { writer: writer.clone(), seq: next, fact };
+            writes.push(Write { key: self.key(next), bytes: encode_record(&record) });
+            let Record::Fact { fact, .. } = record else { unreachable!() };
+            facts.push((fact, next));
+            next += 1;
+        }
+        PreparedCompaction { writes, plan: job.plan, episode, facts, seq, next_seq: next, tokens_before: job.tokens_before }
+    }
+
+    /// Facts and preferences a range teaches: what the model returned
+    /// (keyed: a new value supersedes), plus the user's own high-value
+    /// sentences, which model summaries often drop (unkeyed, deduplicated).
+    pub(crate) fn learned(&self, moved: &[&Stored], model: Option<&ModelSummary>) -> Vec<(Option<String>, String, FactKind)> {
+        let mut out: Vec<(Option<String>, String, FactKind)> = Vec::new();
+        let live: Vec<&Fact> = self.facts();
+        let keyed = |k: &str| if k.is_empty() { None } else { Some(k.to_string()) };
+        if let Some(m) = model {
+            for (k, v) in &m.facts {
+                out.push((keyed(k), v.clone(), FactKind::Fact));
+            }
+            for (k, v) in &m.preferences {
+                out.push((keyed(k).map(|k| format!("preference:{k}")), v.clone(), FactKind::Preference));
+            }
+        }
+        let mut found = 0;
+        for s in moved.iter().filter(|s| s.message.role == Role::User) {
+            for sentence in summary::sentences(&s.message.content_text()) {
+                let lower = sentence.to_lowercase();
+                let known = live.iter().any(|f| f.text == sentence) || out.iter().any(|(_, t, _)| *t == sentence);
+                if found < MAX_PHRASE_PREFERENCES && !known && HIGH_VALUE.iter().any(|p| lower.contains(p)) && sentence.chars().count() <= 200 {
+                    out.push((None, sentence, FactKind::Preference));
+                    found += 1;
+                }
+            }
+        }
+        // A model's value for a key that is already live and equal adds nothing.
+        out.retain(|(k, t, _)| k.is_none() || !live.iter().any(|f| f.key == *k && f.text == *t));
+        out
+    }
+
+    /// Applies a saved compaction.
+    pub fn commit_compaction(&mut self, p: PreparedCompaction) -> CompactionEvent {
+        self.next_seq = p.next_seq;
+        for w in p.writes {
+            self.folding.known.push(w.key);
+            self.folding.unfolded += 1;
+        }
+        let event = CompactionEvent {
+            episode_id: p.episode.id.clone(),
+            messages: p.plan.members.len(),
+            tokens_before: p.tokens_before,
+            tokens_after: self.window.working_tokens(),
+        };
+        self.index.index_episode(self.episodes.len(), &p.episode);
+        self.episodes.push(p.episode);
+        self.episode_uids.push((self.opts.writer.clone(), p.seq));
+        for (fact, seq) in p.facts {
+            self.semantic.push(fact, self.opts.writer.clone(), seq);
+            self.index_fact(self.semantic.facts.len() - 1);
+        }
+        event
+    }
+
+    /// Saving failed: the messages return to working memory, as storage has them.
+    pub fn abort_compaction(&mut self, p: PreparedCompaction) {
+        let log = std::mem::take(&mut self.window.log);
+        self.window = Window::default();
+        for (i, mut s) in log.into_iter().enumerate() {
+            if p.plan.members.binary_search(&i).is_ok() {
+                s.place = Place::Working;
+            }
+            self.window.push(s);
+        }
+    }
+
+    /// Compacts with the offline summary, without storage.
+    pub(crate) fn compact_offline(&mut self, now: f64) -> Option<CompactionEvent> {
+        let job = self.begin_compaction()?;
+        let p = self.finish_compaction(job, None, now);
+        Some(self.commit_compaction(p))
+    }
+}

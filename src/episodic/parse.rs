@@ -1,0 +1,245 @@
+//! Reading a model's summary answer, whatever shape it came in.
+//!
+//! Defined outcomes, in order: JSON in a code fence, JSON inside prose, or
+//! JSON cut off mid-way (closed and read if `summary` survived) → a model
+//! summary; plain prose → a model summary with no structured fields; an
+//! empty answer, or JSON without a usable `summary` → `None`, and the caller
+//! falls back to the offline extractive summary.
+
+use serde_json::{Map, Value};
+
+/// What a model returned, normalized.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelSummary {
+    pub summary: String,
+    pub key_points: Vec<String>,
+    pub pending_tasks: Vec<String>,
+    pub facts: Vec<(String, String)>,
+    pub preferences: Vec<(String, String)>,
+    pub importance: Option<f64>,
+}
+
+/// Longest plain-text answer taken as a summary, in chars: longer prose is
+/// more likely an error page or a runaway answer than a summary.
+const MAX_PLAIN: usize = 4000;
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    match v {
+        Some(Value::Array(a)) => a.iter().filter_map(|x| x.as_str().map(|s| s.trim().to_string())).filter(|s| !s.is_empty()).collect(),
+        Some(Value::String(s)) if !s.trim().is_empty() => vec![s.trim().to_string()],
+        _ => vec![],
+    }
+}
+
+/// `[{key, value}]`, `{key: value}` or `["text"]` (keyed by position).
+fn pairs(v: Option<&Value>) -> Vec<(String, String)> {
+    let text = |x: &Value| match x {
+        Value::String(s) => Some(s.trim().to_string()),
+        Value::Null => None,
+        other => Some(other.to_string()),
+    };
+    match v {
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(|x| match x {
+                Value::Object(o) => Some((text(o.get("key")?)?, text(o.get("value")?)?)),
+                Value::String(s) if !s.trim().is_empty() => Some((String::new(), s.trim().to_string())),
+                _ => None,
+            })
+            .filter(|(_, v)| !v.is_empty())
+            .collect(),
+        Some(Value::Object(o)) => o.iter().filter_map(|(k, v)| Some((k.clone(), text(v)?))).filter(|(_, v)| !v.is_empty()).collect(),
+        _ => vec![],
+    }
+}
+
+fn from_object(o: &Map<String, Value>) -> Option<ModelSummary> {
+    let get = |names: &[&str]| names.iter().find_map(|n| o.get(*n));
+    let summary = get(&["summary", "Summary", "摘要"])?.as_str()?.trim().to_string();
+    if summary.is_empty() {
+        return None;
+    }
+    Some(ModelSummary {
+        summary,
+        key_points: strings(get(&["keyPoints", "key_points"])),
+        pending_tasks: strings(get(&["pendingTasks", "pending_tasks"])),
+        facts: pairs(get(&["facts"])),
+        preferences: pairs(get(&["preferences"])),
+        importance: get(&["importance"]).and_then(Value::as_f64).filter(|x| x.is_finite()).map(|x| x.clamp(0.0, 1.0)),
+    })
+}
+
+/// The first JSON value starting at `start`, ignoring what follows it.
+fn first_value(text: &str) -> Option<Value> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    stream.next()?.ok()
+}
+
+/// Closes a JSON text that was cut off: an open string, a dangling key or
+/// comma, and every open bracket. Returns `None` when nothing is open.
+fn repair(text: &str) -> Option<String> {
+    let (mut stack, mut in_str, mut esc) = (Vec::new(), false, false);
+    let mut last_complete = 0; // byte offset after the last complete value member
+    for (i, c) in text.char_indices() {
+        if in_str {
+            match (esc, c) {
+                (true, _) => esc = false,
+                (false, '\\') => esc = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_str = true,
+            '{' | '[' => stack.push(c),
+            '}' | ']' => {
+                stack.pop();
+                last_complete = i + 1;
+            }
+            ',' => last_complete = i,
+            _ => {}
+        }
+    }
+    if stack.is_empty() && !in_str {
+        return None;
+    }
+    // Try keeping the cut-off string first (closing it), then drop back to
+    // the last complete member.
+    let mut candidates = Vec::new();
+    let mut s = text.to_string();
+    if in_str {
+        if esc {
+            s.pop();
+        }
+        s.push('"');
+    }
+    candidates.push(s);
+    candidates.push(text[..last_complete].to_string());
+    for mut c in candidates {
+        let trimmed = c.trim_end().trim_end_matches(',').trim_end().to_string();
+        c = trimmed;
+        // A key without a value: `"key"` or `"key":` at the end of an object.
+        if c.ends_with(':') {
+            if let Some(q) = c[..c.len() - 1].trim_end().strip_suffix('"').and_then(|k| k.rfind('"')) {
+                c.truncate(q);
+                c = c.trim_end().trim_end_matches(',').to_string();
+            }
+        }
+        let mut closers = String::new();
+        let mut depth: Vec<char> = Vec::new();
+        let (mut in_s, mut e) = (false, false);
+        for ch in c.chars() {
+            if in_s {
+                match (e, ch) {
+                    (true, _) => e = false,
+                    (false, '\\') => e = true,
+                    (false, '"') => in_s = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match ch {
+                '"' => in_s = true,
+                '{' | '[' => depth.push(ch),
+                '}' | ']' => {
+                    depth.pop();
+                }
+                _ => {}
+            }
+        }
+        if in_s {
+            continue;
+        }
+        for open in depth.iter().rev() {
+            closers.push(if *open == '{' { '}' } else { ']' });
+        }
+        let fixed = format!("{c}{closers}");
+        if serde_json::from_str::<Value>(&fixed).is_ok() {
+            return Some(fixed);
+        }
+    }
+    None
+}
+
+/// Reads a summarizer's answer; `None` means "use the offline summary".
+pub fn parse_summary(answer: &str) -> Option<ModelSummary> {
+    let text = answer.trim();
+    if text.is_empty() {
+        return None;
+    }
+    // A fenced block wins: ```json ... ``` or ``` ... ```.
+    let body = match text.find("```") {
+        Some(i) => {
+            let after = &text[i + 3..];
+            let after = after.find('\n').map_or(after, |n| &after[n + 1..]);
+            after.find("```").map_or(after, |j| &after[..j])
+        }
+        None => text,
+    };
+    if let Some(start) = body.find('{') {
+        let json = &body[start..];
+        if let Some(Value::Object(o)) = first_value(json) {
+            return from_object(&o);
+        }
+        if let Some(Value::Object(o)) = repair(json).and_then(|r| serde_json::from_str(&r).ok()) {
+            return from_object(&o);
+        }
+        // Braces that are not JSON: treat the whole answer as prose below.
+    }
+    let looks_like_json = text.starts_with('{') || text.starts_with('[') || text.starts_with("```");
+    let looks_like_markup = text.starts_with('<');
+    if looks_like_json || looks_like_markup || text.chars().count() > MAX_PLAIN {
+        return None;
+    }
+    Some(ModelSummary { summary: text.to_string(), ..ModelSummary::default() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const FULL: &str = r#"{"summary":"用户计划去成都，对花生过敏。","keyPoints":["6月12日出发"],"pendingTasks":["订酒店"],"facts":[{"key":"trip","value":"Chengdu June 12"}],"preferences":[{"key":"allergy","value":"peanuts"}],"importance":0.8}"#;
+
+    #[test]
+    fn every_answer_shape_has_a_defined_outcome() {
+        let full = parse_summary(FULL).unwrap();
+        assert_eq!(full.pending_tasks, ["订酒店"]);
+        assert_eq!(full.preferences, [("allergy".to_string(), "peanuts".to_string())]);
+        assert_eq!(full.importance, Some(0.8));
+        assert_eq!(parse_summary(&format!("```json\n{FULL}\n```")).unwrap(), full);
+        assert_eq!(parse_summary(&format!("Here is the summary:\n{FULL}\nHope this helps!")).unwrap(), full);
+        let cut = &FULL[..FULL.find("\"facts\"").unwrap() + 12];
+        let partial = parse_summary(cut).unwrap();
+        assert_eq!(partial.summary, full.summary);
+        assert_eq!(partial.pending_tasks, ["订酒店"]);
+        let cut_in_summary = r#"{"summary":"The user wants a window seat and"#;
+        assert_eq!(parse_summary(cut_in_summary).unwrap().summary, "The user wants a window seat and");
+        assert_eq!(parse_summary("The user asked about flights to Chengdu.").unwrap().summary, "The user asked about flights to Chengdu.");
+        assert_eq!(parse_summary("   "), None);
+        assert_eq!(parse_summary(r#"{"summary": ""}"#), None);
+        assert_eq!(parse_summary(r#"{"notes": "no summary field"}"#), None);
+        assert_eq!(parse_summary("<html><body>502 Bad Gateway</body></html>"), None);
+        assert_eq!(parse_summary(r#"{"summary": 42"#), None);
+        assert_eq!(parse_summary(r#"{"summary":"x","importance":7}"#).unwrap().importance, Some(1.0));
+        assert_eq!(parse_summary(r#"{"summary":"x","preferences":{"lang":"中文"}}"#).unwrap().preferences, [("lang".to_string(), "中文".to_string())]);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn never_panics(s in "\\PC{0,200}") {
+            let _ = parse_summary(&s);
+        }
+
+        #[test]
+        fn any_cut_of_a_valid_answer_is_handled(cut in 0usize..400) {
+            let cut = FULL.char_indices().map(|(i, _)| i).chain([FULL.len()]).nth(cut.min(FULL.chars().count())).unwrap();
+            let out = parse_summary(&FULL[..cut]);
+            if let Some(s) = out {
+                prop_assert!(!s.summary.is_empty());
+            }
+        }
+    }
+}
