@@ -52,11 +52,32 @@ pub struct ModelCost {
 pub struct CostLedger {
     pub usd: f64,
     pub by_model: Vec<ModelCost>,
+    /// The same spending split by what it was for: "chat", "summarizer", "embedder".
+    pub by_purpose: Vec<PurposeCost>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PurposeCost {
+    pub purpose: String,
+    pub calls: u64,
+    pub usd: f64,
 }
 
 impl CostLedger {
     pub fn record(&mut self, model: &str, price: &ModelInfo, usage: &Usage) -> f64 {
+        self.record_for(model, price, usage, "chat")
+    }
+
+    pub fn record_for(&mut self, model: &str, price: &ModelInfo, usage: &Usage, purpose: &str) -> f64 {
         let usd = usage.usd(price);
+        match self.by_purpose.iter_mut().find(|p| p.purpose == purpose) {
+            Some(p) => {
+                p.calls += 1;
+                p.usd += usd;
+            }
+            None => self.by_purpose.push(PurposeCost { purpose: purpose.to_string(), calls: 1, usd }),
+        }
         let entry = match self.by_model.iter().position(|m| m.model == model) {
             Some(i) => &mut self.by_model[i],
             None => {

@@ -57,7 +57,7 @@ pub(crate) fn sentences(text: &str) -> Vec<String> {
 }
 
 fn score(sentence: &str, role: Role) -> f64 {
-    let lower = sentence.to_lowercase();
+    let lower = sentence.to_ascii_lowercase(); // the phrases are ASCII or CJK
     let mut s = match role {
         Role::User => 1.0,
         Role::Assistant => 0.5,

@@ -131,7 +131,7 @@ impl Controller {
         let mut found = 0;
         for s in moved.iter().filter(|s| s.message.role == Role::User) {
             for sentence in summary::sentences(&s.message.content_text()) {
-                let lower = sentence.to_lowercase();
+                let lower = sentence.to_ascii_lowercase();
                 let known = live.iter().any(|f| f.text == sentence) || out.iter().any(|(_, t, _)| *t == sentence);
                 if found < MAX_PHRASE_PREFERENCES && !known && HIGH_VALUE.iter().any(|p| lower.contains(p)) && sentence.chars().count() <= 200 {
                     out.push((None, sentence, FactKind::Preference));

@@ -48,11 +48,11 @@ impl Controller {
                 Record::Procedures { writer, seq, ts, procedures: raw } => procedures.push((ts, writer, seq, raw)),
                 Record::Msg { writer, seq, ts, id, message, task } => msgs.push((ts, writer, seq, id, message, task)),
                 Record::Episode { writer, seq, episode } => episodes.push((writer, seq, episode)),
-                Record::Usage { ref model, prompt, completion, cached, .. } => {
+                Record::Usage { ref model, prompt, completion, cached, ref purpose, .. } => {
                     // A model the host no longer supplies is kept, uncharged.
                     if let Ok(price) = models::lookup(model, &self.opts.models) {
                         let usage = Usage { prompt_tokens: prompt, completion_tokens: completion, cached_prompt_tokens: cached };
-                        self.cost.record(model, &price, &usage);
+                        self.cost.record_for(model, &price, &usage, purpose);
                     }
                     self.usages.push(r);
                 }

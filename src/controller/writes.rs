@@ -103,6 +103,15 @@ impl Controller {
     /// # Errors
     /// `UNKNOWN_MODEL`, `INVALID_INPUT`, `CLOSED`.
     pub fn prepare_usage(&self, model: &str, usage: &Usage, now: f64) -> Result<PreparedUsage> {
+        self.prepare_usage_for(model, usage, "chat", now)
+    }
+
+    /// Usage of a hook's own model calls ("summarizer", "embedder"), charged
+    /// at that model's price and shown apart from the app's calls.
+    ///
+    /// # Errors
+    /// See [`Controller::prepare_usage`].
+    pub fn prepare_usage_for(&self, model: &str, usage: &Usage, purpose: &str, now: f64) -> Result<PreparedUsage> {
         self.open()?;
         usage.validate()?;
         let price = models::lookup(model, &self.opts.models)?;
@@ -115,6 +124,7 @@ impl Controller {
             prompt: usage.prompt_tokens,
             completion: usage.completion_tokens,
             cached: usage.cached_prompt_tokens,
+            purpose: purpose.to_string(),
         };
         let write = Write { key: self.key(seq), bytes: encode_record(&record) };
         Ok(PreparedUsage { write, record, usd: usage.usd(&price) })
@@ -122,11 +132,11 @@ impl Controller {
 
     /// Charges the usage (and calibrates an estimating counter); returns USD.
     pub fn commit_usage(&mut self, p: PreparedUsage) -> f64 {
-        let Record::Usage { seq, ref model, prompt, completion, cached, .. } = p.record else { unreachable!() };
+        let Record::Usage { seq, ref model, prompt, completion, cached, ref purpose, .. } = p.record else { unreachable!() };
         let usage = Usage { prompt_tokens: prompt, completion_tokens: completion, cached_prompt_tokens: cached };
         let price = models::lookup(model, &self.opts.models).expect("checked in prepare");
-        self.cost.record(model, &price, &usage);
-        if *model == self.opts.model {
+        self.cost.record_for(model, &price, &usage, purpose);
+        if *model == self.opts.model && purpose == "chat" {
             self.calibrate(prompt);
         }
         self.next_seq = seq + 1;

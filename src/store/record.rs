@@ -19,6 +19,10 @@ use crate::message::Message;
 use crate::semantic::Fact;
 
 pub const MAGIC: &[u8; 4] = b"AMEM";
+
+fn chat() -> String {
+    "chat".into()
+}
 /// The format this code writes. Version 1 is the first; a reader meeting a
 /// higher version refuses to load rather than drop data it cannot read.
 pub const FORMAT_VERSION: u8 = 1;
@@ -27,8 +31,11 @@ const KIND_RECORD: u8 = 1;
 const KIND_PACK: u8 = 2;
 
 /// One immutable persisted fact.
+/// Externally tagged (`{"msg": {...}}`): an internally tagged enum would
+/// make serde buffer every record before reading it, costing speed and
+/// about 10 KB of wasm.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "t", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Record {
     /// A message as added.
     Msg {
@@ -43,7 +50,18 @@ pub enum Record {
     /// A summary laid over archived messages.
     Episode { writer: String, seq: u64, episode: Episode },
     /// One call's reported usage, charged at `model`'s prices.
-    Usage { writer: String, seq: u64, ts: f64, model: String, prompt: u64, completion: u64, cached: u64 },
+    Usage {
+        writer: String,
+        seq: u64,
+        ts: f64,
+        model: String,
+        prompt: u64,
+        completion: u64,
+        cached: u64,
+        /// "chat" (the app's own calls), "summarizer" or "embedder".
+        #[serde(default = "chat")]
+        purpose: String,
+    },
     /// Ids the user asked to forget: messages, facts and what derived from
     /// them. Holds no content, so it can outlive what it removed.
     Forget { writer: String, seq: u64, ts: f64, ids: Vec<String> },

@@ -5,17 +5,16 @@
 //! saved through the adapter, then committed (see `controller::writes`).
 //! No `RefCell` borrow lives across an `await`.
 
-use std::cell::RefCell;
-use std::future::Future;
-use std::rc::Rc;
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen_futures::future_to_promise;
 
-use super::options::{core_options, read, split_hooks, JsBudgetOptions, JsContextOptions, JsForget, JsOptions, JsUsage};
+use super::options::{core_options, read, split_hooks, JsAddOptions, JsBudgetOptions, JsContextOptions, JsForget, JsOptions, JsUsage};
+use super::driver::{Driver, Inner};
 use super::embedder::{EmbedFailure, Embedder};
 use super::storage::Storage;
+use super::summarizer::Summarizer;
 use super::{from_json, js_error, ranks, to_js, to_json};
 use crate::context::ContextRequest;
 use crate::controller::{Added, Controller, ForgetTarget, Forgotten};
@@ -26,7 +25,6 @@ use crate::tokens::estimate::Family;
 use crate::tokens::exact::Encoding;
 use crate::tokens::Counter;
 
-type Inner = Rc<RefCell<Controller>>;
 
 /// A random writer id: two controllers on one namespace never share one.
 fn random_writer() -> String {
@@ -37,20 +35,9 @@ fn random_writer() -> String {
 /// One conversation's memory. Create with `await MemoryController.create(options)`.
 #[wasm_bindgen]
 pub struct MemoryController {
+    driver: Driver,
     inner: Inner,
     clock: Option<Function>,
-    storage: Option<Storage>,
-    embedder: Option<Embedder>,
-    /// The last queued call; the next one starts when it settles.
-    tail: RefCell<Promise>,
-}
-
-/// Saves one write if there is storage; without storage there is nothing to wait for.
-async fn save(storage: &Option<Storage>, w: &crate::store::Write) -> Result<(), JsValue> {
-    match storage {
-        Some(s) => s.save(&w.key, &w.bytes).await,
-        None => Ok(()),
-    }
 }
 
 fn degraded_js(f: &EmbedFailure) -> JsValue {
@@ -58,60 +45,6 @@ fn degraded_js(f: &EmbedFailure) -> JsValue {
     let _ = js_sys::Reflect::set(&o, &"code".into(), &f.code.as_str().into());
     let _ = js_sys::Reflect::set(&o, &"message".into(), &f.message.as_str().into());
     o.into()
-}
-
-/// Most items embedded per batch, and batches per call, so a large backlog
-/// does not stall one search.
-const EMBED_BATCH: usize = 64;
-const EMBED_BATCHES: usize = 8;
-
-/// Embeds items that have no vector yet (saved as records), then the query.
-async fn embed_query(inner: &Inner, storage: &Option<Storage>, embedder: &Embedder, query: &str) -> Result<Vec<f32>, EmbedFailure> {
-    for _ in 0..EMBED_BATCHES {
-        let pending = inner.borrow().unembedded(EMBED_BATCH);
-        if pending.is_empty() {
-            break;
-        }
-        let (ids, texts): (Vec<String>, Vec<String>) = pending.into_iter().unzip();
-        let vectors = embedder.embed(&texts).await?;
-        let prepared = inner.borrow().prepare_embeddings(ids, vectors).map_err(|e| EmbedFailure { code: e.code().into(), message: e.to_string() })?;
-        let mut saved = true;
-        for w in &prepared.writes {
-            saved &= save(storage, w).await.is_ok();
-        }
-        if !saved {
-            break; // vectors not stored are not used: memory stays as storage has it
-        }
-        inner.borrow_mut().commit_embeddings(prepared);
-    }
-    let mut v = embedder.embed(&[query.to_string()]).await?;
-    let q = v.pop().ok_or_else(|| EmbedFailure { code: "EMBEDDER_INVALID".into(), message: "no vector for the query".into() })?;
-    inner.borrow().check_embeddings(&["query".into()], std::slice::from_ref(&q)).map_err(|e| EmbedFailure { code: e.code().into(), message: e.to_string() })?;
-    Ok(q)
-}
-
-/// Compaction, then folding, after a change was committed. A failure here
-/// loses nothing (the change is saved) and is retried after the next change.
-async fn background(inner: &Inner, storage: &Option<Storage>, now: f64) -> Option<crate::controller::CompactionEvent> {
-    let mut event = None;
-    let planned = inner.borrow().prepare_compaction(now);
-    if let Some(p) = planned {
-        if save(storage, &p.write).await.is_ok() {
-            event = Some(inner.borrow_mut().commit_compaction(p));
-        }
-    }
-    let pack = inner.borrow().prepare_pack();
-    if let (Some(p), Some(s)) = (pack, storage) {
-        if s.save(&p.write.key, &p.write.bytes).await.is_ok() {
-            let (remove, new_key) = (p.remove.clone(), p.write.key.clone());
-            inner.borrow_mut().commit_pack(p);
-            for key in remove.iter().filter(|k| **k != new_key) {
-                // A key left behind holds duplicates of packed records; loading ignores them.
-                let _ = s.remove(key).await;
-            }
-        }
-    }
-    event
 }
 
 #[wasm_bindgen]
@@ -129,7 +62,10 @@ impl MemoryController {
         };
         let storage = if hooks[1].is_undefined() { None } else { Some(Storage::from_js(hooks[1].clone())?) };
         let embedder = if hooks[2].is_undefined() { None } else { Some(Embedder::from_js(hooks[2].clone())?) };
-        let opts = core_options(read::<JsOptions>(&data, "options")?, random_writer());
+        let js_opts = read::<JsOptions>(&data, "options")?;
+        let timeout = js_opts.summarizer_timeout_ms.unwrap_or(60_000.0);
+        let summarizer = if hooks[3].is_undefined() { None } else { Some(Summarizer::from_js(hooks[3].clone(), timeout)?) };
+        let opts = core_options(js_opts, random_writer());
         let counter = match Controller::tokenizer_for(&opts.model, &opts.models).map_err(js_error)? {
             Tokenizer::O200kBase => Counter::Exact(ranks::load(Encoding::O200kBase).await?),
             Tokenizer::Cl100kBase => Counter::Exact(ranks::load(Encoding::Cl100kBase).await?),
@@ -143,7 +79,8 @@ impl MemoryController {
             None => Controller::new(opts, counter),
         }
         .map_err(js_error)?;
-        Ok(MemoryController { inner: Rc::new(RefCell::new(inner)), clock, storage, embedder, tail: RefCell::new(Promise::resolve(&JsValue::UNDEFINED)) })
+        let driver = Driver::new(inner, storage, embedder, summarizer);
+        Ok(MemoryController { inner: driver.inner.clone(), driver, clock })
     }
 
     fn now(&self) -> f64 {
@@ -153,28 +90,28 @@ impl MemoryController {
         }
     }
 
-    /// Runs `job` after every call queued before it.
-    fn enqueue<F: Future<Output = Result<JsValue, JsValue>> + 'static>(&self, job: F) -> Promise {
-        let prev = self.tail.borrow().clone();
-        let promise = future_to_promise(async move {
-            let _ = JsFuture::from(prev).await; // its caller sees its error
-            job.await
-        });
-        *self.tail.borrow_mut() = promise.clone();
-        promise
+    fn enqueue<F: std::future::Future<Output = Result<JsValue, JsValue>> + 'static>(&self, job: F) -> Promise {
+        self.driver.enqueue(job)
     }
 
     /// Adds one OpenAI-shaped message; resolves once it is saved, to
     /// `{ id, tokens, compaction? }`. If saving fails it rejects and nothing changed.
+    /// With a summarizer, compaction runs after `add` resolves (see `flush`).
     #[wasm_bindgen(unchecked_return_type = "Promise<AddResult>")]
-    pub fn add(&self, #[wasm_bindgen(unchecked_param_type = "ChatMessage")] message: JsValue) -> Promise {
-        let (inner, storage, now) = (self.inner.clone(), self.storage.clone(), self.now());
+    pub fn add(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ChatMessage")] message: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ taskId?: string }")] options: JsValue,
+    ) -> Promise {
+        let (d, now) = (self.driver.clone(), self.now());
         let json = to_json(&message, "message");
+        let opts = read::<JsAddOptions>(&options, "options");
         self.enqueue(async move {
-            let prepared = inner.borrow().prepare_add(&json?, now).map_err(js_error)?;
-            save(&storage, &prepared.write).await?;
-            let (id, tokens) = inner.borrow_mut().commit_add(prepared);
-            let compaction = background(&inner, &storage, now).await;
+            let message = crate::message::Message::parse_json(&json?).map_err(js_error)?;
+            let prepared = d.inner.borrow().prepare_add_in_task(message, opts?.task_id, now).map_err(js_error)?;
+            d.save(&prepared.write).await?;
+            let (id, tokens) = d.inner.borrow_mut().commit_add(prepared);
+            let compaction = d.after_change(now).await;
             to_js(&Added { id, tokens, compaction })
         })
     }
@@ -196,18 +133,18 @@ impl MemoryController {
     /// The messages to send now, within `maxTokens - reserveOutput`.
     #[wasm_bindgen(js_name = buildContext, unchecked_return_type = "Promise<Context>")]
     pub fn build_context(&self, #[wasm_bindgen(unchecked_optional_param_type = "ContextOptions")] options: JsValue) -> Promise {
-        let (inner, storage, embedder) = (self.inner.clone(), self.storage.clone(), self.embedder.clone());
+        let (d, now) = (self.driver.clone(), self.now());
         let js = read::<JsContextOptions>(&options, "options");
         self.enqueue(async move {
             let js = js?;
-            let (query_vector, degraded) = match (&js.query, &embedder) {
-                (Some(q), Some(e)) => match embed_query(&inner, &storage, e, q).await {
-                    Ok(v) => (Some(v), None),
+            let (query_vector, degraded) = match &js.query {
+                Some(q) => match d.embed_query(q).await {
+                    Ok(v) => (v, None),
                     Err(f) => (None, Some(f)),
                 },
-                _ => (None, None),
+                None => (None, None),
             };
-            let mut inner = inner.borrow_mut();
+            let mut inner = d.inner.borrow_mut();
             let req = ContextRequest {
                 system: js.system,
                 max_tokens: js.max_tokens.unwrap_or(inner.options().working.max_tokens),
@@ -218,6 +155,9 @@ impl MemoryController {
                 semantic_tokens: js.semantic_tokens,
                 preference_tokens: js.preference_tokens,
                 task_id: js.task_id,
+                episodic_tokens: js.episodic_tokens,
+                task_tokens: js.task_tokens,
+                now: Some(now),
             };
             let ctx = inner.build_context(&req).map_err(js_error)?;
             let part = |v: Result<String, serde_json::Error>| v.map_err(|e| js_error(MemoryError::input("context", e.to_string())));
@@ -243,15 +183,15 @@ impl MemoryController {
     /// a document (long text, split into chunks). Resolves once saved.
     #[wasm_bindgen(unchecked_return_type = "Promise<Remembered>")]
     pub fn remember(&self, #[wasm_bindgen(unchecked_param_type = "RememberInput")] input: JsValue) -> Promise {
-        let (inner, storage, now) = (self.inner.clone(), self.storage.clone(), self.now());
+        let (d, now) = (self.driver.clone(), self.now());
         let parsed = to_json(&input, "remember").and_then(|j| from_json::<crate::semantic::RememberInput>(&j, "remember"));
         self.enqueue(async move {
-            let prepared = inner.borrow().prepare_remember(parsed?, now).map_err(js_error)?;
+            let prepared = d.inner.borrow().prepare_remember(parsed?, now).map_err(js_error)?;
             for w in &prepared.writes {
-                save(&storage, w).await?;
+                d.save(w).await?;
             }
-            let out = inner.borrow_mut().commit_remember(prepared);
-            background(&inner, &storage, now).await;
+            let out = d.inner.borrow_mut().commit_remember(prepared);
+            d.after_change(now).await;
             to_js(&out)
         })
     }
@@ -261,18 +201,15 @@ impl MemoryController {
     /// embedder fails the result is lexical and its `degraded` says why.
     #[wasm_bindgen(unchecked_return_type = "Promise<SearchResult>")]
     pub fn search(&self, query: String, #[wasm_bindgen(unchecked_optional_param_type = "SearchOptions")] options: JsValue) -> Promise {
-        let (inner, storage, embedder) = (self.inner.clone(), self.storage.clone(), self.embedder.clone());
+        let d = self.driver.clone();
         let opts = read::<crate::controller::SearchOptions>(&options, "options");
         self.enqueue(async move {
             let opts = opts?;
-            let (vector, degraded) = match &embedder {
-                Some(e) => match embed_query(&inner, &storage, e, &query).await {
-                    Ok(v) => (Some(v), None),
-                    Err(f) => (None, Some(f)),
-                },
-                None => (None, None),
+            let (vector, degraded) = match d.embed_query(&query).await {
+                Ok(v) => (v, None),
+                Err(f) => (None, Some(f)),
             };
-            let hits = inner.borrow().search(&query, &opts, vector.as_deref()).map_err(js_error)?;
+            let hits = d.inner.borrow().search(&query, &opts, vector.as_deref()).map_err(js_error)?;
             let out = to_js(&hits)?;
             js_sys::Reflect::set(&out, &"mode".into(), &(if vector.is_some() { "hybrid" } else { "lexical" }).into())?;
             if let Some(f) = degraded {
@@ -286,12 +223,12 @@ impl MemoryController {
     /// Schema rejects with `INVALID_TOOL_SCHEMA` naming the tool and path).
     #[wasm_bindgen(js_name = setProcedures, unchecked_return_type = "Promise<void>")]
     pub fn set_procedures(&self, #[wasm_bindgen(unchecked_param_type = "Procedures")] procedures: JsValue) -> Promise {
-        let (inner, storage, now) = (self.inner.clone(), self.storage.clone(), self.now());
+        let (d, now) = (self.driver.clone(), self.now());
         let raw = to_json(&procedures, "procedures").and_then(|j| from_json::<serde_json::Value>(&j, "procedures"));
         self.enqueue(async move {
-            let prepared = inner.borrow().prepare_procedures(raw?, now).map_err(js_error)?;
-            save(&storage, &prepared.write).await?;
-            inner.borrow_mut().commit_procedures(prepared);
+            let prepared = d.inner.borrow().prepare_procedures(raw?, now).map_err(js_error)?;
+            d.save(&prepared.write).await?;
+            d.inner.borrow_mut().commit_procedures(prepared);
             Ok(JsValue::UNDEFINED)
         })
     }
@@ -313,16 +250,16 @@ impl MemoryController {
     /// Charges one call's reported usage; resolves to its cost in USD once saved.
     #[wasm_bindgen(js_name = recordUsage, unchecked_return_type = "Promise<number>")]
     pub fn record_usage(&self, #[wasm_bindgen(unchecked_param_type = "UsageRecord")] usage: JsValue) -> Promise {
-        let (inner, storage, now) = (self.inner.clone(), self.storage.clone(), self.now());
+        let (d, now) = (self.driver.clone(), self.now());
         let parsed = to_json(&usage, "usage").and_then(|j| from_json::<JsUsage>(&j, "usage"));
         self.enqueue(async move {
             let u = parsed?;
-            let model = u.model.unwrap_or_else(|| inner.borrow().options().model.clone());
+            let model = u.model.unwrap_or_else(|| d.inner.borrow().options().model.clone());
             let usage = Usage { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens.unwrap_or(0), cached_prompt_tokens: u.cached_prompt_tokens.unwrap_or(0) };
-            let prepared = inner.borrow().prepare_usage(&model, &usage, now).map_err(js_error)?;
-            save(&storage, &prepared.write).await?;
-            let usd = inner.borrow_mut().commit_usage(prepared);
-            background(&inner, &storage, now).await;
+            let prepared = d.inner.borrow().prepare_usage(&model, &usage, now).map_err(js_error)?;
+            d.save(&prepared.write).await?;
+            let usd = d.inner.borrow_mut().commit_usage(prepared);
+            d.after_change(now).await;
             Ok(JsValue::from_f64(usd))
         })
     }
@@ -334,8 +271,9 @@ impl MemoryController {
     /// it (summarized again from what remains, or dropped).
     #[wasm_bindgen(unchecked_return_type = "Promise<ForgetResult>")]
     pub fn forget(&self, #[wasm_bindgen(unchecked_param_type = "string | { id: string } | { key: string } | { from: number; to: number } | { namespace: true }")] target: JsValue) -> Promise {
-        let (inner, storage, now) = (self.inner.clone(), self.storage.clone(), self.now());
-        let parsed = to_json(&target, "forget").and_then(|j| from_json::<JsForget>(&j, "forget"));
+        let (d, now) = (self.driver.clone(), self.now());
+        let (inner, storage) = (d.inner.clone(), d.storage.clone());
+        let parsed = to_json(&target, "forget").and_then(|j| from_json::<serde_json::Value>(&j, "forget")).and_then(|v| JsForget::parse(&v).map_err(js_error));
         self.enqueue(async move {
             let target = match parsed? {
                 JsForget::Id(id) if !inner.borrow().has_message(&id) => ForgetTarget::Fact(id),
@@ -353,8 +291,8 @@ impl MemoryController {
                 JsForget::Namespace { namespace: false } => return Err(js_error(MemoryError::input("forget.namespace", "expected true"))),
             };
             let p = inner.borrow().prepare_forget(&target, now).map_err(js_error)?;
-            save(&storage, &p.tombstone).await?;
-            save(&storage, &p.pack).await?;
+            d.save(&p.tombstone).await?;
+            d.save(&p.pack).await?;
             let remove = p.remove.clone();
             let mut outcome = inner.borrow_mut().commit_forget(p);
             if let Some(s) = &storage {
@@ -369,10 +307,15 @@ impl MemoryController {
         })
     }
 
-    /// Resolves when every call made before it has settled.
+    /// Resolves when every call made before it, and the background
+    /// compaction they started (summaries), have settled.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn flush(&self) -> Promise {
-        self.enqueue(async { Ok(JsValue::UNDEFINED) })
+        let d = self.driver.clone();
+        future_to_promise(async move {
+            d.flush().await;
+            Ok(JsValue::UNDEFINED)
+        })
     }
 
     /// Tokens of `text` for this controller's model (exact for tiktoken models).
@@ -424,12 +367,14 @@ impl MemoryController {
         to_js(self.inner.borrow().load_report())
     }
 
-    /// Waits for queued calls, then closes; later calls fail with `CLOSED`.
+    /// Waits for queued calls and background compaction, then closes;
+    /// later calls fail with `CLOSED`.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn close(&self) -> Promise {
-        let inner = self.inner.clone();
-        self.enqueue(async move {
-            inner.borrow_mut().close();
+        let d = self.driver.clone();
+        future_to_promise(async move {
+            d.flush().await;
+            d.inner.borrow_mut().close();
             Ok(JsValue::UNDEFINED)
         })
     }

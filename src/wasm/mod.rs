@@ -7,11 +7,13 @@
 //! async method again before the last one settled.
 
 mod controller;
+mod driver;
 mod embedder;
 mod options;
 mod ranks;
 mod retrieval;
 mod storage;
+mod summarizer;
 mod types;
 
 use js_sys::{Error, Reflect, JSON};

@@ -15,7 +15,7 @@ use crate::models::ModelInfo;
 use crate::window::WindowConfig;
 
 /// Option names that hold hooks, not data.
-const HOOKS: &[&str] = &["clock", "storage", "embedder"];
+const HOOKS: &[&str] = &["clock", "storage", "embedder", "summarizer"];
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -35,6 +35,15 @@ pub struct JsOptions {
     working_memory: Option<JsWorking>,
     summary_tokens: Option<usize>,
     fold_after: Option<usize>,
+    recall: Option<crate::episodic::recall::RecallWeights>,
+    /// A summarizer that has not answered by then counts as failed.
+    pub summarizer_timeout_ms: Option<f64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JsAddOptions {
+    pub task_id: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -48,6 +57,8 @@ pub struct JsContextOptions {
     pub semantic_tokens: Option<usize>,
     pub preference_tokens: Option<usize>,
     pub task_id: Option<String>,
+    pub episodic_tokens: Option<usize>,
+    pub task_tokens: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -59,15 +70,35 @@ pub struct JsUsage {
     pub cached_prompt_tokens: Option<u64>,
 }
 
-/// `forget` accepts a message id, `{ id }`, `{ from, to }` or `{ namespace: true }`.
-#[derive(Deserialize)]
-#[serde(untagged, deny_unknown_fields)]
+/// What `forget` was given: a message id, `{ id }`, `{ key }`, `{ from, to }`
+/// or `{ namespace: true }`. Read by hand from a JSON value: an untagged
+/// serde enum would cost several KB of wasm for five shapes.
 pub enum JsForget {
     Id(String),
     Message { id: String },
     Range { from: f64, to: f64 },
     Namespace { namespace: bool },
     Fact { key: String },
+}
+
+impl JsForget {
+    pub fn parse(v: &Value) -> Result<JsForget, crate::error::MemoryError> {
+        let bad = || crate::error::MemoryError::input("forget", "expected an id, { id }, { key }, { from, to } or { namespace: true }");
+        if let Some(s) = v.as_str() {
+            return Ok(JsForget::Id(s.to_string()));
+        }
+        let o = v.as_object().ok_or_else(bad)?;
+        let keys: Vec<&str> = o.keys().map(String::as_str).collect();
+        let text = |k: &str| o.get(k).and_then(Value::as_str).map(String::from).ok_or_else(bad);
+        let num = |k: &str| o.get(k).and_then(Value::as_f64).ok_or_else(bad);
+        match keys.as_slice() {
+            ["id"] => Ok(JsForget::Message { id: text("id")? }),
+            ["key"] => Ok(JsForget::Fact { key: text("key")? }),
+            ["namespace"] => Ok(JsForget::Namespace { namespace: o["namespace"].as_bool().ok_or_else(bad)? }),
+            ["from", "to"] | ["to", "from"] => Ok(JsForget::Range { from: num("from")?, to: num("to")? }),
+            _ => Err(bad()),
+        }
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -117,5 +148,6 @@ pub fn core_options(js: JsOptions, writer: String) -> Options {
         },
         summary_tokens: js.summary_tokens.unwrap_or(d.summary_tokens),
         fold_after: js.fold_after.unwrap_or(d.fold_after),
+        recall: js.recall.unwrap_or(d.recall),
     }
 }

@@ -63,7 +63,7 @@ struct JsBm25Options {
 /// A JS number as a core id, or INVALID_INPUT.
 fn id(x: f64) -> Result<u64, JsValue> {
     // 2^53 - 1: past it distinct ids would round to the same number.
-    if x >= 0.0 && x <= 9_007_199_254_740_991.0 && x.fract() == 0.0 {
+    if (0.0..=9_007_199_254_740_991.0).contains(&x) && x.fract() == 0.0 {
         Ok(x as u64)
     } else {
         Err(js_error(MemoryError::input("id", format!("{x} is not a safe non-negative integer"))))
@@ -145,8 +145,9 @@ impl VectorIndex {
             self.inner.search(v, 0, |_| true).map_err(js_error)?;
         }
         let mut pairs = keys.into_iter().zip(flat.chunks_exact(dim));
-        // The first vector fixes the dimension of an empty index; only then
-        // can `reserve` size the storage exactly instead of by doubling.
+        // Storage sized exactly, not by doubling. `reserve` is a no-op until
+        // the first vector fixes the dimension, so it runs again after that.
+        self.inner.reserve(ids.len());
         if let Some((key, v)) = pairs.next() {
             self.inner.add(key, v).map_err(js_error)?;
         }

@@ -65,6 +65,16 @@ export interface CreateOptions {
   foldAfter?: number;
   /** Turns texts into vectors; with it search is hybrid (BM25 + vectors), without it lexical. */
   embedder?: (texts: string[]) => Promise<(Float32Array | number[])[]>;
+  /**
+   * Writes episode summaries, in the background; without it (or when it fails,
+   * times out or answers garbage) the offline extractive summary is used.
+   * May return the model's text, `{ text, usage? }`, or a summary object.
+   */
+  summarizer?: (request: { messages: ChatMessage[]; previousSummary?: string }) => Promise<string | { text: string; usage?: { promptTokens: number; completionTokens: number; model: string } } | { summary: string; keyPoints?: string[]; pendingTasks?: string[]; facts?: { key: string; value: string }[]; preferences?: { key: string; value: string }[]; importance?: number }>;
+  /** A summarizer that has not answered by then counts as failed. Default 60000. */
+  summarizerTimeoutMs?: number;
+  /** Recall scoring of episodes: weights (default 1, 1, 2) and recency half-life (default 3 days). */
+  recall?: { recency?: number; importance?: number; relevance?: number; halfLifeMs?: number };
 }
 export interface RememberInput {
   /** A keyed fact: a new value for the key supersedes the old (history kept). */
@@ -166,6 +176,9 @@ export interface Episode {
   createdAt: number;
   summarySource: "model" | "fallback";
   tokens: number;
+  pendingTasks?: string[];
+  taskId?: string;
+  lastRecalled: number;
 }
 export interface ContextOptions {
   /** Replaces the stored system/developer messages for this call. */
@@ -182,8 +195,12 @@ export interface ContextOptions {
   semanticTokens?: number;
   /** Budget of the pinned preferences block. Default 300. */
   preferenceTokens?: number;
-  /** Selects task-tagged rules. */
+  /** Selects task-tagged rules, and adds the task's completed steps and pending tasks. */
   taskId?: string;
+  /** Most tokens the episode summaries in the memory note may take. */
+  episodicTokens?: number;
+  /** Budget of the task history block. Default 400. */
+  taskTokens?: number;
 }
 export interface Omitted {
   reason: "archived" | "budget" | "pending_tool_calls" | "orphan_tool_result";
@@ -195,6 +212,7 @@ export interface Sections {
   system: { tokens: number; messages: number };
   procedures: number;
   preferences: number;
+  task: number;
   knowledge: { tokens: number; ids: string[]; leftOut: number; retrieval?: "hybrid" | "lexical"; degraded?: { code: string; message: string } };
   tools: number;
   summary: { tokens: number; episodeIds: string[]; hiddenMessages: number };
@@ -226,7 +244,12 @@ export interface Stats {
   messages: { total: number; pinned: number; working: number; archived: number };
   tokens: { pinned: number; working: number; archived: number; episodes: number; workingLimit: number };
   episodes: number;
-  cost: { usd: number; byModel: { model: string; calls: number; promptTokens: number; cachedPromptTokens: number; completionTokens: number; usd: number }[] };
+  cost: {
+    usd: number;
+    byModel: { model: string; calls: number; promptTokens: number; cachedPromptTokens: number; completionTokens: number; usd: number }[];
+    /** "chat" (recordUsage), "summarizer" and "embedder" (the hooks' own calls). */
+    byPurpose: { purpose: string; calls: number; usd: number }[];
+  };
 }
 /** Every error the package throws or rejects with. */
 export interface MemoryError extends Error {
@@ -237,6 +260,7 @@ export interface MemoryError extends Error {
     | "INVALID_TOKENIZER_DATA" | "TOKENIZER_LOAD" | "CONTEXT_OVERFLOW"
     | "BUDGET_EXHAUSTED" | "FORMAT_TOO_NEW" | "CORRUPT_DATA" | "STORAGE_ERROR"
     | "STORAGE_QUOTA" | "STORAGE_KEY_TOO_LONG" | "INVALID_VECTOR" | "DIMENSION_MISMATCH"
-    | "INVALID_TOOL_SCHEMA" | "CLOSED";
+    | "INVALID_TOOL_SCHEMA" | "EMBEDDER_HTTP" | "EMBEDDER_TIMEOUT" | "EMBEDDER_INVALID"
+    | "SUMMARIZER_HTTP" | "SUMMARIZER_TIMEOUT" | "SUMMARIZER_INVALID" | "CLOSED";
 }
 "#;

@@ -56,6 +56,7 @@ export function assertContext(memory, ctx, maxTokens, reserveOutput = 0) {
   assert.ok(ctx.tokens <= maxTokens - reserveOutput, `tokens ${ctx.tokens} > ${maxTokens} - ${reserveOutput}`);
   assert.equal(ctx.tokens, memory.countMessages(ctx.messages), "tokens must equal a recount");
   const s = ctx.sections;
-  assert.equal(s.system.tokens + s.tools + s.summary.tokens + s.recent.tokens + s.overhead, ctx.tokens, "sections add up");
+  const parts = s.system.tokens + s.procedures + s.preferences + s.task + s.knowledge.tokens + s.tools + s.summary.tokens + s.recent.tokens + s.overhead;
+  assert.equal(parts, ctx.tokens, "sections add up");
   assertGroupsWhole(ctx.messages);
 }

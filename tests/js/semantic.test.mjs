@@ -42,7 +42,7 @@ test("remember: keyed facts supersede, history stays; documents are chunked", as
 
 test("search covers facts, chunks and every message, by the id add returned", async () => {
   const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 150 } });
-  const { id } = await memory.add({ role: "user", content: "记住：我的航班是 CA1234，周五早上8点起飞" });
+  const { id } = await memory.add({ role: "user", content: "我的航班是 CA1234，周五早上8点起飞" });
   for (let i = 0; i < 30; i++) await memory.add({ role: "assistant", content: `unrelated reply ${i} about museums` });
   await memory.remember({ text: "Daniel's HSK exam is on June 21", tags: ["family"] });
   const hits = await memory.search("航班几点起飞", { k: 3 });
