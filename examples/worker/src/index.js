@@ -1,0 +1,123 @@
+// A Cloudflare Worker that keeps one memory per user: each user name maps to
+// one Durable Object (`MemoryObject`), which holds a `MemoryController` whose
+// records live in that object's own storage. One object per user means every
+// user's writes are serialized in one place (no races between requests) and
+// users are isolated by construction.
+//
+// HTTP API (JSON in, JSON out):
+//   POST   /u/:user/messages   body: an OpenAI chat message  → { id, tokens, compaction? }
+//   GET    /u/:user/context?query=…&maxTokens=…&reserveOutput=…  → { messages, tools, tokens, sections }
+//   GET    /u/:user/stats      → stats() plus wasmMemoryBytes (this isolate's wasm memory)
+//   GET    /u/:user/history    → every message with id, timestamp and place
+//   POST   /u/:user/facts      body: { key?, text, kind?, tags? }  → { id, kind, superseded? }
+//   DELETE /u/:user            → forgets everything of this user (storage included)
+// Errors: { error: { code, message } }, status 400 for bad input, 422 when the
+// context cannot fit, 404 for unknown routes, 500 otherwise.
+//
+// Summaries: compaction uses the package's offline extractive summarizer.
+// Calling a model over fetch for summaries (openAICompatibleSummarizer with a
+// SUMMARIZER_* env binding) is deliberately NOT wired here yet: the
+// controller does not take a summarizer hook in this version of the package.
+import { DurableObject } from "cloudflare:workers";
+import { MemoryController, durableObjectStorage, wasmMemoryBytes } from "agent-memory";
+
+// User names become Durable Object names and the memory namespace (a storage
+// key prefix): keep them short and printable.
+const USER = /^[A-Za-z0-9_.@-]{1,64}$/;
+const BAD_INPUT = new Set(["INVALID_INPUT", "INVALID_ROLE", "INVALID_CONTENT", "LONE_SURROGATE", "TOOL_RESULT_WITHOUT_CALL", "INVALID_TOOL_SCHEMA", "INVALID_JSON"]);
+
+const json = (body, status = 200) => Response.json(body, { status });
+const fail = (status, code, message) => json({ error: { code, message } }, status);
+
+function errorResponse(e) {
+  if (e?.name !== "MemoryError") return fail(500, "INTERNAL", String(e?.message ?? e));
+  const status = BAD_INPUT.has(e.code) ? 400 : e.code === "CONTEXT_OVERFLOW" ? 422 : 500;
+  return fail(status, e.code, e.message);
+}
+
+async function body(request) {
+  try {
+    return await request.json();
+  } catch {
+    throw Object.assign(new Error("the request body is not JSON"), { name: "MemoryError", code: "INVALID_JSON" });
+  }
+}
+
+// A non-negative integer query parameter, or undefined when absent.
+function intParam(url, name) {
+  const v = url.searchParams.get(name);
+  if (v === null) return undefined;
+  if (!/^\d{1,9}$/.test(v)) throw Object.assign(new Error(`${name} must be a non-negative integer`), { name: "MemoryError", code: "INVALID_INPUT" });
+  return Number(v);
+}
+
+export class MemoryObject extends DurableObject {
+  // One controller per object instance, created on the first request and
+  // reused until the runtime evicts the object; `create` loads this user's
+  // records from storage, so a restarted object picks up where it was.
+  #memory;
+
+  memory(user) {
+    this.#memory ??= MemoryController.create({
+      namespace: user,
+      model: this.env.MODEL ?? "gpt-4o",
+      workingMemory: { maxTokens: 4000 },
+      storage: durableObjectStorage(this.ctx.storage),
+    }).catch((e) => {
+      this.#memory = undefined; // a failed load is retried by the next request
+      throw e;
+    });
+    return this.#memory;
+  }
+
+  async fetch(request) {
+    const url = new URL(request.url);
+    const [, , user, route = ""] = url.pathname.split("/"); // "", "u", user, route
+    const key = `${request.method} /${route}`;
+    try {
+      const memory = await this.memory(decodeURIComponent(user));
+      switch (key) {
+        case "POST /messages":
+          return json(await memory.add(await body(request)));
+        case "GET /context":
+          return json(await memory.buildContext({
+            query: url.searchParams.get("query") ?? undefined,
+            maxTokens: intParam(url, "maxTokens"),
+            reserveOutput: intParam(url, "reserveOutput"),
+          }));
+        case "GET /stats":
+          return json({ ...memory.stats(), wasmMemoryBytes: wasmMemoryBytes() });
+        case "GET /history":
+          return json(await memory.history());
+        case "POST /facts":
+          return json(await memory.remember(await body(request)));
+        case "DELETE /":
+          return json(await memory.forget({ namespace: true }));
+        default:
+          return fail(404, "NOT_FOUND", `no route ${key}`);
+      }
+    } catch (e) {
+      return errorResponse(e);
+    }
+  }
+}
+
+function safeDecode(s) {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined; // malformed %-escape
+  }
+}
+
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    const m = /^\/u\/([^/]+)(\/[a-z]+)?\/?$/.exec(url.pathname);
+    if (!m) return fail(404, "NOT_FOUND", "routes live under /u/:user");
+    const user = safeDecode(m[1]);
+    if (user === undefined || !USER.test(user)) return fail(400, "INVALID_USER", "a user name is 1–64 characters of A–Z a–z 0–9 _ . @ -");
+    // The object named after the user; the request goes to it unchanged.
+    return env.MEMORY.get(env.MEMORY.idFromName(user)).fetch(request);
+  },
+};

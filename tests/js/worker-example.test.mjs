@@ -1,0 +1,230 @@
+// examples/worker, as a user deploys it: bundled by wrangler (`deploy
+// --dry-run`, offline) with `agent-memory` resolved through its package.json
+// exports (the `file:../..` dependency, linked the way npm links it), then
+// the bundle run in workerd by miniflare with SQLite-backed Durable Objects
+// persisted to disk. Covers: state across requests, across Durable Object
+// restarts (a new runtime on the same persist dir), two users isolated,
+// forgetting a user, HTTP errors; and measures the upload size against the
+// Workers Free 3 MB (compressed) limit and wasm memory against 128 MB.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { Miniflare } from "miniflare";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const example = join(root, "examples", "worker");
+const MB = 1024 * 1024;
+let tmp, bundle, persist, mf, wranglerReport;
+const figures = {};
+
+function bundleExample() {
+  const app = join(tmp, "app");
+  cpSync(example, app, { recursive: true, filter: (p) => !/node_modules|\.wrangler/.test(p) });
+  // What `npm install` does for the `file:../..` dependency: a link to the repo.
+  mkdirSync(join(app, "node_modules"));
+  symlinkSync(root, join(app, "node_modules", "agent-memory"), "dir");
+  const res = spawnSync(process.execPath, [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "deploy", "--dry-run", "--outdir", bundle], {
+    cwd: app,
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1", NO_COLOR: "1" },
+  });
+  assert.equal(res.status, 0, res.stdout + res.stderr);
+  wranglerReport = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(res.stdout);
+}
+
+const compatibilityDate = () => /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync(join(example, "wrangler.toml"), "utf8"))[1];
+
+function start() {
+  return new Miniflare({
+    modules: true,
+    scriptPath: join(bundle, "index.js"),
+    modulesRoot: bundle,
+    // wrangler emits the wasm and the rank assets as sibling files imported by
+    // name; these are its default rules for them.
+    modulesRules: [
+      { type: "CompiledWasm", include: ["**/*.wasm"] },
+      { type: "Data", include: ["**/*.bin"] },
+    ],
+    compatibilityDate: compatibilityDate(),
+    durableObjects: { MEMORY: { className: "MemoryObject", useSQLite: true } },
+    durableObjectsPersist: persist,
+  });
+}
+
+async function call(method, path, body) {
+  const res = await mf.dispatchFetch(`http://localhost${path}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+const ok = async (method, path, body) => {
+  const r = await call(method, path, body);
+  assert.equal(r.status, 200, `${method} ${path}: ${JSON.stringify(r.body)}`);
+  return r.body;
+};
+
+before(() => {
+  tmp = mkdtempSync(join(tmpdir(), "am-worker-"));
+  bundle = join(tmp, "bundle");
+  persist = join(tmp, "persist");
+  bundleExample();
+  mf = start();
+});
+
+after(async () => {
+  await mf?.dispose();
+  mkdirSync(join(root, "test-artifacts"), { recursive: true });
+  writeFileSync(join(root, "test-artifacts", "worker-example.json"), JSON.stringify(figures, null, 2) + "\n");
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+// VmHWM (peak RSS) of each workerd process miniflare started, by pid (Linux only).
+function workerdPeakRss() {
+  const peaks = new Map();
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, "utf8");
+      if (!/^Name:\s*workerd/m.test(status) || Number(/^PPid:\s*(\d+)/m.exec(status)[1]) !== process.pid) continue;
+      peaks.set(pid, Number(/^VmHWM:\s*(\d+) kB/m.exec(status)[1]) * 1024);
+    } catch {
+      // a process that ended meanwhile, or no /proc
+    }
+  }
+  return peaks;
+}
+
+// The same runtime serving a trivial Worker: what workerd itself takes.
+async function baselineRss() {
+  const seen = workerdPeakRss();
+  const idle = new Miniflare({ modules: true, script: "export default { fetch() { return new Response('ok') } }", compatibilityDate: compatibilityDate() });
+  try {
+    await (await idle.dispatchFetch("http://localhost/")).text();
+    return [...workerdPeakRss()].find(([pid]) => !seen.has(pid))?.[1];
+  } finally {
+    await idle.dispose();
+  }
+}
+
+// A conversation long enough to compact (working memory 4000 tokens).
+const turn = (i) => (i % 2 === 0 ? { role: "user", content: `第${i}轮：我们在计划成都的行程，第 ${i} 天想去宽窄巷子、人民公园和锦里，预算大约 ${300 + i} 元。Please keep the plan short.` } : { role: "assistant", content: `Day ${i}: 宽窄巷子 in the morning, 人民公园 tea house after lunch, 锦里 at night — about ${300 + i} yuan in total.` });
+
+test("a user's memory lasts across requests", async () => {
+  await ok("POST", "/u/alice/messages", { role: "system", content: "You are a travel assistant. 回答要简洁。" });
+  const first = await ok("POST", "/u/alice/messages", { role: "user", content: "明天成都天气怎么样？" });
+  assert.deepEqual(Object.keys(first).sort(), ["id", "tokens"]);
+  assert.equal(typeof first.id, "string");
+  assert.ok(first.tokens > 0);
+  await ok("POST", "/u/alice/messages", { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "weather", arguments: '{"city":"成都"}' } }, { id: "call_2", type: "function", function: { name: "aqi", arguments: '{"city":"成都"}' } }] });
+  await ok("POST", "/u/alice/messages", { role: "tool", tool_call_id: "call_1", content: '{"temp":21,"sky":"多云"}' });
+  await ok("POST", "/u/alice/messages", { role: "tool", tool_call_id: "call_2", content: '{"aqi":48}' });
+  await ok("POST", "/u/alice/facts", { key: "diet", text: "Alice is allergic to peanuts (花生过敏)", kind: "preference" });
+  await ok("POST", "/u/alice/facts", { key: "home", text: "Alice lives in Shanghai" });
+
+  const ctx = await ok("GET", "/u/alice/context?maxTokens=2000&query=" + encodeURIComponent("where does Alice live"));
+  assert.ok(ctx.tokens <= 2000);
+  assert.equal(ctx.messages[0].role, "system");
+  assert.match(JSON.stringify(ctx.messages), /花生过敏/, "the preference is pinned in the context");
+  assert.match(JSON.stringify(ctx.messages), /Shanghai/, "the fact matching the query is in the knowledge block");
+  assert.ok(ctx.messages.some((m) => m.tool_call_id === "call_2"), "the tool group entered whole");
+
+  let compactions = 0;
+  for (let i = 0; i < 120; i++) if ((await ok("POST", "/u/alice/messages", turn(i))).compaction) compactions++;
+  const stats = await ok("GET", "/u/alice/stats");
+  assert.equal(stats.messages.total, 125);
+  assert.ok(compactions > 0 && stats.episodes > 0 && stats.messages.archived > 0, `compacted: ${JSON.stringify(stats.messages)}`);
+  const small = await ok("GET", "/u/alice/context?maxTokens=1500&reserveOutput=300");
+  assert.ok(small.tokens <= 1200);
+  assert.ok(small.sections.summary.hiddenMessages > 0, "older turns are summarized, not dropped");
+  figures.wasmMemoryBytesAfter125Messages = stats.wasmMemoryBytes;
+});
+
+test("two users are isolated", async () => {
+  const bob = await ok("POST", "/u/bob/messages", { role: "user", content: "Hi, I'm Bob. Remember that I prefer trains." });
+  assert.equal(typeof bob.id, "string");
+  const ctx = await ok("GET", "/u/bob/context?query=peanuts");
+  assert.doesNotMatch(JSON.stringify(ctx), /Alice|花生|成都/);
+  assert.equal((await ok("GET", "/u/bob/history")).length, 1);
+  assert.equal((await ok("GET", "/u/alice/stats")).messages.total, 125);
+});
+
+test("the history survives a Durable Object restart", async () => {
+  const before = { alice: await ok("GET", "/u/alice/history"), bob: await ok("GET", "/u/bob/history"), ctx: await ok("GET", "/u/alice/context?maxTokens=3000&query=peanuts") };
+  await mf.dispose(); // the workerd process ends: every object instance and controller is gone
+  mf = start();
+  assert.deepEqual(await ok("GET", "/u/alice/history"), before.alice);
+  assert.deepEqual(await ok("GET", "/u/bob/history"), before.bob);
+  assert.deepEqual(await ok("GET", "/u/alice/context?maxTokens=3000&query=peanuts"), before.ctx);
+  const next = await ok("POST", "/u/alice/messages", { role: "user", content: "还记得我的过敏吗？" });
+  assert.ok(!before.alice.some((h) => h.id === next.id), "a new id after the restart");
+  assert.equal((await ok("GET", "/u/alice/history")).at(-1).id, next.id);
+});
+
+test("DELETE /u/:user forgets that user only, for good", async () => {
+  const forgot = await ok("DELETE", "/u/bob");
+  assert.equal(forgot.messages, 1);
+  assert.equal((await ok("GET", "/u/bob/stats")).messages.total, 0);
+  const alice = await ok("GET", "/u/alice/history");
+  assert.equal(alice.length, 126);
+  await mf.dispose();
+  mf = start();
+  assert.deepEqual(await ok("GET", "/u/bob/history"), []);
+  assert.deepEqual(await ok("GET", "/u/alice/history"), alice);
+});
+
+test("HTTP errors carry the MemoryError code", async () => {
+  const cases = [
+    [["POST", "/u/carol/messages", "{not json"], 400, "INVALID_JSON"],
+    [["POST", "/u/carol/messages", { role: "wizard", content: "x" }], 400, "INVALID_ROLE"],
+    [["POST", "/u/carol/messages", { role: "tool", tool_call_id: "nope", content: "x" }], 400, "TOOL_RESULT_WITHOUT_CALL"],
+    [["GET", "/u/carol/context?maxTokens=lots"], 400, "INVALID_INPUT"],
+    [["GET", "/u/carol/context?maxTokens=5"], 422, "CONTEXT_OVERFLOW"],
+    [["GET", "/u/a%20b/stats"], 400, "INVALID_USER"],
+    [["GET", "/u/carol/nothing"], 404, "NOT_FOUND"],
+    [["GET", "/elsewhere"], 404, "NOT_FOUND"],
+  ];
+  await ok("POST", "/u/carol/messages", { role: "user", content: "a question long enough that five tokens cannot hold it" });
+  for (const [args, status, code] of cases) {
+    const r = await call(...args);
+    assert.equal(r.status, status, `${args[0]} ${args[1]}: ${JSON.stringify(r.body)}`);
+    assert.equal(r.body.error.code, code);
+  }
+});
+
+test("memory: a heavier user stays far below the 128 MB isolate limit", async () => {
+  // Both users' objects run in one isolate here, as they may in production.
+  for (let i = 0; i < 300; i++) await ok("POST", "/u/dave/messages", { ...turn(i), content: turn(i).content.repeat(3) });
+  await ok("GET", "/u/dave/context?maxTokens=8000&query=" + encodeURIComponent("宽窄巷子 budget"));
+  const { wasmMemoryBytes } = await ok("GET", "/u/dave/stats");
+  figures.wasmMemoryBytesPeak = wasmMemoryBytes; // wasm memory never shrinks: the last reading is the peak
+  // The whole runtime process, for scale: peak RSS with this Worker against
+  // the same workerd serving a trivial Worker.
+  figures.workerdPeakRssBytes = Math.max(...workerdPeakRss().values());
+  figures.workerdBaselineRssBytes = await baselineRss();
+  const mb = (n) => `${(n / MB).toFixed(1)} MB`;
+  console.log(`wasm memory ${mb(wasmMemoryBytes)} (limit 128 MB); workerd peak RSS ${mb(figures.workerdPeakRssBytes)}, ${mb(figures.workerdBaselineRssBytes)} for a trivial Worker`);
+  assert.ok(wasmMemoryBytes < 32 * MB, `${(wasmMemoryBytes / MB).toFixed(1)} MB of wasm memory`);
+});
+
+test("size: the upload fits Workers Free (3 MB compressed)", () => {
+  // Workers count the compressed size of the whole upload: the script and
+  // every module (wasm, rank data). The rank .bin assets are gzip already.
+  const files = readdirSync(bundle).filter((f) => /\.(js|wasm|bin)$/.test(f));
+  const raw = files.reduce((n, f) => n + readFileSync(join(bundle, f)).length, 0);
+  const gzip = files.reduce((n, f) => n + gzipSync(readFileSync(join(bundle, f)), { level: 9 }).length, 0);
+  Object.assign(figures, {
+    modules: Object.fromEntries(files.map((f) => [f.replace(/^[0-9a-f]{40}-/, ""), readFileSync(join(bundle, f)).length])),
+    uploadRawBytes: raw,
+    uploadGzipBytes: gzip,
+    wranglerReport: wranglerReport && { totalKiB: Number(wranglerReport[1]), gzipKiB: Number(wranglerReport[2]) },
+  });
+  console.log(`worker upload: ${(raw / MB).toFixed(2)} MB raw, ${(gzip / MB).toFixed(2)} MB gzip (limit 3 MB); wrangler says ${wranglerReport?.[0]}`);
+  assert.ok(gzip < 3 * 1000 * 1000, `${gzip} bytes gzip`);
+  assert.ok(Number(wranglerReport?.[2]) * 1024 < 3 * 1000 * 1000);
+});
