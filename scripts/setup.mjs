@@ -35,10 +35,12 @@ if (!existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSyn
   run("npm", [existsSync(lock) ? "ci" : "install", "--no-audit", "--no-fund"]);
 }
 
-if (wantBrowser && !existsSync("/usr/bin/chromium")) {
-  step("apt-get install chromium (for the browser tests)");
+// A CJK font too, so Chinese text renders in the browser tests' screenshots.
+const cjkFont = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc";
+if (wantBrowser && (!existsSync("/usr/bin/chromium") || !existsSync(cjkFont))) {
+  step("apt-get install chromium fonts-wqy-microhei (for the browser tests)");
   const sudo = process.getuid?.() === 0 ? [] : ["sudo"];
   const apt = (args) => (sudo.length ? run("sudo", ["apt-get", ...args]) : run("apt-get", args));
   apt(["update"]);
-  apt(["install", "-y", "--no-install-recommends", "chromium"]);
+  apt(["install", "-y", "--no-install-recommends", "chromium", "fonts-wqy-microhei"]);
 }
