@@ -75,85 +75,73 @@ fn first_value(text: &str) -> Option<Value> {
     stream.next()?.ok()
 }
 
-/// Closes a JSON text that was cut off: an open string, a dangling key or
-/// comma, and every open bracket. Returns `None` when nothing is open.
-fn repair(text: &str) -> Option<String> {
-    let (mut stack, mut in_str, mut esc) = (Vec::new(), false, false);
-    let mut last_complete = 0; // byte offset after the last complete value member
+/// What is open at the end of a JSON prefix.
+struct Scan {
+    /// Unclosed brackets, outermost first.
+    stack: Vec<char>,
+    in_str: bool,
+    /// The prefix ends inside an escape (`\`).
+    esc: bool,
+    /// Byte offset after the last complete member (a closed bracket or before a comma).
+    last_complete: usize,
+}
+
+fn scan(text: &str) -> Scan {
+    let mut sc = Scan { stack: Vec::new(), in_str: false, esc: false, last_complete: 0 };
     for (i, c) in text.char_indices() {
-        if in_str {
-            match (esc, c) {
-                (true, _) => esc = false,
-                (false, '\\') => esc = true,
-                (false, '"') => in_str = false,
+        if sc.in_str {
+            match (sc.esc, c) {
+                (true, _) => sc.esc = false,
+                (false, '\\') => sc.esc = true,
+                (false, '"') => sc.in_str = false,
                 _ => {}
             }
             continue;
         }
         match c {
-            '"' => in_str = true,
-            '{' | '[' => stack.push(c),
+            '"' => sc.in_str = true,
+            '{' | '[' => sc.stack.push(c),
             '}' | ']' => {
-                stack.pop();
-                last_complete = i + 1;
+                sc.stack.pop();
+                sc.last_complete = i + 1;
             }
-            ',' => last_complete = i,
+            ',' => sc.last_complete = i,
             _ => {}
         }
     }
-    if stack.is_empty() && !in_str {
+    sc
+}
+
+/// Closes a JSON text that was cut off: an open string, a dangling key or
+/// comma, and every open bracket. Returns `None` when nothing is open.
+fn repair(text: &str) -> Option<String> {
+    let first = scan(text);
+    if first.stack.is_empty() && !first.in_str {
         return None;
     }
     // Try keeping the cut-off string first (closing it), then drop back to
     // the last complete member.
-    let mut candidates = Vec::new();
-    let mut s = text.to_string();
-    if in_str {
-        if esc {
-            s.pop();
+    let mut kept = text.to_string();
+    if first.in_str {
+        if first.esc {
+            kept.pop();
         }
-        s.push('"');
+        kept.push('"');
     }
-    candidates.push(s);
-    candidates.push(text[..last_complete].to_string());
-    for mut c in candidates {
-        let trimmed = c.trim_end().trim_end_matches(',').trim_end().to_string();
-        c = trimmed;
-        // A key without a value: `"key"` or `"key":` at the end of an object.
+    for candidate in [kept, text[..first.last_complete].to_string()] {
+        let mut c = candidate.trim_end().trim_end_matches(',').trim_end().to_string();
+        // A key without a value: `"key":` at the end of an object.
         if c.ends_with(':') {
             if let Some(q) = c[..c.len() - 1].trim_end().strip_suffix('"').and_then(|k| k.rfind('"')) {
                 c.truncate(q);
                 c = c.trim_end().trim_end_matches(',').to_string();
             }
         }
-        let mut closers = String::new();
-        let mut depth: Vec<char> = Vec::new();
-        let (mut in_s, mut e) = (false, false);
-        for ch in c.chars() {
-            if in_s {
-                match (e, ch) {
-                    (true, _) => e = false,
-                    (false, '\\') => e = true,
-                    (false, '"') => in_s = false,
-                    _ => {}
-                }
-                continue;
-            }
-            match ch {
-                '"' => in_s = true,
-                '{' | '[' => depth.push(ch),
-                '}' | ']' => {
-                    depth.pop();
-                }
-                _ => {}
-            }
-        }
-        if in_s {
+        let open = scan(&c);
+        if open.in_str {
             continue;
         }
-        for open in depth.iter().rev() {
-            closers.push(if *open == '{' { '}' } else { ']' });
-        }
+        let closers: String = open.stack.iter().rev().map(|b| if *b == '{' { '}' } else { ']' }).collect();
         let fixed = format!("{c}{closers}");
         if serde_json::from_str::<Value>(&fixed).is_ok() {
             return Some(fixed);

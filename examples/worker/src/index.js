@@ -14,12 +14,18 @@
 // Errors: { error: { code, message } }, status 400 for bad input, 422 when the
 // context cannot fit, 404 for unknown routes, 500 otherwise.
 //
-// Summaries: compaction uses the package's offline extractive summarizer.
-// Calling a model over fetch for summaries (openAICompatibleSummarizer with a
-// SUMMARIZER_* env binding) is deliberately NOT wired here yet: the
-// controller does not take a summarizer hook in this version of the package.
+// Summaries: with SUMMARIZER_BASE_URL, SUMMARIZER_MODEL and the secret
+// SUMMARIZER_API_KEY set, a cheap model writes episode summaries over fetch
+// (any OpenAI-compatible endpoint: DeepSeek, OpenAI, ...), in the background;
+// without them, or when the model fails, the offline extractive summary is
+// used. The key lives in the Worker's secrets, never in memory's storage.
 import { DurableObject } from "cloudflare:workers";
-import { MemoryController, durableObjectStorage, wasmMemoryBytes } from "agent-memory";
+import { MemoryController, durableObjectStorage, openAICompatibleSummarizer, wasmMemoryBytes } from "agent-memory";
+
+function summarizer(env) {
+  if (!env.SUMMARIZER_BASE_URL || !env.SUMMARIZER_MODEL) return undefined;
+  return openAICompatibleSummarizer({ baseURL: env.SUMMARIZER_BASE_URL, apiKey: env.SUMMARIZER_API_KEY, model: env.SUMMARIZER_MODEL, timeoutMs: 20_000 });
+}
 
 // User names become Durable Object names and the memory namespace (a storage
 // key prefix): keep them short and printable.
@@ -63,6 +69,7 @@ export class MemoryObject extends DurableObject {
       model: this.env.MODEL ?? "gpt-4o",
       workingMemory: { maxTokens: 4000 },
       storage: durableObjectStorage(this.ctx.storage),
+      summarizer: summarizer(this.env),
     }).catch((e) => {
       this.#memory = undefined; // a failed load is retried by the next request
       throw e;
