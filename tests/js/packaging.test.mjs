@@ -14,15 +14,14 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { createServer } from "node:http";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { extname, join, normalize, posix } from "node:path";
+import { join, normalize, posix } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import { Miniflare } from "miniflare";
 import { encode as o200k } from "gpt-tokenizer/encoding/o200k_base";
 import { encode as cl100k } from "gpt-tokenizer/encoding/cl100k_base";
+import { launchChromium, WORKERD_MODULE_RULES, serveStatic } from "./harness.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const templates = join(root, "tests", "packaging");
@@ -114,22 +113,6 @@ function readConversationSamples() {
   return { SAMPLES: new Function(`${/const SAMPLES = \[[\s\S]*?\];/.exec(src)[0]} return SAMPLES;`)() };
 }
 
-const types = { ".js": "text/javascript", ".html": "text/html", ".wasm": "application/wasm", ".css": "text/css" };
-function serve(dir) {
-  const server = createServer((req, res) => {
-    let path = normalize(join(dir, decodeURIComponent(new URL(req.url, "http://x").pathname)));
-    if (!path.startsWith(dir)) return res.writeHead(403).end();
-    if (path.endsWith("/")) path += "index.html";
-    let body;
-    try {
-      body = readFileSync(path);
-    } catch {
-      return res.writeHead(404).end();
-    }
-    res.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream" }).end(body);
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
 
 test("vite-page consumer: vite build, served, run in chromium, same numbers as Node", async () => {
   const dir = consumer("vite-page");
@@ -139,11 +122,8 @@ test("vite-page consumer: vite build, served, run in chromium, same numbers as N
   assert.ok(assets.some((f) => f.endsWith(".wasm")), `the wasm is emitted: ${assets}`);
   for (const enc of ["o200k_base", "cl100k_base"]) assert.ok(assets.some((f) => f.startsWith(enc) && f.endsWith(".bin")), `${enc} rank asset is emitted: ${assets}`);
 
-  const server = await serve(built);
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const server = await serveStatic(built);
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const errors = [];
@@ -171,10 +151,7 @@ test("workerd-app consumer: wrangler bundle, run in miniflare, same numbers as N
     modules: true,
     scriptPath: join(dir, "bundle", "index.js"),
     modulesRoot: join(dir, "bundle"),
-    modulesRules: [
-      { type: "CompiledWasm", include: ["**/*.wasm"] },
-      { type: "Data", include: ["**/*.bin"] },
-    ],
+    modulesRules: WORKERD_MODULE_RULES,
     compatibilityDate: "2026-04-01",
   });
   try {

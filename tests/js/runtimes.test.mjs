@@ -2,39 +2,21 @@
 // Chromium (Debian's chromium via playwright-core) and in workerd (miniflare).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
-import { readFile, mkdir } from "node:fs/promises";
-import { extname, join, normalize } from "node:path";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import { Miniflare } from "miniflare";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import { launchChromium, WORKERD_MODULE_RULES, serveStatic } from "./harness.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const sample = "Hello, 世界! 我们明天去成都吃火锅 🌶️. const x = {\"a\": [1, 2, 3]}; <|endoftext|>";
 const want = encode(sample, { disallowedSpecial: new Set() }).length;
-const types = { ".js": "text/javascript", ".mjs": "text/javascript", ".html": "text/html", ".wasm": "application/wasm", ".bin": "application/octet-stream" };
 
-function serve() {
-  const server = createServer(async (req, res) => {
-    const path = normalize(join(root, decodeURIComponent(new URL(req.url, "http://x").pathname)));
-    if (!path.startsWith(root)) return res.writeHead(403).end();
-    try {
-      const body = await readFile(path);
-      res.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream" }).end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
 
 test("headless Chromium: import, create, count, build a context", async () => {
-  const server = await serve();
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const server = await serveStatic(root);
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const errors = [];
@@ -66,11 +48,7 @@ test("workerd (miniflare): import, create, count, build a context", async () => 
     modules: true,
     modulesRoot: root,
     scriptPath: join(root, "tests/js/worker/worker.mjs"),
-    modulesRules: [
-      { type: "ESModule", include: ["**/*.js", "**/*.mjs"] },
-      { type: "CompiledWasm", include: ["**/*.wasm"] },
-      { type: "Data", include: ["**/*.bin"] },
-    ],
+    modulesRules: WORKERD_MODULE_RULES,
     compatibilityDate: "2026-04-01",
     kvNamespaces: ["KV"],
     durableObjects: { MEM: "MemoryObject" },

@@ -5,39 +5,19 @@
 // connection, a deleted database and databases it cannot use.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
-import { readFile } from "node:fs/promises";
-import { extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launchChromium, serveStatic } from "./harness.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const types = { ".js": "text/javascript", ".mjs": "text/javascript", ".html": "text/html", ".wasm": "application/wasm", ".bin": "application/octet-stream" };
 
-function serve() {
-  const server = createServer(async (req, res) => {
-    const path = normalize(join(root, decodeURIComponent(new URL(req.url, "http://x").pathname)));
-    if (!path.startsWith(root)) return res.writeHead(403).end();
-    try {
-      const body = await readFile(path);
-      res.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream" }).end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
 
 let result;
 const errors = [];
 let server, browser;
 
 before(async () => {
-  server = await serve();
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  server = await serveStatic(root);
+  browser = await launchChromium();
   const page = await browser.newPage();
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
   page.on("pageerror", (e) => errors.push(String(e)));

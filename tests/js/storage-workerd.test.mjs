@@ -14,6 +14,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
+import { WORKERD_MODULE_RULES } from "./harness.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 let mf;
@@ -24,11 +25,7 @@ before(async () => {
     modules: true,
     modulesRoot: root,
     scriptPath: join(root, "tests/js/storage/worker.mjs"),
-    modulesRules: [
-      { type: "ESModule", include: ["**/*.js", "**/*.mjs"] },
-      { type: "CompiledWasm", include: ["**/*.wasm"] },
-      { type: "Data", include: ["**/*.bin"] },
-    ],
+    modulesRules: WORKERD_MODULE_RULES,
     compatibilityDate: "2026-04-01",
     kvNamespaces: ["KV"],
     durableObjects: { MEM: "MemoryDO", MEMSQL: { className: "MemoryDOSql", useSQLite: true } },

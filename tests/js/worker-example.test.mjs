@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { Miniflare } from "miniflare";
+import { WORKERD_MODULE_RULES } from "./harness.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const example = join(root, "examples", "worker");
@@ -46,10 +47,7 @@ function start() {
     modulesRoot: bundle,
     // wrangler emits the wasm and the rank assets as sibling files imported by
     // name; these are its default rules for them.
-    modulesRules: [
-      { type: "CompiledWasm", include: ["**/*.wasm"] },
-      { type: "Data", include: ["**/*.bin"] },
-    ],
+    modulesRules: WORKERD_MODULE_RULES,
     compatibilityDate: compatibilityDate(),
     durableObjects: { MEMORY: { className: "MemoryObject", useSQLite: true } },
     durableObjectsPersist: persist,

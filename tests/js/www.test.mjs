@@ -12,8 +12,8 @@ import assert from "node:assert/strict";
 import { createServer, get } from "node:http";
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import { start } from "../../scripts/demo-server.mjs";
+import { launchChromium } from "./harness.mjs";
 
 const artifacts = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 const KEY = "sk-test-never-stored-4242";
@@ -69,10 +69,7 @@ before(async () => {
   server = await start(0);
   fake = await fakeEndpoint();
   base = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
   page = await context.newPage();
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
