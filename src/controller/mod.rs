@@ -12,10 +12,12 @@ mod forget;
 mod knowledge;
 mod restore;
 mod search;
+mod stats;
 mod writes;
 
 pub use knowledge::{PreparedEmbeddings, PreparedProcedures, PreparedRemember, Remembered};
 pub use search::{Hit, SearchIndex, SearchOptions};
+pub use stats::{LayerTokens, MessageStats, Stats, TokenizerStats};
 
 pub use compaction::{CompactionJob, PreparedCompaction, SummaryRequest};
 pub use forget::{ForgetTarget, Forgotten, PreparedForget};
@@ -96,45 +98,6 @@ pub struct HistoryItem {
     pub place: Place,
     pub tokens: usize,
     pub message: Message,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Stats {
-    pub namespace: String,
-    pub model: String,
-    pub tokenizer: TokenizerStats,
-    pub messages: MessageStats,
-    pub tokens: LayerTokens,
-    pub episodes: usize,
-    pub cost: CostLedger,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TokenizerStats {
-    pub exact: bool,
-    pub encoding: Option<&'static str>,
-    pub calibration: f64,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MessageStats {
-    pub total: usize,
-    pub pinned: usize,
-    pub working: usize,
-    pub archived: usize,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LayerTokens {
-    pub pinned: usize,
-    pub working: usize,
-    pub archived: usize,
-    pub episodes: usize,
-    pub working_limit: usize,
 }
 
 /// The preferences block's first line.
@@ -422,31 +385,6 @@ impl Controller {
         let price = models::lookup(model.unwrap_or(&self.opts.model), &self.opts.models)?;
         let prompt = prompt_tokens.unwrap_or(self.last_tokens.unwrap_or(0) as u64);
         cost::budget_aware_max_tokens(usd_left, &price, prompt, floor)
-    }
-
-    pub fn stats(&self) -> Stats {
-        let log = &self.window.log;
-        let sum = |p: Place| log.iter().filter(|s| s.place == p).map(|s| s.tokens).sum::<usize>();
-        let n = |p: Place| log.iter().filter(|s| s.place == p).count();
-        let encoding = match &self.counter {
-            Counter::Exact(bpe) => Some(bpe.encoding().name()),
-            Counter::Estimate { .. } => None,
-        };
-        Stats {
-            namespace: self.opts.namespace.clone(),
-            model: self.opts.model.clone(),
-            tokenizer: TokenizerStats { exact: self.counter.is_exact(), encoding, calibration: self.counter.calibration_factor() },
-            messages: MessageStats { total: log.len(), pinned: n(Place::Pinned), working: n(Place::Working), archived: n(Place::Archived) },
-            tokens: LayerTokens {
-                pinned: sum(Place::Pinned),
-                working: sum(Place::Working),
-                archived: sum(Place::Archived),
-                episodes: self.episodes.iter().map(|e| e.tokens).sum(),
-                working_limit: self.opts.working.max_tokens,
-            },
-            episodes: self.episodes.len(),
-            cost: self.cost.clone(),
-        }
     }
 
     pub fn options(&self) -> &Options {

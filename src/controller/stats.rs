@@ -1,0 +1,74 @@
+//! `stats()`: what the controller holds, per layer, and what it cost.
+
+use serde::Serialize;
+
+use super::Controller;
+use crate::cost::CostLedger;
+use crate::tokens::Counter;
+use crate::window::Place;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stats {
+    pub namespace: String,
+    pub model: String,
+    pub tokenizer: TokenizerStats,
+    pub messages: MessageStats,
+    pub tokens: LayerTokens,
+    pub episodes: usize,
+    pub cost: CostLedger,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenizerStats {
+    pub exact: bool,
+    pub encoding: Option<&'static str>,
+    pub calibration: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageStats {
+    pub total: usize,
+    pub pinned: usize,
+    pub working: usize,
+    pub archived: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LayerTokens {
+    pub pinned: usize,
+    pub working: usize,
+    pub archived: usize,
+    pub episodes: usize,
+    pub working_limit: usize,
+}
+
+impl Controller {
+    pub fn stats(&self) -> Stats {
+        let log = &self.window.log;
+        let sum = |p: Place| log.iter().filter(|s| s.place == p).map(|s| s.tokens).sum::<usize>();
+        let n = |p: Place| log.iter().filter(|s| s.place == p).count();
+        let encoding = match &self.counter {
+            Counter::Exact(bpe) => Some(bpe.encoding().name()),
+            Counter::Estimate { .. } => None,
+        };
+        Stats {
+            namespace: self.opts.namespace.clone(),
+            model: self.opts.model.clone(),
+            tokenizer: TokenizerStats { exact: self.counter.is_exact(), encoding, calibration: self.counter.calibration_factor() },
+            messages: MessageStats { total: log.len(), pinned: n(Place::Pinned), working: n(Place::Working), archived: n(Place::Archived) },
+            tokens: LayerTokens {
+                pinned: sum(Place::Pinned),
+                working: sum(Place::Working),
+                archived: sum(Place::Archived),
+                episodes: self.episodes.iter().map(|e| e.tokens).sum(),
+                working_limit: self.opts.working.max_tokens,
+            },
+            episodes: self.episodes.len(),
+            cost: self.cost.clone(),
+        }
+    }
+}
