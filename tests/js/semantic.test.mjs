@@ -140,3 +140,26 @@ test("facts, embeddings and procedures survive a reload; forgetting a key remove
   const bytes = Buffer.concat((await storage.loadRange([])).map((e) => e.data)).toString("utf8");
   assert.ok(!bytes.includes("4711") && !bytes.includes("9902") && bytes.includes("Hangzhou"));
 });
+
+test("the built-in embedder over real fetch: hybrid on success; 500, timeout and a wrong dimension degrade to lexical", async () => {
+  const { startFakeOpenAI, embeddings, json, hang } = await import("./hooks/fake-openai.mjs");
+  const { openAICompatibleEmbedder } = await import("../../dist/node.js");
+  const server = await startFakeOpenAI();
+  try {
+    const embedder = openAICompatibleEmbedder({ baseURL: server.baseURL, apiKey: "sk-x", model: "text-embedding-3-small", timeoutMs: 300, maxRetries: 0 });
+    const memory = await MemoryController.create({ model: "gpt-4o", embedder });
+    for (let i = 0; i < 5; i++) await memory.remember({ text: `Fact ${i}: the invoice number is INV-${100 + i}` });
+    server.script(embeddings({ dims: 8 }), embeddings({ dims: 8 }));
+    const ok = await memory.search("invoice number");
+    assert.equal(ok.mode, "hybrid");
+    for (const [behaviour, code] of [[json(500, { error: { message: "down" } }), "EMBEDDER_HTTP"], [hang(), "EMBEDDER_TIMEOUT"], [embeddings({ dims: 3 }), "DIMENSION_MISMATCH"]]) {
+      server.script(behaviour);
+      const r = await memory.search("invoice number");
+      assert.equal(r.mode, "lexical");
+      assert.equal(r.degraded.code, code);
+      assert.ok(r.length > 0, "lexical results still come back");
+    }
+  } finally {
+    await server.close();
+  }
+});
