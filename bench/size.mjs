@@ -15,7 +15,7 @@ import { cases } from "./coldstart.mjs";
 import { loadCorpus } from "./corpus.mjs";
 import { ROOT, int, isMain, kib, median, mib, table, verdict } from "./lib.mjs";
 
-const CORE_LIMIT = 300_000; // bytes gzip: core wasm + glue
+const CORE_LIMIT = 300_000; // bytes gzip of the core .wasm, as the issue compares it with tiktoken's lite .wasm
 const ASSET_LIMIT = 900_000; // bytes gzip: the o200k rank asset
 const WORKERS_LIMIT = 128 * 1000 * 1000;
 const RSS_RUNS = Number(process.env.BENCH_RUNS) || 5;
@@ -80,10 +80,11 @@ export function report({ files, memory, rss: rssRows }) {
   const out = ["## Package size and memory", ""];
   out.push("gzip -9 of each file as installed (our rank assets ship gzipped; their raw column is the unzipped size).", "");
   out.push(table(["library", "what", "raw", "gzip -9"], files.map((f) => [f.lib, f.what, kib(f.raw), `${kib(f.gz)} (${int(f.gz)} B)`]), 2), "");
-  const core = files[0].gz + files[1].gz;
+  const core = files[0].gz;
+  const glue = files[1].gz;
   const asset = files[2].gz;
   const peers = files.filter((f) => f.lib !== "ours" && /o200k ranks/.test(f.what));
-  out.push(`- Core wasm + glue: ${int(core)} B gzip; target ≤ ${int(CORE_LIMIT)} B: ${verdict(core <= CORE_LIMIT)}.`);
+  out.push(`- Core wasm: ${int(core)} B gzip (plus ${int(glue)} B of JS glue); target ≤ ${int(CORE_LIMIT)} B: ${verdict(core <= CORE_LIMIT)}.`);
   out.push(`- o200k asset: ${int(asset)} B gzip; target ≤ ${int(ASSET_LIMIT)} B: ${verdict(asset <= ASSET_LIMIT)}.`);
   for (const p of peers) out.push(`- ${p.lib} ${p.what}: ${(p.gz / asset).toFixed(2)}× our o200k asset.`);
   out.push("");

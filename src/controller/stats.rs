@@ -16,6 +16,10 @@ pub struct Stats {
     pub messages: MessageStats,
     pub tokens: LayerTokens,
     pub episodes: usize,
+    /// Live facts, preferences and chunks.
+    pub facts: usize,
+    /// Items (facts, messages, episodes) with a stored embedding.
+    pub embeddings: usize,
     pub cost: CostLedger,
 }
 
@@ -68,6 +72,8 @@ impl Controller {
                 working_limit: self.opts.working.max_tokens,
             },
             episodes: self.episodes.len(),
+            facts: self.semantic.live().len(),
+            embeddings: self.index.embeddings.len(),
             cost: self.cost.clone(),
         }
     }

@@ -244,6 +244,10 @@ export interface Stats {
   messages: { total: number; pinned: number; working: number; archived: number };
   tokens: { pinned: number; working: number; archived: number; episodes: number; workingLimit: number };
   episodes: number;
+  /** Live facts, preferences and document chunks. */
+  facts: number;
+  /** Items (facts, messages, episodes) with a stored embedding. */
+  embeddings: number;
   cost: {
     usd: number;
     byModel: { model: string; calls: number; promptTokens: number; cachedPromptTokens: number; completionTokens: number; usd: number }[];
