@@ -163,8 +163,11 @@ impl Driver {
     }
 
     async fn fold(&self) {
+        // Without storage there is nothing to fold, and building a pack of
+        // every record on each change would make adds O(n).
+        let Some(s) = &self.storage else { return };
         let pack = self.inner.borrow().prepare_pack();
-        if let (Some(p), Some(s)) = (pack, &self.storage) {
+        if let Some(p) = pack {
             if s.save(&p.write.key, &p.write.bytes).await.is_ok() {
                 let (remove, new_key) = (p.remove.clone(), p.write.key.clone());
                 self.inner.borrow_mut().commit_pack(p);
