@@ -112,8 +112,8 @@ impl<S: Storage> Durable<S> {
     /// Compaction, then folding; a failed step changes nothing and waits.
     fn background(&mut self, now: f64) -> Option<crate::controller::CompactionEvent> {
         let mut event = None;
-        if let Some(job) = self.controller.begin_compaction() {
-            let p = self.controller.finish_compaction(job, None, now);
+        let job = self.controller.begin_compaction();
+        if let Some(p) = job.and_then(|job| self.controller.finish_compaction(job, None, now)) {
             match p.writes.iter().try_for_each(|w| self.storage.save(&w.key, &w.bytes).map_err(|e| storage_error("save", e))) {
                 Ok(()) => event = Some(self.controller.commit_compaction(p)),
                 Err(e) => {

@@ -31,10 +31,12 @@ pub struct SummaryRequest {
     pub previous_summary: Option<String>,
 }
 
-/// A range moved to the archive whose episode is not stored yet.
+/// A range moved to the archive whose episode is not stored yet. It names
+/// its messages by id: a `forget` may rebuild the log while the summary is
+/// being written, and positions would then point elsewhere.
 #[derive(Debug)]
 pub struct CompactionJob {
-    plan: CompactionPlan,
+    ids: Vec<String>,
     pub request: SummaryRequest,
     tokens_before: usize,
 }
@@ -61,15 +63,26 @@ impl Controller {
         let tokens_before = self.window.working_tokens();
         self.window.apply_compaction(&plan);
         let messages = plan.members.iter().map(|&i| self.window.log[i].message.clone()).collect();
+        let ids = plan.members.iter().map(|&i| self.window.log[i].id.clone()).collect();
         let previous_summary = self.episodes.last().map(|e| e.summary.clone());
-        Some(CompactionJob { plan, request: SummaryRequest { messages, previous_summary }, tokens_before })
+        Some(CompactionJob { ids, request: SummaryRequest { messages, previous_summary }, tokens_before })
     }
 
     /// The episode and facts for a begun compaction. `answer` is the
     /// summarizer's text (`None`: none, it failed, or it timed out); an
     /// answer that cannot be read falls back to the offline summary too.
-    pub fn finish_compaction(&self, job: CompactionJob, answer: Option<&str>, now: f64) -> PreparedCompaction {
-        let moved: Vec<&Stored> = job.plan.members.iter().map(|&i| &self.window.log[i]).collect();
+    /// `None` when every message of the job was forgotten meanwhile.
+    pub fn finish_compaction(&self, job: CompactionJob, answer: Option<&str>, now: f64) -> Option<PreparedCompaction> {
+        let wanted: std::collections::HashSet<&str> = job.ids.iter().map(String::as_str).collect();
+        let members: Vec<usize> = (0..self.window.log.len()).filter(|&i| wanted.contains(self.window.log[i].id.as_str()) && self.window.log[i].place == Place::Archived).collect();
+        if members.is_empty() {
+            return None;
+        }
+        // A summary written from messages some of which were forgotten since
+        // may quote them: only the offline summary of what remains is safe.
+        let answer = if members.len() == job.ids.len() { answer } else { None };
+        let plan = CompactionPlan { groups: vec![], members };
+        let moved: Vec<&Stored> = plan.members.iter().map(|&i| &self.window.log[i]).collect();
         let counter = &self.counter;
         let extract = summary::summarize(&moved, self.opts.summary_tokens, &|s: &str| counter.count(s));
         let model = answer.and_then(parse_summary);
@@ -110,7 +123,7 @@ impl Controller {
             facts.push((fact, next));
             next += 1;
         }
-        PreparedCompaction { writes, plan: job.plan, episode, facts, seq, next_seq: next, tokens_before: job.tokens_before }
+        Some(PreparedCompaction { writes, plan, episode, facts, seq, next_seq: next, tokens_before: job.tokens_before })
     }
 
     /// Facts and preferences a range teaches: what the model returned
@@ -182,7 +195,7 @@ impl Controller {
     /// Compacts with the offline summary, without storage.
     pub(crate) fn compact_offline(&mut self, now: f64) -> Option<CompactionEvent> {
         let job = self.begin_compaction()?;
-        let p = self.finish_compaction(job, None, now);
+        let p = self.finish_compaction(job, None, now)?;
         Some(self.commit_compaction(p))
     }
 }

@@ -112,7 +112,7 @@ impl Driver {
     }
 
     async fn finish(&self, job: CompactionJob, answer: Option<&str>, now: f64) -> Option<CompactionEvent> {
-        let p = self.inner.borrow().finish_compaction(job, answer, now);
+        let p = self.inner.borrow().finish_compaction(job, answer, now)?;
         match self.save_all(&p.writes).await {
             Ok(()) => Some(self.inner.borrow_mut().commit_compaction(p)),
             Err(_) => {

@@ -185,3 +185,24 @@ test("API keys given to hooks are never stored", async () => {
   assert.ok(bytes.length > 1000);
   assert.ok(!bytes.includes(API_KEY) && !bytes.includes("sk-test"), "an API key reached storage");
 });
+
+test("forgetting a message while its range is being summarized: the summary cannot quote it", async () => {
+  server.reset();
+  let release;
+  const gate = new Promise((r) => (release = r));
+  // The model would quote the secret; its answer must not be used for a range that lost a message.
+  const quoting = (req, res, record) => gate.then(() => chat(JSON.stringify({ summary: "The user said their PIN is 8812." }), { model: "gpt-4o-mini" })(req, res, record));
+  server.script(quoting, ...Array.from({ length: 10 }, () => chat(JSON.stringify(SUMMARY), { model: "gpt-4o-mini" })));
+  const storage = memoryStorage();
+  const memory = await MemoryController.create({ namespace: "race", workingMemory: { maxTokens: 200 }, storage, summarizer: summarizer(5000) });
+  const { id } = await memory.add({ role: "user", content: "my PIN is 8812, keep it secret" });
+  for (let i = 0; i < 12; i++) await memory.add({ role: i % 2 ? "user" : "assistant", content: `message ${i} about the weekend plans in 杭州 and the budget` });
+  for (let i = 0; i < 100 && server.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  await memory.forget(id); // while the summary of its range is still being written
+  release();
+  await memory.flush();
+  const bytes = Buffer.concat((await storage.loadRange([])).map((e) => e.data)).toString("utf8");
+  assert.ok(!bytes.includes("8812"), "the forgotten PIN reached storage");
+  assert.ok((await memory.episodes()).every((e) => !e.summary.includes("8812")));
+  assert.ok(!(await memory.history()).some((h) => h.id === id));
+});
