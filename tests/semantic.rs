@@ -140,3 +140,15 @@ fn forgetting_a_key_removes_every_version() {
     assert!(c.fact_history("pin").is_empty());
     assert!(c.search("PIN", &SearchOptions::default(), None).unwrap().is_empty());
 }
+
+#[test]
+fn preferences_yield_to_a_small_budget() {
+    let mut c = controller(4000);
+    for i in 0..40 {
+        remember(&mut c, Some(&format!("pref{i}")), &format!("preference number {i}: always answer with exactly {i} bullet points"), Some("preference"));
+    }
+    c.add_message(Message::text(Role::User, "hello"), 1.0).unwrap();
+    let ctx = c.build_context(&ContextRequest { max_tokens: 150, ..Default::default() }).unwrap();
+    assert!(ctx.sections.preferences <= 50, "{}", ctx.sections.preferences);
+    assert!(ctx.messages.iter().any(|m| m.content_text() == "hello"), "the question fits");
+}

@@ -299,11 +299,14 @@ impl Controller {
         prefs.sort_by(|a, b| a.key.cmp(&b.key).then(a.created_at.total_cmp(&b.created_at)));
         let items: Vec<String> = prefs.iter().map(|f| f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text))).collect();
         let cost = |t: &str| message_tokens(&self.counter, &Message::text(crate::message::Role::System, t));
-        if let Some((text, _, _)) = crate::semantic::block::fit("preferences", PREFERENCES_HEADER, &items, req.preference_tokens.unwrap_or(300), &cost) {
+        // Pinned memory blocks never take more than a third of the budget
+        // each, so a small budget still has room for the question.
+        let third = req.max_tokens.saturating_sub(req.reserve_output) / 3;
+        if let Some((text, _, _)) = crate::semantic::block::fit("preferences", PREFERENCES_HEADER, &items, req.preference_tokens.unwrap_or(300).min(third), &cost) {
             extras.pinned.push(("preferences", Message::text(crate::message::Role::System, text)));
         }
         if let Some(task) = req.task_id.as_deref() {
-            if let Some(block) = self.task_block(task, req.task_tokens.unwrap_or(400)) {
+            if let Some(block) = self.task_block(task, req.task_tokens.unwrap_or(400).min(third)) {
                 extras.pinned.push(("task", Message::text(crate::message::Role::System, block)));
             }
         }
