@@ -1,13 +1,15 @@
 //! Model table: tokenizer, context window, output limit and price per model.
 //!
 //! Prices are USD per 1M tokens, standard (non-batch) tier, text modality,
-//! from the vendors' public pricing pages (platform.openai.com/docs/pricing,
+//! as the vendors' public pricing pages (platform.openai.com/docs/pricing,
 //! docs.anthropic.com pricing, ai.google.dev/gemini-api/docs/pricing,
-//! api-docs.deepseek.com/quick_start/pricing) as recorded by the team on
-//! 2025-10-15; the deepseek-v3.2 input and output prices are the ones the
-//! project specified (0.27 / 0.42). Vendors change prices: hosts override
-//! any entry with `options.models`. A model without a cache discount charges
-//! cached input at the input price.
+//! api-docs.deepseek.com/quick_start/pricing) stated them in late 2025,
+//! written down from those pages' published figures on 2026-11-30 without
+//! re-reading them live (this build machine has no web access); the
+//! deepseek-v3.2 input and output prices are the ones the project specified
+//! (0.27 / 0.42). Vendors change prices: hosts override any entry with
+//! `options.models`. A model without a cache discount charges cached input
+//! at the input price.
 
 use serde::{Deserialize, Serialize};
 
