@@ -68,7 +68,8 @@ fn score(sentence: &str, role: Role) -> f64 {
         s += 1.0;
     }
     // Capitalised words past the first usually name people, places, products.
-    s += 0.3 * sentence.split_whitespace().skip(1).filter(|w| w.chars().next().is_some_and(char::is_uppercase)).count().min(3) as f64;
+    let names = sentence.split_whitespace().enumerate().filter(|(i, w)| *i > 0 && w.chars().next().is_some_and(char::is_uppercase)).count();
+    s += 0.3 * names.min(3) as f64;
     if sentence.ends_with('?') || sentence.ends_with('？') {
         s += 0.5;
     }
