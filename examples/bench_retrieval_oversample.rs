@@ -6,43 +6,9 @@
 
 use agent_memory::retrieval::{VectorIndex, VectorMode};
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn gauss(&mut self) -> f32 {
-        let u = ((self.next() >> 11) as f64 / (1u64 << 53) as f64).max(1e-12);
-        let v = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
-        ((-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()) as f32
-    }
-}
-
-/// Same shape as `bench_retrieval`: `0.5·m + c + 0.8·g/√d`.
-fn clustered(rng: &mut Rng, n: usize, dim: usize, clusters: usize) -> Vec<Vec<f32>> {
-    let unit = |rng: &mut Rng| {
-        let v: Vec<f32> = (0..dim).map(|_| rng.gauss()).collect();
-        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        v.into_iter().map(|x| x / norm).collect::<Vec<f32>>()
-    };
-    let mean = unit(rng);
-    let centres: Vec<Vec<f32>> = (0..clusters).map(|_| unit(rng)).collect();
-    let s = 0.8 / (dim as f32).sqrt();
-    (0..n)
-        .map(|_| {
-            let c = &centres[rng.below(clusters)];
-            (0..dim).map(|i| 0.5 * mean[i] + c[i] + s * rng.gauss()).collect()
-        })
-        .collect()
-}
+#[path = "../tests/support/embeddings.rs"]
+mod embeddings;
+use embeddings::{clustered, Rng};
 
 fn main() {
     for n in [10_000, 100_000] {

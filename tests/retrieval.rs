@@ -4,31 +4,9 @@
 use agent_memory::retrieval::{hybrid_search, rrf, Bm25Index, Bm25Params, HybridParams, VectorIndex, VectorMode};
 use proptest::prelude::*;
 
-/// SplitMix64: a seeded, dependency-free PRNG.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn gauss(&mut self) -> f32 {
-        let (u, v) = (self.unit().max(1e-12), self.unit());
-        ((-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()) as f32
-    }
-    fn vector(&mut self, dim: usize) -> Vec<f32> {
-        (0..dim).map(|_| self.gauss()).collect()
-    }
-}
+#[path = "support/embeddings.rs"]
+mod embeddings;
+use embeddings::{clustered, Rng};
 
 fn close(a: f32, b: f64) -> bool {
     (a as f64 - b).abs() < 1e-5
@@ -247,25 +225,6 @@ fn vector_top_k_equals_brute_force_on_random_data() {
             }
         }
     }
-}
-
-/// Embedding-shaped data (see `examples/bench_retrieval.rs`): a shared mean
-/// direction, one of 50 cluster centres, Gaussian noise.
-fn clustered(rng: &mut Rng, n: usize, dim: usize, clusters: usize) -> Vec<Vec<f32>> {
-    let unit = |rng: &mut Rng| {
-        let v = rng.vector(dim);
-        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        v.into_iter().map(|x| x / norm).collect::<Vec<f32>>()
-    };
-    let mean = unit(rng);
-    let centres: Vec<Vec<f32>> = (0..clusters).map(|_| unit(rng)).collect();
-    let s = 0.8 / (dim as f32).sqrt();
-    (0..n)
-        .map(|_| {
-            let c = &centres[rng.below(clusters)];
-            (0..dim).map(|i| 0.5 * mean[i] + c[i] + s * rng.gauss()).collect()
-        })
-        .collect()
 }
 
 #[test]
