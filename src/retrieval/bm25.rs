@@ -185,9 +185,11 @@ impl Bm25Index {
                 terms.push(t);
             }
         });
-        terms.sort_unstable();
-        terms.dedup();
-        terms.retain(|&t| !self.postings[t as usize].is_empty());
+        // Deduplicate in query order, not by term id: ids depend on the order
+        // terms were first seen, and f32 sums in a different order would make
+        // an updated index and a fresh one break score ties differently.
+        let mut seen = Vec::with_capacity(terms.len());
+        terms.retain(|&t| !seen.contains(&t) && { seen.push(t); true } && !self.postings[t as usize].is_empty());
         if terms.is_empty() {
             return Vec::new();
         }
