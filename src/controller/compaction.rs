@@ -83,53 +83,65 @@ impl Controller {
         let answer = if members.len() == job.ids.len() { answer } else { None };
         let plan = CompactionPlan { groups: vec![], members };
         let moved: Vec<&Stored> = plan.members.iter().map(|&i| &self.window.log[i]).collect();
-        let counter = &self.counter;
-        let extract = summary::summarize(&moved, self.opts.summary_tokens, &|s: &str| counter.count(s));
         let model = answer.and_then(parse_summary);
         let ts = now.max(self.last_ts);
-        let writer = self.opts.writer.clone();
         let seq = self.next_seq;
-        let task_id = {
-            let first = moved.first().and_then(|s| s.task_id.clone());
-            first.filter(|t| moved.iter().all(|s| s.task_id.as_deref() == Some(t)))
-        };
-        let (summary, key_points, pending, importance, source) = match &model {
+        let episode = self.episode_for(&moved, model.as_ref(), seq, ts);
+        let facts = self.learned_facts(&moved, model.as_ref(), &episode.id, ts, seq + 1);
+        let record = Record::Episode { writer: self.opts.writer.clone(), seq, episode };
+        let mut writes = vec![Write { key: self.key(seq), bytes: encode_record(&record) }];
+        let Record::Episode { episode, .. } = record else { unreachable!() };
+        for (fact, fseq) in &facts {
+            let record = Record::Fact { writer: self.opts.writer.clone(), seq: *fseq, fact: fact.clone() };
+            writes.push(Write { key: self.key(*fseq), bytes: encode_record(&record) });
+        }
+        let next = seq + 1 + facts.len() as u64;
+        Some(PreparedCompaction { writes, plan, episode, facts, seq, next_seq: next, tokens_before: job.tokens_before })
+    }
+
+    /// The episode for `moved`, numbered `seq`: from the model's summary,
+    /// or the offline extractive one. Its task is the range's, if it has one.
+    pub(crate) fn episode_for(&self, moved: &[&Stored], model: Option<&ModelSummary>, seq: u64, created_at: f64) -> Episode {
+        let counter = &self.counter;
+        let extract = summary::summarize(moved, self.opts.summary_tokens, &|s: &str| counter.count(s));
+        let first = moved.first().and_then(|s| s.task_id.clone());
+        let task_id = first.filter(|t| moved.iter().all(|s| s.task_id.as_deref() == Some(t)));
+        let (summary, key_points, pending_tasks, importance, summary_source) = match model {
             Some(m) => (m.summary.clone(), m.key_points.clone(), m.pending_tasks.clone(), m.importance.unwrap_or(extract.importance), SummarySource::Model),
-            None => (extract.text.clone(), extract.key_points.clone(), vec![], extract.importance, SummarySource::Fallback),
+            None => (extract.text, extract.key_points, vec![], extract.importance, SummarySource::Fallback),
         };
-        let episode = Episode {
-            id: format!("e-{writer}-{seq}"),
+        Episode {
+            id: format!("e-{}-{seq}", self.opts.writer),
             tokens: counter.count(&summary),
             summary,
             key_points,
             importance,
             message_ids: moved.iter().map(|s| s.id.clone()).collect(),
-            created_at: ts,
-            summary_source: source,
-            pending_tasks: pending,
+            created_at,
+            summary_source,
+            pending_tasks,
             task_id,
-            last_recalled: ts,
-        };
-        let record = Record::Episode { writer: writer.clone(), seq, episode };
-        let mut writes = vec![Write { key: self.key(seq), bytes: encode_record(&record) }];
-        let Record::Episode { episode, .. } = record else { unreachable!() };
-        let mut next = seq + 1;
-        let mut facts = Vec::new();
-        for (key, text, kind) in self.learned(&moved, model.as_ref()) {
-            let fact = Fact { id: format!("f-{writer}-{next}"), key, text, kind, tags: vec!["auto".into()], source: Some(episode.id.clone()), document: None, created_at: ts };
-            let record = Record::Fact { writer: writer.clone(), seq: next, fact };
-            writes.push(Write { key: self.key(next), bytes: encode_record(&record) });
-            let Record::Fact { fact, .. } = record else { unreachable!() };
-            facts.push((fact, next));
-            next += 1;
+            last_recalled: created_at,
         }
-        Some(PreparedCompaction { writes, plan, episode, facts, seq, next_seq: next, tokens_before: job.tokens_before })
+    }
+
+    /// What a range teaches, as auto facts numbered from `first_seq` and
+    /// sourced to the episode that summarizes it.
+    pub(crate) fn learned_facts(&self, moved: &[&Stored], model: Option<&ModelSummary>, episode_id: &str, created_at: f64, first_seq: u64) -> Vec<(Fact, u64)> {
+        self.learned(moved, model)
+            .into_iter()
+            .zip(first_seq..)
+            .map(|((key, text, kind), seq)| {
+                let fact = Fact { id: format!("f-{}-{seq}", self.opts.writer), key, text, kind, tags: vec!["auto".into()], source: Some(episode_id.to_string()), document: None, created_at };
+                (fact, seq)
+            })
+            .collect()
     }
 
     /// Facts and preferences a range teaches: what the model returned
     /// (keyed: a new value supersedes), plus the user's own high-value
     /// sentences, which model summaries often drop (unkeyed, deduplicated).
-    pub(crate) fn learned(&self, moved: &[&Stored], model: Option<&ModelSummary>) -> Vec<(Option<String>, String, FactKind)> {
+    fn learned(&self, moved: &[&Stored], model: Option<&ModelSummary>) -> Vec<(Option<String>, String, FactKind)> {
         let mut out: Vec<(Option<String>, String, FactKind)> = Vec::new();
         let live: Vec<&Fact> = self.facts();
         let keyed = |k: &str| if k.is_empty() { None } else { Some(k.to_string()) };

@@ -12,12 +12,9 @@ use std::collections::HashSet;
 use serde::Serialize;
 
 use super::Controller;
-use crate::episodic::{Episode, SummarySource};
-use crate::semantic::Fact;
 use crate::error::{MemoryError, Result};
 use crate::store::record::{encode_pack, encode_record, Record};
 use crate::store::{log_key, pack_key, Folding, Key, Write};
-use crate::summary;
 use crate::window::{Stored, Window};
 
 /// What to forget.
@@ -144,35 +141,19 @@ impl Controller {
                 outcome.episodes_dropped += 1;
                 continue;
             }
-            let counter = &next.counter;
-            let extract = summary::summarize(&remaining, next.opts.summary_tokens, &|t: &str| counter.count(t));
             let seq = next.next_seq;
-            next.next_seq += 1;
-            next.episodes.push(Episode {
-                id: format!("e-{}-{seq}", next.opts.writer),
-                tokens: counter.count(&extract.text),
-                summary: extract.text,
-                key_points: extract.key_points,
-                importance: extract.importance,
-                message_ids: remaining.iter().map(|s| s.id.clone()).collect(),
-                created_at: e.created_at,
-                summary_source: SummarySource::Fallback,
-                pending_tasks: vec![],
-                task_id: e.task_id.clone(),
-                last_recalled: e.last_recalled,
-            });
-            next.episode_uids.push((next.opts.writer.clone(), seq));
-            outcome.episodes_rewritten += 1;
-            let new_id = next.episodes.last().map(|e| e.id.clone()).unwrap_or_default();
-            let remaining: Vec<Stored> = next.window.log.iter().filter(|s| e.message_ids.contains(&s.id)).cloned().collect();
-            let refs: Vec<&Stored> = remaining.iter().collect();
-            for (key, text, kind) in next.learned(&refs, None) {
-                let seq = next.next_seq;
-                next.next_seq += 1;
-                let fact = Fact { id: format!("f-{}-{seq}", next.opts.writer), key, text, kind, tags: vec!["auto".into()], source: Some(new_id.clone()), document: None, created_at: e.created_at };
-                let w = next.opts.writer.clone();
-                next.semantic.push(fact, w, seq);
+            let mut episode = next.episode_for(&remaining, None, seq, e.created_at);
+            episode.last_recalled = e.last_recalled;
+            // What the range taught is learned again, from what remains.
+            let facts = next.learned_facts(&remaining, None, &episode.id, e.created_at, seq + 1);
+            next.next_seq = seq + 1 + facts.len() as u64;
+            let writer = next.opts.writer.clone();
+            next.episodes.push(episode);
+            next.episode_uids.push((writer.clone(), seq));
+            for (fact, fseq) in facts {
+                next.semantic.push(fact, writer.clone(), fseq);
             }
+            outcome.episodes_rewritten += 1;
         }
 
         next.rebuild_index();

@@ -314,7 +314,7 @@ impl Controller {
             let opts = SearchOptions { k: Some(20), kinds: Some(vec!["fact".into(), "chunk".into(), "message".into()]), ..Default::default() };
             for hit in self.search(q, &opts, req.query_vector.as_deref())? {
                 // Messages still in working memory are (or compete to be) in the window already.
-                if hit.kind == "message" && self.window.log.iter().any(|s| s.id == hit.id && s.place != Place::Archived) {
+                if hit.kind == "message" && self.message_place(&hit.id) != Some(Place::Archived) {
                     continue;
                 }
                 let text = match (&hit.key, hit.kind) {
@@ -335,6 +335,13 @@ impl Controller {
 
     pub fn has_message(&self, id: &str) -> bool {
         self.window.log.iter().any(|s| s.id == id)
+    }
+
+    /// Where an indexed message is, by id, through the search index's id map
+    /// (no log scan on the context path; instructions are not indexed).
+    fn message_place(&self, id: &str) -> Option<Place> {
+        let slot = *self.index.slots.get(id)?;
+        (slot % 2 == 1).then(|| self.window.log.get((slot / 2) as usize)).flatten().filter(|s| s.id == id).map(|s| s.place)
     }
 
     pub fn episodes(&self) -> &[Episode] {

@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 
 use super::Controller;
 use crate::error::{MemoryError, Result};
-use crate::message::Role;
 use crate::retrieval::{hybrid_search, Bm25Index, HybridParams, VectorIndex, VectorMode};
 use crate::semantic::FactKind;
 
@@ -218,7 +217,8 @@ impl Controller {
             let i = (id / 2) as usize;
             if id % 2 == 1 {
                 let s = &self.window.log[i];
-                want("message") && opts.tags.as_ref().is_none_or(|t| t.is_empty()) && in_time(s.ts) && s.message.role != Role::System
+                // (instructions are never indexed, see `index_message`)
+                want("message") && opts.tags.as_ref().is_none_or(|t| t.is_empty()) && in_time(s.ts)
             } else {
                 let f = &self.semantic.facts[i];
                 want(kind_name(f.kind)) && in_time(f.created_at) && opts.tags.as_ref().is_none_or(|t| t.is_empty() || t.iter().any(|x| f.tags.contains(x)))
