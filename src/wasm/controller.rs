@@ -15,7 +15,7 @@ use super::driver::{Driver, Inner};
 use super::embedder::{EmbedFailure, Embedder};
 use super::storage::Storage;
 use super::summarizer::Summarizer;
-use super::{from_json, js_error, ranks, to_js, to_json};
+use super::{from_js, js_error, ranks, to_js, to_json};
 use crate::context::ContextRequest;
 use crate::controller::{Added, Controller, ForgetTarget, Forgotten};
 use crate::cost::Usage;
@@ -184,7 +184,7 @@ impl MemoryController {
     #[wasm_bindgen(unchecked_return_type = "Promise<Remembered>")]
     pub fn remember(&self, #[wasm_bindgen(unchecked_param_type = "RememberInput")] input: JsValue) -> Promise {
         let (d, now) = (self.driver.clone(), self.now());
-        let parsed = to_json(&input, "remember").and_then(|j| from_json::<crate::semantic::RememberInput>(&j, "remember"));
+        let parsed = from_js::<crate::semantic::RememberInput>(&input, "remember");
         self.enqueue(async move {
             let prepared = d.inner.borrow().prepare_remember(parsed?, now).map_err(js_error)?;
             for w in &prepared.writes {
@@ -224,7 +224,7 @@ impl MemoryController {
     #[wasm_bindgen(js_name = setProcedures, unchecked_return_type = "Promise<void>")]
     pub fn set_procedures(&self, #[wasm_bindgen(unchecked_param_type = "Procedures")] procedures: JsValue) -> Promise {
         let (d, now) = (self.driver.clone(), self.now());
-        let raw = to_json(&procedures, "procedures").and_then(|j| from_json::<serde_json::Value>(&j, "procedures"));
+        let raw = from_js::<serde_json::Value>(&procedures, "procedures");
         self.enqueue(async move {
             let prepared = d.inner.borrow().prepare_procedures(raw?, now).map_err(js_error)?;
             d.save(&prepared.write).await?;
@@ -251,7 +251,7 @@ impl MemoryController {
     #[wasm_bindgen(js_name = recordUsage, unchecked_return_type = "Promise<number>")]
     pub fn record_usage(&self, #[wasm_bindgen(unchecked_param_type = "UsageRecord")] usage: JsValue) -> Promise {
         let (d, now) = (self.driver.clone(), self.now());
-        let parsed = to_json(&usage, "usage").and_then(|j| from_json::<JsUsage>(&j, "usage"));
+        let parsed = from_js::<JsUsage>(&usage, "usage");
         self.enqueue(async move {
             let u = parsed?;
             let model = u.model.unwrap_or_else(|| d.inner.borrow().options().model.clone());
@@ -273,7 +273,7 @@ impl MemoryController {
     pub fn forget(&self, #[wasm_bindgen(unchecked_param_type = "string | { id: string } | { key: string } | { from: number; to: number } | { namespace: true }")] target: JsValue) -> Promise {
         let (d, now) = (self.driver.clone(), self.now());
         let (inner, storage) = (d.inner.clone(), d.storage.clone());
-        let parsed = to_json(&target, "forget").and_then(|j| from_json::<serde_json::Value>(&j, "forget")).and_then(|v| JsForget::parse(&v).map_err(js_error));
+        let parsed = from_js::<serde_json::Value>(&target, "forget").and_then(|v| JsForget::parse(&v).map_err(js_error));
         self.enqueue(async move {
             let target = match parsed? {
                 JsForget::Id(id) if !inner.borrow().has_message(&id) => ForgetTarget::Fact(id),
@@ -334,7 +334,7 @@ impl MemoryController {
         #[wasm_bindgen(unchecked_param_type = "ChatMessage[]")] messages: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "ToolDefinition[]")] tools: JsValue,
     ) -> Result<usize, JsValue> {
-        let messages: Vec<serde_json::Value> = from_json(&to_json(&messages, "messages")?, "messages")?;
+        let messages: Vec<serde_json::Value> = from_js(&messages, "messages")?;
         let tools: Vec<serde_json::Value> = read(&tools, "tools")?;
         self.inner.borrow().count_messages(&messages, &tools).map_err(js_error)
     }

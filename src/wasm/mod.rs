@@ -50,6 +50,11 @@ pub(crate) fn from_json<T: serde::de::DeserializeOwned>(json: &str, what: &str) 
     serde_json::from_str(json).map_err(|e| js_error(MemoryError::from_json(&e, what)))
 }
 
+/// A JS value read as a core type, through JSON text.
+pub(crate) fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, JsValue> {
+    from_json(&to_json(value, what)?, what)
+}
+
 /// A core value as a plain JS value.
 pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
     let json = serde_json::to_string(value).map_err(|e| js_error(MemoryError::input("result", e.to_string())))?;

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::{from_json, to_json};
+use super::from_js;
 use crate::controller::Options;
 use crate::models::ModelInfo;
 use crate::window::WindowConfig;
@@ -113,7 +113,7 @@ pub fn read<T: serde::de::DeserializeOwned + Default>(value: &JsValue, what: &st
     if value.is_undefined() || value.is_null() {
         return Ok(T::default());
     }
-    from_json(&to_json(value, what)?, what)
+    from_js(value, what)
 }
 
 /// Splits create options into data and the hook values.

@@ -38,3 +38,10 @@ export const WORKERD_MODULE_RULES = [
   { type: "CompiledWasm", include: ["**/*.wasm"] },
   { type: "Data", include: ["**/*.bin"] },
 ];
+
+/** Collects a page's console errors and uncaught exceptions into `errors`. */
+export function watchErrors(page, errors = []) {
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  page.on("pageerror", (e) => errors.push(String(e)));
+  return errors;
+}

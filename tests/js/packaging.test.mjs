@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { encode as o200k } from "gpt-tokenizer/encoding/o200k_base";
 import { encode as cl100k } from "gpt-tokenizer/encoding/cl100k_base";
-import { launchChromium, WORKERD_MODULE_RULES, serveStatic } from "./harness.mjs";
+import { launchChromium, WORKERD_MODULE_RULES, serveStatic, watchErrors } from "./harness.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const templates = join(root, "tests", "packaging");
@@ -127,8 +127,7 @@ test("vite-page consumer: vite build, served, run in chromium, same numbers as N
   try {
     const page = await browser.newPage();
     const errors = [];
-    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-    page.on("pageerror", (e) => errors.push(String(e)));
+    watchErrors(page, errors);
     page.on("requestfailed", (r) => errors.push(`request failed: ${r.url()}`));
     page.on("response", (r) => r.status() >= 400 && errors.push(`HTTP ${r.status()}: ${r.url()}`));
     await page.goto(`http://127.0.0.1:${server.address().port}/`);

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
-import { launchChromium, WORKERD_MODULE_RULES, serveStatic } from "./harness.mjs";
+import { launchChromium, WORKERD_MODULE_RULES, serveStatic, watchErrors } from "./harness.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const sample = "Hello, 世界! 我们明天去成都吃火锅 🌶️. const x = {\"a\": [1, 2, 3]}; <|endoftext|>";
@@ -20,8 +20,7 @@ test("headless Chromium: import, create, count, build a context", async () => {
   try {
     const page = await browser.newPage();
     const errors = [];
-    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-    page.on("pageerror", (e) => errors.push(String(e)));
+    watchErrors(page, errors);
     const url = `http://127.0.0.1:${server.address().port}/tests/js/browser/index.html?text=${encodeURIComponent(sample)}`;
     await page.goto(url);
     const result = await page.waitForFunction(() => window.result, null, { timeout: 30_000 }).then((h) => h.jsonValue());

@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { launchChromium, serveStatic } from "./harness.mjs";
+import { launchChromium, serveStatic, watchErrors } from "./harness.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -19,8 +19,7 @@ before(async () => {
   server = await serveStatic(root);
   browser = await launchChromium();
   const page = await browser.newPage();
-  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-  page.on("pageerror", (e) => errors.push(String(e)));
+  watchErrors(page, errors);
   await page.goto(`http://127.0.0.1:${server.address().port}/tests/js/storage/index.html`);
   result = await page.waitForFunction(() => window.result, null, { timeout: 120_000 }).then((h) => h.jsonValue());
 });

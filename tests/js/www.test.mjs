@@ -13,7 +13,7 @@ import { createServer, get } from "node:http";
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { start } from "../../scripts/demo-server.mjs";
-import { launchChromium } from "./harness.mjs";
+import { launchChromium, watchErrors } from "./harness.mjs";
 
 const artifacts = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 const KEY = "sk-test-never-stored-4242";
@@ -72,8 +72,7 @@ before(async () => {
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
   page = await context.newPage();
-  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-  page.on("pageerror", (e) => errors.push(String(e)));
+  watchErrors(page, errors);
   await page.goto(`${base}/www/?maxTokens=300`);
   await ready();
 });
