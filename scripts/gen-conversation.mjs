@@ -21,6 +21,7 @@
 
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { mulberry32 } from "../bench/corpus.mjs";
 
 const OUT_DIR = fileURLToPath(new URL("../tests/fixtures/conversation/", import.meta.url));
 
@@ -39,16 +40,6 @@ function t(strings, ...values) {
   return lines.map((l) => l.slice(indent)).join("\n");
 }
 
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const rand = mulberry32(20250417);
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";

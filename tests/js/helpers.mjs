@@ -2,16 +2,7 @@
 // invariants every built context must satisfy.
 import assert from "node:assert/strict";
 
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 as rng } from "../../bench/corpus.mjs";
 
 const WORDS = ["hello", "budget", "tokens", "我们", "明天", "去成都", "记住", "花生过敏", "🙂", "fn main() {}", '{"a":1}', "1234567", "\n", "I prefer", "請幫我", "東京", "서울", "<|endoftext|>"];
 
