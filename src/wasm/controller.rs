@@ -32,6 +32,16 @@ fn random_writer() -> String {
     (0..10).map(|_| DIGITS[(js_sys::Math::random() * 36.0) as usize % 36] as char).collect()
 }
 
+/// What every async method returns. `Result<Promise, _>` rather than a bare
+/// `Promise`: its wasm export then returns several values, never one
+/// `externref`. V8 12.4 and older (Node 20 and 22; Node 24's 13.6 is fixed)
+/// inline a call to a wasm export returning one `externref` into optimized
+/// JS and abort the process ("unreachable code" in
+/// `Deoptimizer::DoComputeBuiltinContinuation`) when that JS is deoptimized
+/// during the call; an export returning several values is never inlined.
+/// `tests/js/v8-deopt.test.mjs` holds the reduced reproduction.
+type Async = Result<Promise, JsValue>;
+
 /// One conversation's memory. Create with `await MemoryController.create(options)`.
 #[wasm_bindgen]
 pub struct MemoryController {
@@ -54,7 +64,14 @@ impl MemoryController {
     ///
     /// Rejects with a `MemoryError`: `UNKNOWN_MODEL`, `INVALID_INPUT`,
     /// `TOKENIZER_LOAD`, `FORMAT_TOO_NEW`, `STORAGE_ERROR`.
-    pub async fn create(#[wasm_bindgen(unchecked_optional_param_type = "CreateOptions")] options: JsValue) -> Result<MemoryController, JsValue> {
+    #[wasm_bindgen(unchecked_return_type = "Promise<MemoryController>")]
+    pub fn create(#[wasm_bindgen(unchecked_optional_param_type = "CreateOptions")] options: JsValue) -> Async {
+        Ok(future_to_promise(async move { Self::open(options).await.map(JsValue::from) }))
+    }
+}
+
+impl MemoryController {
+    async fn open(options: JsValue) -> Result<MemoryController, JsValue> {
         let (data, hooks) = split_hooks(&options)?;
         let clock = match &hooks[0] {
             v if v.is_undefined() => None,
@@ -90,9 +107,13 @@ impl MemoryController {
         }
     }
 
-    fn enqueue<F: std::future::Future<Output = Result<JsValue, JsValue>> + 'static>(&self, job: F) -> Promise {
-        self.driver.enqueue(job)
+    fn enqueue<F: std::future::Future<Output = Result<JsValue, JsValue>> + 'static>(&self, job: F) -> Async {
+        Ok(self.driver.enqueue(job))
     }
+}
+
+#[wasm_bindgen]
+impl MemoryController {
 
     /// Adds one OpenAI-shaped message; resolves once it is saved, to
     /// `{ id, tokens, compaction? }`. If saving fails it rejects and nothing changed.
@@ -102,7 +123,7 @@ impl MemoryController {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ChatMessage")] message: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "{ taskId?: string }")] options: JsValue,
-    ) -> Promise {
+    ) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
         let json = to_json(&message, "message");
         let opts = read::<JsAddOptions>(&options, "options");
@@ -118,21 +139,21 @@ impl MemoryController {
 
     /// Every message ever added, in order, with id, timestamp and place.
     #[wasm_bindgen(unchecked_return_type = "Promise<HistoryItem[]>")]
-    pub fn history(&self) -> Promise {
+    pub fn history(&self) -> Async {
         let inner = self.inner.clone();
         self.enqueue(async move { to_js(&inner.borrow().history()) })
     }
 
     /// Episodes (summaries of archived ranges), oldest first.
     #[wasm_bindgen(unchecked_return_type = "Promise<Episode[]>")]
-    pub fn episodes(&self) -> Promise {
+    pub fn episodes(&self) -> Async {
         let inner = self.inner.clone();
         self.enqueue(async move { to_js(&inner.borrow().episodes()) })
     }
 
     /// The messages to send now, within `maxTokens - reserveOutput`.
     #[wasm_bindgen(js_name = buildContext, unchecked_return_type = "Promise<Context>")]
-    pub fn build_context(&self, #[wasm_bindgen(unchecked_optional_param_type = "ContextOptions")] options: JsValue) -> Promise {
+    pub fn build_context(&self, #[wasm_bindgen(unchecked_optional_param_type = "ContextOptions")] options: JsValue) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
         let js = read::<JsContextOptions>(&options, "options");
         self.enqueue(async move {
@@ -182,7 +203,7 @@ impl MemoryController {
     /// kept), a preference (`kind: "preference"`, pinned in every context) or
     /// a document (long text, split into chunks). Resolves once saved.
     #[wasm_bindgen(unchecked_return_type = "Promise<Remembered>")]
-    pub fn remember(&self, #[wasm_bindgen(unchecked_param_type = "RememberInput")] input: JsValue) -> Promise {
+    pub fn remember(&self, #[wasm_bindgen(unchecked_param_type = "RememberInput")] input: JsValue) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
         let parsed = from_js::<crate::semantic::RememberInput>(&input, "remember");
         self.enqueue(async move {
@@ -200,7 +221,7 @@ impl MemoryController {
     /// or archived). Hybrid with an embedder, lexical (BM25) without; if the
     /// embedder fails the result is lexical and its `degraded` says why.
     #[wasm_bindgen(unchecked_return_type = "Promise<SearchResult>")]
-    pub fn search(&self, query: String, #[wasm_bindgen(unchecked_optional_param_type = "SearchOptions")] options: JsValue) -> Promise {
+    pub fn search(&self, query: String, #[wasm_bindgen(unchecked_optional_param_type = "SearchOptions")] options: JsValue) -> Async {
         let d = self.driver.clone();
         let opts = read::<crate::controller::SearchOptions>(&options, "options");
         self.enqueue(async move {
@@ -222,7 +243,7 @@ impl MemoryController {
     /// Sets behaviour rules and tool definitions (validated; a bad JSON
     /// Schema rejects with `INVALID_TOOL_SCHEMA` naming the tool and path).
     #[wasm_bindgen(js_name = setProcedures, unchecked_return_type = "Promise<void>")]
-    pub fn set_procedures(&self, #[wasm_bindgen(unchecked_param_type = "Procedures")] procedures: JsValue) -> Promise {
+    pub fn set_procedures(&self, #[wasm_bindgen(unchecked_param_type = "Procedures")] procedures: JsValue) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
         let raw = from_js::<serde_json::Value>(&procedures, "procedures");
         self.enqueue(async move {
@@ -235,21 +256,21 @@ impl MemoryController {
 
     /// Live facts, preferences and document chunks, oldest first.
     #[wasm_bindgen(unchecked_return_type = "Promise<Fact[]>")]
-    pub fn facts(&self) -> Promise {
+    pub fn facts(&self) -> Async {
         let inner = self.inner.clone();
         self.enqueue(async move { to_js(&inner.borrow().facts()) })
     }
 
     /// Every value a key has had, oldest first (the last one is live).
     #[wasm_bindgen(js_name = factHistory, unchecked_return_type = "Promise<Fact[]>")]
-    pub fn fact_history(&self, key: String) -> Promise {
+    pub fn fact_history(&self, key: String) -> Async {
         let inner = self.inner.clone();
         self.enqueue(async move { to_js(&inner.borrow().fact_history(&key)) })
     }
 
     /// Charges one call's reported usage; resolves to its cost in USD once saved.
     #[wasm_bindgen(js_name = recordUsage, unchecked_return_type = "Promise<number>")]
-    pub fn record_usage(&self, #[wasm_bindgen(unchecked_param_type = "UsageRecord")] usage: JsValue) -> Promise {
+    pub fn record_usage(&self, #[wasm_bindgen(unchecked_param_type = "UsageRecord")] usage: JsValue) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
         let parsed = from_js::<JsUsage>(&usage, "usage");
         self.enqueue(async move {
@@ -270,7 +291,7 @@ impl MemoryController {
     /// leaves storage itself, and so does every episode summary derived from
     /// it (summarized again from what remains, or dropped).
     #[wasm_bindgen(unchecked_return_type = "Promise<ForgetResult>")]
-    pub fn forget(&self, #[wasm_bindgen(unchecked_param_type = "string | { id: string } | { key: string } | { from: number; to: number } | { namespace: true }")] target: JsValue) -> Promise {
+    pub fn forget(&self, #[wasm_bindgen(unchecked_param_type = "string | { id: string } | { key: string } | { from: number; to: number } | { namespace: true }")] target: JsValue) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
         let (inner, storage) = (d.inner.clone(), d.storage.clone());
         let parsed = from_js::<serde_json::Value>(&target, "forget").and_then(|v| JsForget::parse(&v).map_err(js_error));
@@ -310,12 +331,12 @@ impl MemoryController {
     /// Resolves when every call made before it, and the background
     /// compaction they started (summaries), have settled.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
-    pub fn flush(&self) -> Promise {
+    pub fn flush(&self) -> Async {
         let d = self.driver.clone();
-        future_to_promise(async move {
+        Ok(future_to_promise(async move {
             d.flush().await;
             Ok(JsValue::UNDEFINED)
-        })
+        }))
     }
 
     /// Tokens of `text` for this controller's model (exact for tiktoken models).
@@ -370,12 +391,12 @@ impl MemoryController {
     /// Waits for queued calls and background compaction, then closes;
     /// later calls fail with `CLOSED`.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
-    pub fn close(&self) -> Promise {
+    pub fn close(&self) -> Async {
         let d = self.driver.clone();
-        future_to_promise(async move {
+        Ok(future_to_promise(async move {
             d.flush().await;
             d.inner.borrow_mut().close();
             Ok(JsValue::UNDEFINED)
-        })
+        }))
     }
 }
