@@ -57,6 +57,7 @@ impl Controller {
     /// `INVALID_INPUT` for an unknown message id or an empty range; `CLOSED`.
     pub fn prepare_forget(&self, target: &ForgetTarget, now: f64) -> Result<PreparedForget> {
         self.open()?;
+        let ts = self.stamp(now)?;
         let mut doomed_facts: HashSet<String> = HashSet::new();
         let doomed: HashSet<String> = match target {
             ForgetTarget::Fact(which) => {
@@ -161,7 +162,7 @@ impl Controller {
         // The tombstone, then a pack of everything live.
         ids.sort();
         let seq = next.next_seq;
-        let tombstone = Record::Forget { writer: next.opts.writer.clone(), seq, ts: now.max(self.last_ts), ids };
+        let tombstone = Record::Forget { writer: next.opts.writer.clone(), seq, ts, ids };
         let tombstone_write = Write { key: log_key(ns, &next.opts.writer, seq), bytes: encode_record(&tombstone) };
         next.forgets.push(tombstone);
         let pack_seq = seq + 1;

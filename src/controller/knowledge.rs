@@ -59,7 +59,7 @@ impl Controller {
     pub fn prepare_remember(&self, input: RememberInput, now: f64) -> Result<PreparedRemember> {
         self.open()?;
         input.validate()?;
-        let ts = now.max(self.last_ts);
+        let ts = self.stamp(now)?;
         let writer = self.opts.writer.clone();
         let count = |s: &str| self.counter.count(s);
         let is_doc = match input.kind.as_deref() {
@@ -153,7 +153,7 @@ impl Controller {
         self.open()?;
         let parsed = Procedures::parse(&raw)?;
         let seq = self.next_seq;
-        let ts = now.max(self.last_ts);
+        let ts = self.stamp(now)?;
         let record = Record::Procedures { writer: self.opts.writer.clone(), seq, ts, procedures: raw.clone() };
         let write = Write { key: crate::store::log_key(&self.opts.namespace, &self.opts.writer, seq), bytes: encode_record(&record) };
         Ok(PreparedProcedures { write, parsed, raw, seq, ts })

@@ -218,6 +218,20 @@ impl Controller {
         }
     }
 
+    /// The timestamp a write at `now` gets: never before the last one, so
+    /// history order is stable within a writer.
+    ///
+    /// # Errors
+    /// `INVALID_INPUT` when the clock gave a non-finite value: every write
+    /// refuses it alike rather than silently reusing the last time.
+    pub(crate) fn stamp(&self, now: f64) -> Result<f64> {
+        if now.is_finite() {
+            Ok(now.max(self.last_ts))
+        } else {
+            Err(MemoryError::input("clock", format!("the clock returned {now}, not a finite time in ms")))
+        }
+    }
+
     /// Adds one message (JSON text in the OpenAI shape) at time `now` (ms),
     /// then compacts if due, without storage: for hosts that persist nothing.
     ///
@@ -239,9 +253,12 @@ impl Controller {
     }
 
     /// # Errors
-    /// See [`context::build`]; `CLOSED`.
+    /// See [`context::build`]; `CLOSED`; `INVALID_INPUT` for a non-finite `now`.
     pub fn build_context(&mut self, req: &ContextRequest) -> Result<Context> {
         self.open()?;
+        if let Some(now) = req.now {
+            self.stamp(now)?;
+        }
         let mut req = req.clone();
         req.max_tokens = req.max_tokens.min(self.model.context_window as usize);
         if let Some(p) = &self.procedures {

@@ -70,14 +70,10 @@ impl Controller {
         if task_id.as_deref().is_some_and(str::is_empty) {
             return Err(MemoryError::input("taskId", "must not be empty"));
         }
-        if !now.is_finite() {
-            return Err(MemoryError::input("clock", "the clock returned a non-finite time"));
-        }
+        let ts = self.stamp(now)?;
         self.window.check(&message)?;
         let seq = self.next_seq;
         let writer = self.opts.writer.clone();
-        // Timestamps never go backwards within one writer, so history order is stable.
-        let ts = now.max(self.last_ts);
         let id = format!("m-{writer}-{seq}");
         let record = Record::Msg { writer: writer.clone(), seq, ts, id: id.clone(), message, task: task_id.clone() };
         let write = Write { key: self.key(seq), bytes: encode_record(&record) };
@@ -115,6 +111,7 @@ impl Controller {
     /// See [`Controller::prepare_usage`].
     pub fn prepare_usage_for(&self, model: &str, usage: &Usage, purpose: &str, now: f64) -> Result<PreparedUsage> {
         self.open()?;
+        let ts = self.stamp(now)?;
         usage.validate()?;
         // An unknown model is charged tokens, not money: its cost is null.
         let price = models::resolve(model, &self.opts.models);
@@ -122,7 +119,7 @@ impl Controller {
         let record = Record::Usage {
             writer: self.opts.writer.clone(),
             seq,
-            ts: now.max(self.last_ts),
+            ts,
             model: model.to_string(),
             prompt: usage.prompt_tokens,
             completion: usage.completion_tokens,

@@ -139,3 +139,25 @@ test("a closed controller refuses further calls", async () => {
   await memory.close();
   await assert.rejects(memory.add({ role: "user", content: "x" }), { code: "CLOSED" });
 });
+
+test("a clock that returns a non-finite time is refused by every write alike, and nothing changes", async () => {
+  let now = 1_000;
+  const memory = await MemoryController.create({ model: "gpt-4o", clock: () => now });
+  await memory.add({ role: "user", content: "before" });
+  for (const bad of [NaN, Infinity, "soon", undefined]) {
+    now = bad;
+    const calls = [
+      memory.add({ role: "user", content: "x" }),
+      memory.remember({ key: "k", text: "v" }),
+      memory.recordUsage({ promptTokens: 1, completionTokens: 1 }),
+      memory.setProcedures({ rules: ["be brief"] }),
+      memory.forget({ key: "k" }),
+      memory.buildContext({ maxTokens: 500 }),
+    ];
+    for (const call of calls) await assert.rejects(call, (e) => e.code === "INVALID_INPUT" && /clock/.test(e.message), String(bad));
+  }
+  now = 2_000;
+  assert.deepEqual((await memory.history()).map((h) => h.message.content), ["before"]);
+  assert.deepEqual(await memory.facts(), []);
+  assert.equal(memory.stats().cost.byModel.length, 0);
+});
