@@ -4,6 +4,7 @@
 // literal path, the form Vite, webpack, Turbopack and Rollup recognise: they
 // emit the file as an asset and rewrite the URL to it.
 import { defineRuntime, responseBytes } from "./loader.js";
+import init from "./wasm/agent_memory.js";
 
 const RANKS = {
   o200k_base: () => new URL("./ranks/o200k_base.bin", import.meta.url),
@@ -13,7 +14,7 @@ const RANKS = {
 const read = async (url, what) => responseBytes(await fetch(url), what);
 
 defineRuntime({
-  wasm: (source) => source ?? new URL("./wasm/agent_memory_bg.wasm", import.meta.url),
+  load: (source) => init({ module_or_path: source ?? new URL("./wasm/agent_memory_bg.wasm", import.meta.url) }),
   asset: (encoding) => read(RANKS[encoding](), `${encoding} ranks`),
   read,
 });

@@ -7,7 +7,7 @@
 // gets the bytes (`defineRuntime`); this module decides when, and turns a
 // host's `ranks` option (bytes, a URL, a Response, or a function of the
 // encoding) into the uncompressed rank file for src/wasm/ranks.rs.
-import init, { Bm25Index as WasmBm25Index, MemoryController, VectorIndex as WasmVectorIndex, setRankLoader, wasmMemoryBytes as wasmBytes } from "./wasm/agent_memory.js";
+import { Bm25Index as WasmBm25Index, MemoryController, VectorIndex as WasmVectorIndex, setRankLoader, wasmMemoryBytes as wasmBytes } from "./wasm/agent_memory.js";
 import { gunzip } from "./gunzip.js";
 import { memoryError } from "./storage-shared.js";
 
@@ -17,10 +17,11 @@ let loaded = false;
 
 /**
  * Registers how this runtime gets its assets; the entry calls it at import.
- * - `wasm(source)`: what wasm-bindgen's init takes (`module_or_path`), from a
- *   host's `ready({ wasm })` value or, when it is undefined, the package's file;
+ * - `load(source)`: instantiates the module through wasm-bindgen's init, from
+ *   a host's `ready({ wasm })` value or, when it is undefined, the package's file;
  * - `asset(encoding)`: the package's own rank file for `encoding`;
- * - `read(href, what)`: the bytes at a URL (in Node also a path) the host gave.
+ * - `read(href, what)`: the bytes at a URL (in Node also a path) the host gave;
+ * - `inflate(gzipBytes)`, optional: a faster gzip decompressor than DecompressionStream.
  */
 export function defineRuntime(r) {
   runtime = r;
@@ -43,7 +44,7 @@ export function ready(options) {
   }
   loading = (async () => {
     try {
-      await init({ module_or_path: await runtime.wasm(options?.wasm) });
+      await runtime.load(options?.wasm);
     } catch (e) {
       throw memoryError("WASM_LOAD", `the WebAssembly module could not be loaded: ${e?.message ?? e}`, e);
     }
@@ -80,7 +81,7 @@ async function loadRanks(encoding, source) {
   else if (isBytes(source)) bytes = source;
   else if (isResponse(source)) bytes = await responseBytes(source, `${encoding} ranks`);
   else bytes = await runtime.read(String(source), `${encoding} ranks`);
-  return gunzip(bytes);
+  return gunzip(bytes, runtime.inflate);
 }
 
 /** The body of a fetched file; an HTTP error says which file. */
