@@ -70,18 +70,27 @@ function checkRankSource(source, what) {
   throw memoryError("INVALID_INPUT", `${what}: expected the rank file's bytes, a URL, a Response, or a function of the encoding returning one; got ${describe(source)}`);
 }
 
-/** The loader src/wasm/ranks.rs calls the first time it needs an encoding: the uncompressed rank file. */
+/**
+ * The loader src/wasm/ranks.rs calls the first time it needs an encoding:
+ * the uncompressed rank file, or a MemoryError (INVALID_INPUT for a bad
+ * `ranks` value, TOKENIZER_LOAD when the file cannot be had).
+ */
 async function loadRanks(encoding, source) {
-  if (typeof source === "function") {
-    source = await source(encoding);
-    checkRankSource(source, `options.ranks(${JSON.stringify(encoding)})`);
+  try {
+    if (typeof source === "function") {
+      source = await source(encoding);
+      checkRankSource(source, `options.ranks(${JSON.stringify(encoding)})`);
+    }
+    let bytes;
+    if (source === undefined) bytes = await runtime.asset(encoding);
+    else if (isBytes(source)) bytes = source;
+    else if (isResponse(source)) bytes = await responseBytes(source, `${encoding} ranks`);
+    else bytes = await runtime.read(String(source), `${encoding} ranks`);
+    return await gunzip(bytes, runtime.inflate);
+  } catch (e) {
+    if (e?.name === "MemoryError") throw e;
+    throw memoryError("TOKENIZER_LOAD", `tokenizer data for ${encoding} could not be loaded: ${e?.message ?? e}`, e);
   }
-  let bytes;
-  if (source === undefined) bytes = await runtime.asset(encoding);
-  else if (isBytes(source)) bytes = source;
-  else if (isResponse(source)) bytes = await responseBytes(source, `${encoding} ranks`);
-  else bytes = await runtime.read(String(source), `${encoding} ranks`);
-  return gunzip(bytes, runtime.inflate);
 }
 
 /** The body of a fetched file; an HTTP error says which file. */

@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Function, Promise, Reflect, Uint8Array};
+use js_sys::{Function, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -50,18 +50,13 @@ pub(crate) async fn load(encoding: Encoding, source: &JsValue) -> Result<Rc<Bpe>
     if let Some(bpe) = cached(encoding) {
         return Ok(bpe);
     }
-    // A MemoryError from the loader (a bad `ranks` value) keeps its code.
-    let fail = |e: JsValue| match Reflect::get(&e, &"name".into()).ok().and_then(|n| n.as_string()) {
-        Some(name) if name == "MemoryError" => e,
-        _ => {
-            let reason = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_else(|| format!("{e:?}"));
-            js_error(MemoryError::TokenizerLoad { encoding: encoding.name().into(), reason })
-        }
-    };
-    let loader = LOADER.with(|l| l.borrow().clone()).ok_or_else(|| fail("no rank loader registered; import the package entry, not the raw wasm".into()))?;
-    let promise = loader.call2(&JsValue::NULL, &encoding.name().into(), source).map_err(fail)?;
-    let bytes = JsFuture::from(Promise::resolve(&promise)).await.map_err(fail)?;
-    let bytes = bytes.dyn_into::<Uint8Array>().map_err(|_| fail("the loader did not return a Uint8Array".into()))?.to_vec();
+    let fail = |reason: &str| js_error(MemoryError::TokenizerLoad { encoding: encoding.name().into(), reason: reason.into() });
+    let loader = LOADER.with(|l| l.borrow().clone()).ok_or_else(|| fail("no rank loader registered; import the package entry, not the raw wasm"))?;
+    // The loader rejects with a MemoryError of its own (TOKENIZER_LOAD, or
+    // INVALID_INPUT for a bad `ranks`), passed on as it is.
+    let promise = loader.call2(&JsValue::NULL, &encoding.name().into(), source)?;
+    let bytes = JsFuture::from(Promise::resolve(&promise)).await?;
+    let bytes = bytes.dyn_into::<Uint8Array>().map_err(|_| fail("the loader did not return a Uint8Array"))?.to_vec();
     let bpe = Rc::new(Bpe::from_asset(encoding, &bytes).map_err(js_error)?);
     // Another load may have finished while this one awaited: keep the first.
     if let Some(existing) = cached(encoding) {

@@ -98,8 +98,9 @@ export interface CreateOptions {
    * The model's rank file, when the package's own cannot be found (a bundler
    * that does not emit `new URL(…, import.meta.url)` assets, a CDN, bytes you
    * ship yourself). Used the first time this realm needs the encoding; later
-   * controllers share the loaded table. Wrong data is `INVALID_TOKENIZER_DATA`,
-   * an unreachable file `TOKENIZER_LOAD`.
+   * controllers share the loaded table. A value of another type is
+   * `INVALID_INPUT`, wrong data `INVALID_TOKENIZER_DATA`, an unreachable file
+   * `TOKENIZER_LOAD`.
    */
   ranks?: RankSource | ((encoding: RankEncoding) => RankSource | Promise<RankSource>);
 }
