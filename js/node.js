@@ -1,25 +1,62 @@
-// Node entry: wasm and rank assets are read from the installed package.
+// Node entry: the wasm and rank files are read from disk on first use.
+//
+// Each file is named twice. First by its own `new URL("./…", import.meta.url)`
+// with a literal path: unbundled, that is the installed package's file; a
+// bundler (Next.js's Turbopack or webpack) emits it as an asset and rewrites
+// the URL, and a file tracer (nft) ships it. A server bundle may also rewrite
+// it to a public path ("/_next/static/media/…") in a URL class of its own,
+// which `fs` refuses: only a `file:` URL's text is read. Second, by its path
+// inside the package, beside this module's own location, for when the first
+// is no file on this disk.
 import { readFile } from "node:fs/promises";
-import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
-import { initSync, setRankLoader } from "./wasm/agent_memory.js";
+import { defineRuntime, responseBytes } from "./loader.js";
+import { initSync } from "./wasm/agent_memory.js";
 
-initSync({ module: readFileSync(new URL("./wasm/agent_memory_bg.wasm", import.meta.url)) });
-setRankLoader(async (encoding) => gunzipSync(await readFile(new URL(`./ranks/${encoding}.bin`, import.meta.url))));
+const FILES = {
+  wasm: ["wasm/agent_memory_bg.wasm", () => new URL("./wasm/agent_memory_bg.wasm", import.meta.url)],
+  o200k_base: ["ranks/o200k_base.bin", () => new URL("./ranks/o200k_base.bin", import.meta.url)],
+  cl100k_base: ["ranks/cl100k_base.bin", () => new URL("./ranks/cl100k_base.bin", import.meta.url)],
+};
 
-export { MemoryController, wasmMemoryBytes, Bm25Index, VectorIndex } from "./wasm/agent_memory.js";
+async function packageFile(name) {
+  const [path, url] = FILES[name];
+  const tried = [];
+  try {
+    const href = String(url());
+    if (href.startsWith("file:")) return await readFile(fileURLToPath(href));
+    tried.push(`${href} is no file URL`);
+  } catch (e) {
+    tried.push(e?.message ?? String(e));
+  }
+  try {
+    return await readFile(join(dirname(fileURLToPath(import.meta.url)), path));
+  } catch (e) {
+    tried.push(e?.message ?? String(e));
+  }
+  throw new Error(`agent-memory's ${path} was not found (${tried.join("; ")}); pass it yourself: ready({ wasm }), create({ ranks })`);
+}
 
-// Storage adapters: plain JS, each touching its backend only when called.
-export { memoryStorage } from "./storage-memory.js";
-export { localStorageAdapter } from "./storage-local.js";
-export { indexedDBStorage } from "./storage-indexeddb.js";
-export { cloudflareKVStorage } from "./storage-kv.js";
-export { durableObjectStorage } from "./storage-do.js";
+/** A location the host gave: an http(s) URL is fetched, a `file:` URL or a path is read. */
+async function read(location, what) {
+  if (/^https?:/i.test(location)) return responseBytes(await fetch(location), what);
+  return readFile(location.startsWith("file:") ? fileURLToPath(location) : location);
+}
+
+/** Instantiates the package's module, or the one the host named or gave. */
+async function load(source) {
+  let module = source;
+  if (source === undefined) module = await packageFile("wasm");
+  else if (typeof source === "string" || source instanceof URL) module = await read(String(source), "the wasm module");
+  else if (source instanceof Response) module = await responseBytes(source, "the wasm module");
+  // Synchronously, as at import before loading became lazy: the first count
+  // comes about 12 ms sooner than through WebAssembly.instantiate.
+  initSync({ module: module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module) });
+}
+
+defineRuntime({ load, asset: packageFile, read, inflate: gunzipSync });
+
+export * from "./exports.js";
 export { nodeFileStorage } from "./storage-file.js";
-
-// Built-in hook clients (plain JS over fetch): OpenAI-compatible embeddings and chat summaries.
-export { openAICompatibleEmbedder } from "./embedder.js";
-export { openAICompatibleSummarizer } from "./summarizer.js";
-
-// Vercel AI SDK ModelMessage ↔ OpenAI chat message mapping (plain JS).
-export { fromModelMessages, toModelMessages } from "./aisdk.js";

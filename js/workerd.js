@@ -1,27 +1,18 @@
-// Cloudflare Workers entry: wasm and rank assets are bundled modules
-// (wrangler's default rules: .wasm as CompiledWasm, .bin as Data).
-import { initSync, setRankLoader } from "./wasm/agent_memory.js";
+// Cloudflare Workers entry: the wasm and rank files are bundled modules
+// (wrangler's default rules: .wasm as CompiledWasm, .bin as Data), so they
+// need no fetch; the module is still instantiated on first use, not at import.
 import wasmModule from "./wasm/agent_memory_bg.wasm";
-import o200k from "./ranks/o200k_base.bin";
-import cl100k from "./ranks/cl100k_base.bin";
-import { gunzip } from "./gunzip.js";
+import o200k_base from "./ranks/o200k_base.bin";
+import cl100k_base from "./ranks/cl100k_base.bin";
+import { defineRuntime, responseBytes } from "./loader.js";
+import init, { initSync } from "./wasm/agent_memory.js";
 
-initSync({ module: wasmModule });
-const assets = { o200k_base: o200k, cl100k_base: cl100k };
-setRankLoader(async (encoding) => gunzip(assets[encoding]));
+const RANKS = { o200k_base, cl100k_base };
 
-export { MemoryController, wasmMemoryBytes, Bm25Index, VectorIndex } from "./wasm/agent_memory.js";
+defineRuntime({
+  load: async (source) => (source === undefined ? initSync({ module: wasmModule }) : init({ module_or_path: source })),
+  asset: async (encoding) => RANKS[encoding],
+  read: async (url, what) => responseBytes(await fetch(url), what),
+});
 
-// Storage adapters: plain JS, each touching its backend only when called.
-export { memoryStorage } from "./storage-memory.js";
-export { localStorageAdapter } from "./storage-local.js";
-export { indexedDBStorage } from "./storage-indexeddb.js";
-export { cloudflareKVStorage } from "./storage-kv.js";
-export { durableObjectStorage } from "./storage-do.js";
-
-// Built-in hook clients (plain JS over fetch): OpenAI-compatible embeddings and chat summaries.
-export { openAICompatibleEmbedder } from "./embedder.js";
-export { openAICompatibleSummarizer } from "./summarizer.js";
-
-// Vercel AI SDK ModelMessage ↔ OpenAI chat message mapping (plain JS).
-export { fromModelMessages, toModelMessages } from "./aisdk.js";
+export * from "./exports.js";

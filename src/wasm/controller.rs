@@ -76,8 +76,8 @@ impl MemoryController {
         let summarizer = if hooks[3].is_undefined() { None } else { Some(Summarizer::from_js(hooks[3].clone(), timeout)?) };
         let opts = core_options(js_opts, random_writer())?;
         let counter = match Controller::tokenizer_for(&opts.model, &opts.models) {
-            Tokenizer::O200kBase => Counter::Exact(ranks::load(Encoding::O200kBase).await?),
-            Tokenizer::Cl100kBase => Counter::Exact(ranks::load(Encoding::Cl100kBase).await?),
+            Tokenizer::O200kBase => Counter::Exact(ranks::load(Encoding::O200kBase, &hooks[4]).await?),
+            Tokenizer::Cl100kBase => Counter::Exact(ranks::load(Encoding::Cl100kBase, &hooks[4]).await?),
             Tokenizer::Estimate => Counter::estimate(Family::of_model(&opts.model).profile()),
         };
         let inner = match &storage {

@@ -62,7 +62,8 @@ pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> 
 }
 
 /// Bytes of WebAssembly memory this instance holds now (rank tables,
-/// controllers, caches). Workers allow 128 MB per isolate in all.
+/// controllers, caches); 0 before the module is loaded (`ready()`). Workers
+/// allow 128 MB per isolate in all.
 #[wasm_bindgen(js_name = wasmMemoryBytes)]
 pub fn wasm_memory_bytes() -> f64 {
     wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>().buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as f64

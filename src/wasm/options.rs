@@ -14,8 +14,8 @@ use crate::controller::Options;
 use crate::models::ModelInfo;
 use crate::window::WindowConfig;
 
-/// Option names that hold hooks, not data.
-const HOOKS: &[&str] = &["clock", "storage", "embedder", "summarizer"];
+/// Option names that hold hooks, not data (`ranks` may be bytes or a function).
+const HOOKS: &[&str] = &["clock", "storage", "embedder", "summarizer", "ranks"];
 
 
 #[derive(Deserialize, Default)]

@@ -94,6 +94,15 @@ export interface CreateOptions {
   summarizerTimeoutMs?: number;
   /** Recall scoring of episodes: weights (default 1, 1, 2) and recency half-life (default 3 days). */
   recall?: { recency?: number; importance?: number; relevance?: number; halfLifeMs?: number };
+  /**
+   * The model's rank file, when the package's own cannot be found (a bundler
+   * that does not emit `new URL(…, import.meta.url)` assets, a CDN, bytes you
+   * ship yourself). Used the first time this realm needs the encoding; later
+   * controllers share the loaded table. A value of another type is
+   * `INVALID_INPUT`, wrong data `INVALID_TOKENIZER_DATA`, an unreachable file
+   * `TOKENIZER_LOAD`.
+   */
+  ranks?: RankSource | ((encoding: RankEncoding) => RankSource | Promise<RankSource>);
 }
 export interface RememberInput {
   /** A keyed fact: a new value for the key supersedes the old (history kept). */

@@ -1,76 +1,72 @@
 // The package as users get it: `npm pack` the built repo, check what the
 // tarball holds against what `exports` and the entries' own imports need,
-// then install the tarball (offline: it has no dependencies) into three
-// consumer projects made from tests/packaging/ and run the same
-// conversation (tests/packaging/conversation.js) in each:
-// - node-esm: plain `node index.mjs`, plus the public subpaths
-//   (`agent-memory/package.json`, `agent-memory/testing`), a deep import that
-//   must be refused, and `tsc --strict` against the installed declarations;
-// - vite-page: `vite build`, the built page served on 127.0.0.1 and run in
-//   Debian's chromium;
+// then install the tarball (offline: it has no dependencies) into consumer
+// projects made from tests/packaging/ and build and run each the way its
+// users do, with the bundler's default settings:
+// - node-esm: plain `node index.mjs`, a deep import that must be refused, and
+//   `tsc --strict` against the installed declarations of every subpath;
+// - vite-page built by Vite 5, 6, 7 and 8, webpack-page by webpack 5,
+//   esbuild-page by esbuild (its assets copied, or located by the host's
+//   `ready({ wasm })` and `create({ ranks })`): each served on 127.0.0.1 and
+//   run in Debian's chromium;
+// - next-app built by `next build` (Turbopack) and `next build --webpack`,
+//   with no next.config: its client component run in chromium, its Node
+//   route handler called over HTTP from `next start`;
 // - workerd-app: bundled by `wrangler deploy --dry-run`, run in miniflare.
-// All three must report exactly the same numbers, and Node's token counts
-// must equal gpt-tokenizer's.
+// Each runs tests/packaging/conversation.js and imports every subpath of
+// `exports`: all must report exactly the same numbers and export names, and
+// Node's token counts must equal gpt-tokenizer's. Tools come from the repo's
+// devDependencies; each build's time is printed by node:test, its sizes here.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, normalize, posix } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, posix } from "node:path";
 import { Miniflare } from "miniflare";
+import { transform } from "esbuild";
 import { encode as o200k } from "gpt-tokenizer/encoding/o200k_base";
 import { encode as cl100k } from "gpt-tokenizer/encoding/cl100k_base";
-import { launchChromium, WORKERD_MODULE_RULES, serveStatic, watchErrors } from "./harness.mjs";
+import { launchChromium, WORKERD_MODULE_RULES, serveStatic } from "./harness.mjs";
+import { bin, consumer, linkDependencies, moduleSubpaths, pageReport, root, run, sizes, startServer } from "../packaging/support.mjs";
+import { SAMPLES } from "../packaging/conversation.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const templates = join(root, "tests", "packaging");
-const bin = (pkg, path) => join(root, "node_modules", pkg, path); // tools come from the repo, not per consumer
-let tmp, tarball, packed, nodeOutput;
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+const RANK_FILES = ["o200k_base", "cl100k_base"];
+let tmp, tarball, packed, nodeReport, browserExports, browser;
 
-function run(cmd, args, cwd, env = {}) {
-  const res = spawnSync(cmd, args, { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env }, maxBuffer: 64 * 1024 * 1024 });
-  assert.equal(res.status, 0, `${cmd} ${args.join(" ")} in ${cwd}:\n${res.stdout}\n${res.stderr}`);
-  return res.stdout;
-}
-
-// A consumer project: its template, the shared conversation, and the
-// tarball installed from the local file with no registry access.
-function consumer(name) {
-  const dir = join(tmp, name);
-  cpSync(join(templates, name), dir, { recursive: true });
-  cpSync(join(templates, "conversation.js"), join(dir, "conversation.js"));
-  run("npm", ["install", tarball, "--no-audit", "--no-fund", "--offline", "--no-package-lock"], dir);
-  return dir;
-}
-
-before(() => {
+before(async () => {
   assert.ok(existsSync(join(root, "dist", "node.js")), "build first: node scripts/build.mjs");
   tmp = mkdtempSync(join(tmpdir(), "am-pack-"));
   [packed] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", tmp], root));
   tarball = join(tmp, packed.filename);
 });
 
-after(() => tmp && rmSync(tmp, { recursive: true, force: true }));
+after(async () => {
+  await browser?.close();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+const chromium = async () => (browser ??= await launchChromium());
+
+/** The shipped JS modules (not declarations), as [path in the package, source]. */
+const shippedModules = () => packed.files.filter((f) => f.path.endsWith(".js")).map((f) => [f.path, readFileSync(join(root, f.path), "utf8")]);
+/** Code, not comments (roughly: enough for the imports and URLs matched here). */
+const code = (src) => src.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
 
 test("the tarball: every exports target and every file the entries load is in it, nothing else", () => {
   const files = new Set(packed.files.map((f) => f.path));
-  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   const targets = [];
   const walk = (v) => (typeof v === "string" ? targets.push(v) : Object.values(v).forEach(walk));
   walk(pkg.exports);
   for (const t of [...targets, pkg.main, pkg.module, pkg.types]) assert.ok(files.has(posix.normalize(t)), `exports target ${t} is not in the tarball`);
-  // Relative imports and `new URL("./…", import.meta.url)` assets of every
-  // shipped module; `${encoding}` stands for both rank assets.
+  // Relative imports and `new URL("./…", import.meta.url)` assets of every shipped module.
   for (const f of files) {
     if (!/\.(js|d\.ts)$/.test(f)) continue;
-    const src = readFileSync(join(root, f), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, ""); // code, not comments
+    const src = code(readFileSync(join(root, f), "utf8"));
     for (const [, spec] of src.matchAll(/(?:from\s*|import\s*\(\s*|new URL\(\s*)["'`](\.\.?\/[^"'`]+)["'`]/g)) {
-      for (const enc of spec.includes("${encoding}") ? ["o200k_base", "cl100k_base"] : [null]) {
-        let target = posix.join(posix.dirname(f), enc ? spec.replace("${encoding}", enc) : spec);
-        if (f.endsWith(".d.ts")) target = target.replace(/\.js$/, ".d.ts");
-        assert.ok(files.has(target), `${f} needs ${target}, which is not in the tarball`);
-      }
+      let target = posix.join(posix.dirname(f), spec);
+      if (f.endsWith(".d.ts")) target = target.replace(/\.js$/, ".d.ts");
+      assert.ok(files.has(target), `${f} needs ${target}, which is not in the tarball`);
     }
   }
   const stray = [...files].filter((f) => !/^(dist\/|README\.md$|package\.json$|LICENSE)/.test(f) || /\.(rs|map|tsbuildinfo)$/.test(f));
@@ -78,12 +74,25 @@ test("the tarball: every exports target and every file the entries load is in it
   console.log(`tarball ${packed.filename}: ${(packed.size / 1024).toFixed(0)} KB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KB unpacked, ${files.size} files`);
 });
 
-test("node-esm consumer: a conversation, the public subpaths, and tsc on the declarations", () => {
-  const dir = consumer("node-esm");
+test("no shipped module awaits at top level, and every asset URL is a literal path bundlers can emit", async () => {
+  for (const [f, src] of shippedModules()) {
+    // esbuild refuses top-level await under an es2020 target, as Vite 5 and 6 do by default.
+    await assert.doesNotReject(transform(src, { format: "esm", target: "es2020", loader: "js", logLevel: "silent" }), `${f} awaits at top level`);
+    for (const [call] of code(src).matchAll(/new URL\([^)]*import\.meta\.url\s*\)/g)) {
+      assert.match(call, /^new URL\(\s*"\.\/[^"$`]+",\s*import\.meta\.url\s*\)$/, `${f}: ${call} is not a literal path`);
+    }
+  }
+  const rankURLs = shippedModules().flatMap(([, src]) => [...code(src).matchAll(/new URL\("\.\/ranks\/([a-z0-9_]+)\.bin", import\.meta\.url\)/g)].map((m) => m[1]));
+  for (const name of RANK_FILES) assert.ok(rankURLs.includes(name), `no static new URL names ranks/${name}.bin`);
+});
+
+test("node-esm consumer: the conversation, every subpath, and tsc on the declarations", async () => {
+  const dir = consumer(tmp, "node-esm", tarball);
   const out = JSON.parse(run(process.execPath, ["index.mjs"], dir));
-  nodeOutput = out.result;
-  const r = out.result;
-  const { SAMPLES } = readConversationSamples();
+  nodeReport = out.report;
+  const r = nodeReport.conversation;
+  assert.deepEqual(r.ready, { before: "NOT_READY", bytesBefore: 0, value: null, hits: r.ready.hits }, "before ready() the sync classes refuse and no wasm memory exists");
+  assert.ok(r.ready.hits.length > 0, "after ready() a Bm25Index works");
   assert.deepEqual(r.countTokens, SAMPLES.map((s) => o200k(s, { disallowedSpecial: new Set() }).length), "o200k counts equal gpt-tokenizer's");
   assert.deepEqual(r.countTokensCl100k, SAMPLES.map((s) => cl100k(s, { disallowedSpecial: new Set() }).length), "cl100k counts equal gpt-tokenizer's");
   assert.ok(r.compactions > 0 && r.stats.episodes > 0, "the small working memory compacted");
@@ -91,14 +100,21 @@ test("node-esm consumer: a conversation, the public subpaths, and tsc on the dec
   assert.ok(r.context.exact && r.context.withinBudget, "ctx.tokens is within budget and equals a recount");
   assert.ok(r.context.hidden > 0 && r.context.messages[0].content.startsWith("You are a travel assistant"));
   assert.ok(r.search.some((h) => /peanuts/.test(h.text)));
-  for (const name of ["MemoryController", "fromModelMessages", "toModelMessages", "nodeFileStorage", "durableObjectStorage", "memoryStorage", "wasmMemoryBytes"]) assert.ok(out.exports.includes(name), `missing export ${name}`);
+  assert.deepEqual(Object.keys(nodeReport.exports), moduleSubpaths(pkg), "every module subpath of exports was imported");
+  const main = nodeReport.exports["."];
+  for (const name of ["MemoryController", "ready", "Bm25Index", "VectorIndex", "wasmMemoryBytes", "fromModelMessages", "toModelMessages", "nodeFileStorage", "durableObjectStorage", "memoryStorage"]) assert.ok(main.includes(name), `missing export ${name}`);
+  assert.ok(!main.some((name) => ["defineRuntime", "setRankLoader", "initSync", "default"].includes(name)), `internals leak: ${main}`);
   assert.equal(out.packageName, "agent-memory");
-  assert.ok(out.testingExports.includes("runStorageAdapterTests"));
+  assert.ok(nodeReport.exports["./testing"].includes("runStorageAdapterTests"));
   assert.ok(out.suite.cases >= 14);
   assert.deepEqual(out.suite.failed, []);
   assert.equal(out.deepImport, "ERR_PACKAGE_PATH_NOT_EXPORTED");
   assert.equal(out.resolved, "node_modules/agent-memory/package.json");
-  // The declarations as a TypeScript consumer sees them, under both resolutions.
+  // The browser and workerd entries export the same as Node's but nodeFileStorage.
+  browserExports = { ...nodeReport.exports, ".": Object.keys(await import(join(root, "dist", "browser.js"))).sort() };
+  assert.deepEqual(main.filter((n) => !browserExports["."].includes(n)), ["nodeFileStorage"]);
+  // The declarations as a TypeScript consumer sees them, under both resolutions
+  // (subpaths.js is type-checked too: every subpath must ship types).
   // tsconfig.json is a typical app's (lib es2022, skipLibCheck); the
   // declarations themselves are checked too, which needs esnext's
   // Symbol.dispose (wasm-bindgen declares `[Symbol.dispose]()` on classes).
@@ -108,43 +124,106 @@ test("node-esm consumer: a conversation, the public subpaths, and tsc on the dec
   run(process.execPath, [tsc, "-p", "tsconfig.json", "--skipLibCheck", "false", "--lib", "esnext,dom"], dir);
 });
 
-function readConversationSamples() {
-  const src = readFileSync(join(templates, "conversation.js"), "utf8");
-  return { SAMPLES: new Function(`${/const SAMPLES = \[[\s\S]*?\];/.exec(src)[0]} return SAMPLES;`)() };
-}
-
-
-test("vite-page consumer: vite build, served, run in chromium, same numbers as Node", async () => {
-  const dir = consumer("vite-page");
-  run(process.execPath, [bin("vite", "bin/vite.js"), "build", "--logLevel", "warn"], dir);
-  const built = join(dir, "dist");
-  const assets = readdirSync(join(built, "assets"));
-  assert.ok(assets.some((f) => f.endsWith(".wasm")), `the wasm is emitted: ${assets}`);
-  for (const enc of ["o200k_base", "cl100k_base"]) assert.ok(assets.some((f) => f.startsWith(enc) && f.endsWith(".bin")), `${enc} rank asset is emitted: ${assets}`);
-
-  const server = await serveStatic(built);
-  const browser = await launchChromium();
+/** Serves `dir`, runs `page` in chromium; the report must equal Node's. Returns the paths it fetched. */
+async function servedPageMatchesNode(dir, page = "") {
+  assert.ok(nodeReport, "the node-esm consumer ran first");
+  const server = await serveStatic(dir);
   try {
-    const page = await browser.newPage();
-    const errors = [];
-    watchErrors(page, errors);
-    page.on("requestfailed", (r) => errors.push(`request failed: ${r.url()}`));
-    page.on("response", (r) => r.status() >= 400 && errors.push(`HTTP ${r.status()}: ${r.url()}`));
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
-    await page.waitForFunction(() => window.__result || window.__error, null, { timeout: 60_000 });
-    const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
-    assert.equal(error, undefined, error);
-    assert.deepEqual(errors, []);
-    assert.ok(nodeOutput, "the node-esm consumer ran first");
-    assert.deepEqual(result, nodeOutput, "the browser reports exactly what Node reports");
+    const { result, requested } = await pageReport(await chromium(), `http://127.0.0.1:${server.address().port}/${page}`);
+    assert.deepEqual(result.conversation, nodeReport.conversation, "the browser reports exactly what Node reports");
+    assert.deepEqual(result.exports, browserExports, "every subpath exports the same names");
+    return requested;
   } finally {
-    await browser.close();
     server.close();
   }
+}
+
+/** The wasm and each rank file among `names`, emitted asset names (webpack's are only a hash). */
+function assertAssets(names, where) {
+  assert.equal(names.filter((f) => f.endsWith(".wasm")).length, 1, `${where}: the wasm is emitted: ${names}`);
+  const ranks = names.filter((f) => f.endsWith(".bin"));
+  assert.equal(ranks.length, RANK_FILES.length, `${where}: each rank file is emitted: ${names}`);
+  if (!ranks.every((f) => /^[0-9a-f]+\.bin$/.test(f))) for (const enc of RANK_FILES) assert.ok(ranks.some((f) => f.includes(enc)), `${where}: ${enc} is emitted: ${names}`);
+}
+
+for (const major of [5, 6, 7, 8]) {
+  test(`vite-page consumer, Vite ${major}: default build, run in chromium, same numbers as Node`, async () => {
+    const dir = consumer(tmp, "vite-page", tarball, `vite${major}-page`);
+    run(process.execPath, [bin(`vite${major}`, "bin/vite.js"), "build", "--logLevel", "warn"], dir);
+    const built = join(dir, "dist");
+    assertAssets(readdirSync(join(built, "assets")), `Vite ${major}`);
+    const requested = await servedPageMatchesNode(built);
+    assert.ok(RANK_FILES.every((enc) => requested.some((p) => p.includes(enc))), `both rank files were fetched: ${requested}`);
+    console.log(`Vite ${major}: JS ${sizes(built, /\.js$/).text}; wasm + ranks ${sizes(built, /\.(wasm|bin)$/).text}`);
+  });
+}
+
+test("webpack-page consumer, webpack 5: plain config, run in chromium, same numbers as Node", async () => {
+  const dir = consumer(tmp, "webpack-page", tarball);
+  // What `webpack` (webpack-cli) does with webpack.config.js, through webpack's own API.
+  const script = `import webpack from ${JSON.stringify(bin("webpack", "lib/index.js"))};
+import config from "./webpack.config.js";
+webpack(config, (err, stats) => {
+  if (err || stats.hasErrors()) { console.error(err ?? stats.toString("errors-only")); process.exit(1); }
+  if (stats.hasWarnings()) console.error(stats.toString("errors-warnings"));
+});`;
+  run(process.execPath, ["--input-type=module", "-e", script], dir);
+  const built = join(dir, "dist");
+  assertAssets(readdirSync(built), "webpack");
+  await servedPageMatchesNode(dir);
+  console.log(`webpack 5: JS ${sizes(built, /\.js$/).text}; wasm + ranks ${sizes(built, /\.(wasm|bin)$/).text}`);
 });
 
+test("esbuild-page consumer: bundle, assets beside it or named by the host, run in chromium, same numbers as Node", async () => {
+  const dir = consumer(tmp, "esbuild-page", tarball);
+  run(bin("esbuild", "bin/esbuild"), ["main.js", "options.js", "--bundle", "--format=esm", "--minify", "--outdir=dist", "--log-level=warning"], dir);
+  // The documented build step: the package's wasm/ and ranks/ beside the bundle…
+  const pkgDist = join(dir, "node_modules", "agent-memory", "dist");
+  for (const sub of ["wasm", "ranks"]) cpSync(join(pkgDist, sub), join(dir, "dist", sub), { recursive: true });
+  // …or anywhere, named by ready({ wasm }) and create({ ranks }) (options.js).
+  cpSync(join(pkgDist, "wasm", "agent_memory_bg.wasm"), join(dir, "dist", "static", "agent_memory_bg.wasm"));
+  for (const enc of RANK_FILES) cpSync(join(pkgDist, "ranks", `${enc}.bin`), join(dir, "dist", "static", `${enc}.bin`));
+  const beside = await servedPageMatchesNode(dir, "index.html");
+  assert.ok(beside.includes("/dist/wasm/agent_memory_bg.wasm") && beside.includes("/dist/ranks/o200k_base.bin"), `fetched beside the bundle: ${beside}`);
+  const named = await servedPageMatchesNode(dir, "options.html");
+  assert.ok(named.includes("/dist/static/agent_memory_bg.wasm") && named.includes("/dist/static/cl100k_base.bin"), `fetched where the host said: ${named}`);
+  assert.ok(!named.some((p) => p.startsWith("/dist/wasm/") || p.startsWith("/dist/ranks/")), `nothing fetched from the default places: ${named}`);
+  console.log(`esbuild: JS ${sizes(join(dir, "dist"), /^main\.js$/).text}`);
+});
+
+let nextDir;
+for (const builder of ["Turbopack", "webpack"]) {
+  test(`next-app consumer, Next.js ${builder}: client component in chromium and Node route handler, same numbers as Node`, async () => {
+    if (!nextDir) {
+      nextDir = consumer(tmp, "next-app", tarball);
+      linkDependencies(nextDir, ["next", "react", "react-dom"]);
+    }
+    const dir = nextDir;
+    const next = join(dir, "node_modules", "next", "dist", "bin", "next");
+    const env = { NEXT_TELEMETRY_DISABLED: "1" };
+    rmSync(join(dir, ".next"), { recursive: true, force: true });
+    run(process.execPath, [next, "build", ...(builder === "webpack" ? ["--webpack"] : [])], dir, env);
+    assertAssets(readdirSync(join(dir, ".next", "static", "media")), `Next.js ${builder}`);
+    const server = await startServer(process.execPath, [next, "start", "-p", "0", "-H", "127.0.0.1"], dir, env);
+    try {
+      const res = await fetch(`${server.url}/api/conversation`);
+      const body = await res.json();
+      assert.equal(body.error, undefined, body.error);
+      assert.equal(res.status, 200);
+      assert.deepEqual(body.conversation, nodeReport.conversation, "the route handler reports exactly what Node reports");
+      assert.deepEqual(body.exports, nodeReport.exports, "the route handler sees the node entry");
+      const { result } = await pageReport(await chromium(), `${server.url}/`);
+      assert.deepEqual(result.conversation, nodeReport.conversation, "the client component reports exactly what Node reports");
+      assert.deepEqual(result.exports, browserExports, "the client component sees the browser entry");
+    } finally {
+      await server.stop();
+    }
+    console.log(`Next.js ${builder}: client JS ${sizes(join(dir, ".next", "static", "chunks"), /\.js$/).text}; server ${sizes(join(dir, ".next", "server"), /\.js$/).text}`);
+  });
+}
+
 test("workerd-app consumer: wrangler bundle, run in miniflare, same numbers as Node", async () => {
-  const dir = consumer("workerd-app");
+  const dir = consumer(tmp, "workerd-app", tarball);
   run(process.execPath, [bin("wrangler", "bin/wrangler.js"), "deploy", "--dry-run", "--outdir", "bundle"], dir, { WRANGLER_SEND_METRICS: "false", CI: "1" });
   const mf = new Miniflare({
     modules: true,
@@ -156,9 +235,11 @@ test("workerd-app consumer: wrangler bundle, run in miniflare, same numbers as N
   try {
     const body = await (await mf.dispatchFetch("http://localhost/")).json();
     assert.equal(body.error, undefined, body.error);
-    assert.ok(nodeOutput, "the node-esm consumer ran first");
-    assert.deepEqual(body.result, nodeOutput, "workerd reports exactly what Node reports");
+    assert.ok(nodeReport, "the node-esm consumer ran first");
+    assert.deepEqual(body.conversation, nodeReport.conversation, "workerd reports exactly what Node reports");
+    assert.deepEqual(body.exports, browserExports, "the workerd entry exports what the browser entry does");
   } finally {
     await mf.dispose();
   }
+  console.log(`wrangler: bundle ${sizes(join(dir, "bundle"), /\.(js|wasm|bin)$/).text}`);
 });

@@ -3,6 +3,10 @@
 // clock, no randomness in what is reported — so the Node, browser and workerd
 // runs must report exactly the same numbers. Message ids are left out: they
 // carry a random per-instance prefix.
+//
+// `report` is what each consumer prints or serves: the conversation, and the
+// export names of every subpath in the package's `exports` (subpaths.js, which
+// the test writes into each consumer from the installed package.json).
 const SAMPLES = [
   "Hello, world! How are you today?",
   "我们明天去成都，记得我花生过敏。",
@@ -21,10 +25,45 @@ const TURNS = [
   { role: "assistant", content: "明天成都 21°C 多云。Chunxi Inn is 420 yuan a night, five minutes from 春熙路." },
 ];
 
-export async function runConversation({ MemoryController, fromModelMessages }) {
+/**
+ * `{ conversation, exports }`. `options.ready` goes to `ready()` (a host's
+ * `wasm`), `options.create` to every `create` (a host's `ranks`).
+ */
+export async function report(modules, options = {}) {
+  const exports = {};
+  for (const [subpath, module] of Object.entries(modules)) exports[subpath] = Object.keys(module).sort();
+  return { conversation: await runConversation(modules["."], options), exports };
+}
+
+/** One line naming a failure, for a page or a response body. */
+export function describeError(e) {
+  return `${e?.name}: ${e?.code ?? ""} ${e?.message ?? e}\n${e?.stack ?? ""}`;
+}
+
+// The module loads on first use: before that, the sync classes refuse with
+// NOT_READY and no wasm memory exists; after `ready()` they work.
+function readiness({ ready, wasmMemoryBytes, Bm25Index }, options) {
+  let before;
+  try {
+    new Bm25Index();
+    before = "constructed";
+  } catch (e) {
+    before = e.code;
+  }
+  const bytesBefore = wasmMemoryBytes();
+  return ready(options.ready).then((value) => {
+    const index = new Bm25Index();
+    SAMPLES.forEach((s, i) => index.add(i, s));
+    return { before, bytesBefore, value: value ?? null, hits: [...index.search("成都 hotel 明天", 3).ids] };
+  });
+}
+
+async function runConversation(api, options) {
+  const { MemoryController, fromModelMessages } = api;
+  const ready = await readiness(api, options);
   let now = Date.UTC(2026, 3, 1, 9, 0, 0);
   const clock = () => (now += 60_000);
-  const memory = await MemoryController.create({ namespace: "consumer", model: "gpt-4o", workingMemory: { maxTokens: 300 }, clock });
+  const memory = await MemoryController.create({ namespace: "consumer", model: "gpt-4o", workingMemory: { maxTokens: 300 }, clock, ...options.create });
   const adds = [];
   for (const m of TURNS) adds.push((await memory.add(m)).tokens);
   // Vercel AI SDK shapes go through the package's mapping first.
@@ -43,10 +82,11 @@ export async function runConversation({ MemoryController, fromModelMessages }) {
   await memory.remember({ key: "home", text: "The user lives in Shanghai" });
   const hits = await memory.search("peanuts allergy 花生", { k: 3 });
   const ctx = await memory.buildContext({ maxTokens: 700, reserveOutput: 100, query: "where does the user live" });
-  const gpt4 = await MemoryController.create({ model: "gpt-4" }); // loads the cl100k_base asset too
+  const gpt4 = await MemoryController.create({ model: "gpt-4", ...options.create }); // loads the cl100k_base asset too
   const stats = memory.stats();
   const blank = (v) => JSON.parse(JSON.stringify(v).replace(/\b([a-z])-[0-9a-z]{6,}-(\d+)\b/g, "$1-WRITER-$2"));
   return {
+    ready,
     adds,
     compactions,
     countTokens: SAMPLES.map((s) => memory.countTokens(s)),

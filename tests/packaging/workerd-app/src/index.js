@@ -1,14 +1,14 @@
 // A Worker using the installed package (its `workerd` entry, bundled by
-// wrangler): GET / runs the shared conversation and answers its result.
-import * as memory from "agent-memory";
-import { runConversation } from "../conversation.js";
+// wrangler): GET / runs the shared report and answers it.
+import modules from "../subpaths.js";
+import { describeError, report } from "../conversation.js";
 
 export default {
   async fetch() {
     try {
-      return Response.json({ result: await runConversation(memory), wasmMemoryBytes: memory.wasmMemoryBytes() });
+      return Response.json(await report(modules));
     } catch (e) {
-      return Response.json({ error: `${e?.name}: ${e?.code ?? ""} ${e?.message ?? e}\n${e?.stack ?? ""}` }, { status: 500 });
+      return Response.json({ error: describeError(e) }, { status: 500 });
     }
   },
 };

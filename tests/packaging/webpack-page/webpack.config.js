@@ -1,0 +1,8 @@
+// A plain webpack 5 config: nothing here is for agent-memory.
+import { fileURLToPath } from "node:url";
+
+export default {
+  mode: "production",
+  entry: "./main.js",
+  output: { path: fileURLToPath(new URL("./dist", import.meta.url)), filename: "main.js", clean: true },
+};
