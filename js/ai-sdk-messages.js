@@ -1,8 +1,11 @@
-// Vercel AI SDK (v5) `ModelMessage`s ↔ OpenAI chat messages, the shape the
-// controller stores. The mapping table and the lossy corners are documented in
-// aisdk.d.ts. Where the AI SDK's OpenAI chat provider already decides a
-// mapping (joined assistant text, tool output → string, file media types) we
-// follow it, so what the memory counts is what that provider would send.
+// AI SDK messages ↔ OpenAI chat messages, the shape the controller stores.
+// One mapping serves the SDK's user-facing `ModelMessage` (ai 7, and ai 6)
+// and the provider-level prompt the middleware sees (LanguageModelV4, and V3):
+// they differ only in how user content and file data are wrapped (`form`).
+// Where @ai-sdk/openai 4 decides a mapping (joined assistant text, tool output
+// → string, file media types, tool arguments) we follow it, so what the
+// memory stores and counts is what that provider sends. The table and the
+// lossy corners are documented in ai-sdk.d.ts.
 import { memoryError } from "./storage-shared.js";
 
 const invalid = (at, why) => memoryError("INVALID_CONTENT", `invalid content at ${at}: ${why}`);
@@ -12,9 +15,21 @@ function checkMessage(m, at) {
   if (!isObject(m)) throw memoryError("INVALID_INPUT", `${at} must be an object`);
 }
 
+function partsOf(content, at) {
+  if (!Array.isArray(content)) throw invalid(`${at}.content`, "expected a string or an array of parts");
+  return content;
+}
+
+function describe(p) {
+  return isObject(p) && typeof p.type === "string" ? `part type ${JSON.stringify(p.type)}` : "a non-part value";
+}
+
 // ---------------------------------------------------------------- AI SDK → OpenAI
 
-/** AI SDK `ModelMessage[]` → OpenAI chat messages (a tool message per result). */
+/**
+ * AI SDK `ModelMessage[]` (or a LanguageModelV4/V3 prompt) → OpenAI chat
+ * messages, one tool message per result.
+ */
 export function fromModelMessages(messages) {
   if (!Array.isArray(messages)) throw memoryError("INVALID_INPUT", "fromModelMessages expects an array of ModelMessages");
   const out = [];
@@ -27,7 +42,7 @@ export function fromModelMessages(messages) {
         out.push({ role: "system", content: m.content });
         break;
       case "user":
-        out.push({ role: "user", content: typeof m.content === "string" ? m.content : partsOf(m.content, at).map((p, j) => userPartFrom(p, `${at}.content[${j}]`)) });
+        out.push({ role: "user", content: userContentFrom(m.content, at) });
         break;
       case "assistant":
         out.push(assistantFrom(m.content, at));
@@ -35,6 +50,8 @@ export function fromModelMessages(messages) {
       case "tool":
         partsOf(m.content, at).forEach((p, j) => {
           const pat = `${at}.content[${j}]`;
+          // An approval decision is not a result: the result (or the denial) follows as its own part.
+          if (p?.type === "tool-approval-response") return;
           if (p?.type !== "tool-result") throw invalid(pat, `a tool message holds tool-result parts, got ${describe(p)}`);
           out.push({ role: "tool", tool_call_id: p.toolCallId, content: outputText(p.output, pat) });
         });
@@ -46,53 +63,72 @@ export function fromModelMessages(messages) {
   return out;
 }
 
-function partsOf(content, at) {
-  if (!Array.isArray(content)) throw invalid(`${at}.content`, "expected a string or an array of parts");
-  return content;
-}
-
-function describe(p) {
-  return isObject(p) && typeof p.type === "string" ? `part type ${JSON.stringify(p.type)}` : "a non-part value";
+// One text part is sent as a plain string by @ai-sdk/openai; so is it stored.
+function userContentFrom(content, at) {
+  if (typeof content === "string") return content;
+  const parts = partsOf(content, at).map((p, j) => userPartFrom(p, `${at}.content[${j}]`));
+  return parts.length === 1 && parts[0].type === "text" ? parts[0].text : parts;
 }
 
 function assistantFrom(content, at) {
   if (typeof content === "string") return { role: "assistant", content };
   let text = "";
+  let reasoning = "";
   const calls = [];
   partsOf(content, at).forEach((p, j) => {
-    const pat = `${at}.content[${j}]`;
     switch (p?.type) {
       case "text":
         text += p.text; // concatenated, as @ai-sdk/openai sends it
         break;
       case "reasoning":
-        break; // chat completions takes no reasoning back; dropped (see aisdk.d.ts)
+        reasoning += p.text; // kept as reasoning_content; the controller decides when it is sent back
+        break;
       case "tool-call":
         // Provider-executed calls (and their results below) ran at the
         // provider; chat completions has no form for them, and a call without
         // a tool message would stay pending in the context forever.
         if (p.providerExecuted) break;
-        calls.push({ id: p.toolCallId, type: "function", function: { name: p.toolName, arguments: p.input === undefined ? "{}" : JSON.stringify(p.input) } });
+        calls.push({ id: p.toolCallId, type: "function", function: { name: p.toolName, arguments: argumentsOf(p.input) } });
         break;
-      case "tool-result":
-        break; // only provider-executed results appear in assistant content
-      case "file":
-        throw invalid(pat, "OpenAI chat assistant messages carry text and tool calls only, not files");
+      case "tool-result": // only provider-executed results appear in assistant content
+      case "file": // generated files, sources, approval requests, custom parts:
+      case "reasoning-file": // @ai-sdk/openai's chat provider sends none of them back
+      case "source":
+      case "custom":
+      case "tool-approval-request":
+        break;
       default:
-        throw invalid(pat, `unknown assistant ${describe(p)}`);
+        throw invalid(`${at}.content[${j}]`, `unknown assistant ${describe(p)}`);
     }
   });
   const msg = { role: "assistant", content: text === "" && calls.length > 0 ? null : text };
   if (calls.length > 0) msg.tool_calls = calls;
+  if (reasoning !== "") msg.reasoning_content = reasoning;
   return msg;
+}
+
+/**
+ * Tool input → the `arguments` string @ai-sdk/openai sends: a JSON object as
+ * JSON (a string that already is one, as is), anything else "{}".
+ */
+export function argumentsOf(input) {
+  if (typeof input === "string") {
+    try {
+      const parsed = JSON.parse(input);
+      return isObject(parsed) && !Array.isArray(parsed) ? input : "{}";
+    } catch {
+      return "{}";
+    }
+  }
+  return JSON.stringify(isObject(input) && !Array.isArray(input) ? input : {});
 }
 
 function userPartFrom(p, at) {
   switch (p?.type) {
     case "text":
       return { type: "text", text: p.text };
-    case "image":
-      return imagePart(p.image, p.mediaType, p.providerOptions, at);
+    case "image": // ai 6's ImagePart (deprecated in ai 7 for a file part)
+      return imagePart(dataOf(p.image, at), p.mediaType, p.providerOptions);
     case "file":
       return filePartFrom(p, at);
     default:
@@ -100,9 +136,8 @@ function userPartFrom(p, at) {
   }
 }
 
-function imagePart(data, mediaType, providerOptions, at) {
-  const d = dataOf(data, at);
-  if (d.url === undefined && !(mediaType?.startsWith("image/") && mediaType !== "image/*")) mediaType = sniffImage(d.base64);
+function imagePart(d, mediaType, providerOptions) {
+  if (d.url === undefined && !/^image\/[^*]+$/.test(mediaType ?? "")) mediaType = sniffImage(d.base64);
   const image_url = { url: d.url ?? `data:${mediaType};base64,${d.base64}` };
   const detail = providerOptions?.openai?.imageDetail;
   if (detail !== undefined) image_url.detail = detail;
@@ -112,14 +147,15 @@ function imagePart(data, mediaType, providerOptions, at) {
 function filePartFrom(p, at) {
   const mediaType = p.mediaType;
   if (typeof mediaType !== "string") throw invalid(at, "a file part needs a mediaType");
-  if (mediaType.startsWith("image/")) return imagePart(p.data, mediaType, p.providerOptions, at);
   const d = dataOf(p.data, at);
+  if (d.fileId !== undefined) return { type: "file", file: { file_id: d.fileId, ...(p.filename !== undefined && { filename: p.filename }) } };
+  if (mediaType === "image" || mediaType.startsWith("image/")) return imagePart(d, mediaType, p.providerOptions);
   const base64 = d.url === undefined ? d.base64 : splitDataUrl(d.url)?.base64;
   if (AUDIO_FORMAT[mediaType]) {
     if (base64 === undefined) throw invalid(at, "OpenAI input_audio takes base64 data, not a URL");
     return { type: "input_audio", input_audio: { data: base64, format: AUDIO_FORMAT[mediaType] } };
   }
-  // "file-…" cannot be base64 ("-" is outside its alphabet): an uploaded file's id.
+  // "file-…" cannot be base64 ("-" is outside its alphabet): an uploaded file's id (ai 6's spelling).
   if (d.base64?.startsWith("file-")) return { type: "file", file: { file_id: d.base64, ...(p.filename !== undefined && { filename: p.filename }) } };
   if (base64 === undefined) throw invalid(at, "OpenAI file parts take base64 data or a file id, not a URL");
   const file = { file_data: `data:${mediaType};base64,${base64}` };
@@ -130,14 +166,39 @@ function filePartFrom(p, at) {
 const AUDIO_FORMAT = { "audio/wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3" };
 const AUDIO_MEDIA = { wav: "audio/wav", mp3: "audio/mpeg" };
 
-// A URL (URL object, or a string with a scheme such as https: or data:) or
-// base64 bytes (a base64 string — never has ":" — a Uint8Array/Buffer, an ArrayBuffer).
+const isBytes = (v) => v instanceof ArrayBuffer || ArrayBuffer.isView(v);
+
+// File data in any of the SDK's spellings → { url } | { base64 } | { fileId }:
+// ai 7's tagged union ({ type: "data" | "url" | "reference" | "text" }), a
+// bare URL (a URL object, or a string with a scheme such as https: or data:),
+// base64 (a string, never with ":"), bytes, or a provider reference
+// ({ openai: "file-…" }).
 function dataOf(data, at) {
   if (data instanceof URL) return { url: data.href };
   if (typeof data === "string") return /^[a-z][a-z0-9+.-]*:/i.test(data) ? { url: data } : { base64: data };
-  if (data instanceof ArrayBuffer) return { base64: toBase64(new Uint8Array(data)) };
-  if (ArrayBuffer.isView(data)) return { base64: toBase64(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)) };
-  throw invalid(at, "data must be a base64 string, bytes or a URL");
+  if (isBytes(data)) return { base64: toBase64(data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength)) };
+  if (isObject(data)) {
+    switch (data.type) {
+      case "data": // inline bytes or base64, never a URL (ai 7 refuses a data: URL here too)
+        if (isBytes(data.data) || (typeof data.data === "string" && !data.data.includes(":"))) return dataOf(data.data, at);
+        break;
+      case "url":
+        return { url: data.originalUrl ?? String(data.url?.href ?? data.url) };
+      case "reference":
+        return referenceOf(data.reference, at);
+      case "text":
+        throw invalid(at, "OpenAI chat messages take no inline text files");
+      default:
+        if (data.type === undefined) return referenceOf(data, at);
+    }
+  }
+  throw invalid(at, "data must be base64, bytes, a URL or a provider reference");
+}
+
+function referenceOf(reference, at) {
+  const id = reference?.openai;
+  if (typeof id !== "string") throw invalid(at, "a provider reference needs an openai file id");
+  return { fileId: id };
 }
 
 function toBase64(bytes) {
@@ -151,24 +212,28 @@ function splitDataUrl(url) {
   return m ? { mediaType: m[1] ?? "application/octet-stream", base64: m[3] } : undefined;
 }
 
-// The AI SDK detects an image's type from its first bytes when no (specific)
-// mediaType is given; a data URL needs one. Unknown → image/jpeg, as
+// The AI SDK detects an image's type from its first bytes when no full
+// media type is given; a data URL needs one. Unknown → image/jpeg, as
 // @ai-sdk/openai does for "image/*".
 function sniffImage(base64) {
   const sigs = [["iVBORw0KGgo", "image/png"], ["/9j/", "image/jpeg"], ["R0lGOD", "image/gif"], ["UklGR", "image/webp"]];
   return sigs.find(([s]) => base64.startsWith(s))?.[1] ?? "image/jpeg";
 }
 
-// Tool output → the tool message's string content, exactly as @ai-sdk/openai
-// sends it: text as is, everything else JSON-encoded. The error flag is lost.
+// Tool output → the tool message's string content, exactly as @ai-sdk/openai 4
+// sends it: text as is, errors as {"error": …}, a denial as its reason,
+// everything else JSON-encoded.
 function outputText(output, at) {
   switch (output?.type) {
     case "text":
-    case "error-text":
-      if (typeof output.value !== "string") throw invalid(`${at}.output`, `${output.type} output needs a string value`);
+      if (typeof output.value !== "string") throw invalid(`${at}.output`, "text output needs a string value");
       return output.value;
-    case "json":
+    case "error-text":
     case "error-json":
+      return JSON.stringify({ error: output.value });
+    case "execution-denied":
+      return output.reason ?? "Tool call execution denied.";
+    case "json":
     case "content":
       return JSON.stringify(output.value);
     default:
@@ -178,9 +243,27 @@ function outputText(output, at) {
 
 // ---------------------------------------------------------------- OpenAI → AI SDK
 
-/** OpenAI chat messages → AI SDK `ModelMessage[]` (consecutive tool messages become one). */
+/**
+ * OpenAI chat messages → `{ instructions, messages }` for ai 7's
+ * `generateText` / `streamText` (system and developer messages are
+ * instructions there, never messages).
+ */
 export function toModelMessages(messages) {
-  if (!Array.isArray(messages)) throw memoryError("INVALID_INPUT", "toModelMessages expects an array of chat messages");
+  const all = convert(messages, "model", "toModelMessages");
+  return { instructions: all.filter((m) => m.role === "system"), messages: all.filter((m) => m.role !== "system") };
+}
+
+/**
+ * OpenAI chat messages → a provider-level prompt (`LanguageModelV4Prompt`,
+ * or V3 for ai 6), what a middleware hands the provider.
+ */
+export function toPrompt(messages, version = "v4") {
+  return convert(messages, version, "toPrompt");
+}
+
+// form: "model" (user-facing ModelMessage), "v4" or "v3" (provider prompt).
+function convert(messages, form, fn) {
+  if (!Array.isArray(messages)) throw memoryError("INVALID_INPUT", `${fn} expects an array of chat messages`);
   const toolNames = new Map(); // tool_call_id → function name: AI SDK results name their tool
   const out = [];
   messages.forEach((m, i) => {
@@ -192,7 +275,8 @@ export function toModelMessages(messages) {
         out.push({ role: "system", content: plainText(m.content, at) });
         break;
       case "user":
-        out.push({ role: "user", content: typeof m.content === "string" ? m.content : partsOf(m.content, at).map((p, j) => userPartTo(p, `${at}.content[${j}]`)) });
+        if (typeof m.content === "string") out.push({ role: "user", content: form === "model" ? m.content : [{ type: "text", text: m.content }] });
+        else out.push({ role: "user", content: partsOf(m.content, at).map((p, j) => userPartTo(p, `${at}.content[${j}]`, form)) });
         break;
       case "assistant":
         out.push({ role: "assistant", content: assistantTo(m, at, toolNames) });
@@ -226,6 +310,8 @@ function plainText(content, at) {
 
 function assistantTo(m, at, toolNames) {
   const parts = [];
+  const reasoning = typeof m.reasoning_content === "string" ? m.reasoning_content : typeof m.reasoning === "string" ? m.reasoning : "";
+  if (reasoning !== "") parts.push({ type: "reasoning", text: reasoning });
   const text = (t) => t !== "" && parts.push({ type: "text", text: t });
   if (typeof m.content === "string") text(m.content);
   else if (m.content != null) {
@@ -235,6 +321,7 @@ function assistantTo(m, at, toolNames) {
       else throw invalid(`${at}.content[${j}]`, `unknown assistant ${describe(p)}`);
     });
   }
+  if (typeof m.refusal === "string" && !parts.some((p) => p.type === "text")) text(m.refusal);
   for (const [j, c] of (m.tool_calls ?? []).entries()) {
     if (c?.type !== "function" || !isObject(c.function)) throw invalid(`${at}.tool_calls[${j}]`, "expected a function tool call");
     toolNames.set(c.id, c.function.name);
@@ -265,7 +352,13 @@ function outputOf(text) {
   return { type: "text", value: text };
 }
 
-function userPartTo(p, at) {
+// Inline bytes as each form wants them: ModelMessage and V3 take bare
+// base64, V4 the tagged union.
+const inline = (base64, form) => (form === "v4" ? { type: "data", data: base64 } : base64);
+const linked = (url, form) => (form === "v4" ? { type: "url", url: new URL(url) } : form === "v3" ? new URL(url) : url);
+const referenced = (fileId, form) => (form === "v4" ? { type: "reference", reference: { openai: fileId } } : form === "v3" ? fileId : { openai: fileId });
+
+function userPartTo(p, at, form) {
   switch (p?.type) {
     case "text":
       return { type: "text", text: p.text };
@@ -273,22 +366,24 @@ function userPartTo(p, at) {
       const url = p.image_url?.url;
       if (typeof url !== "string") throw invalid(at, "image_url.url must be a string");
       const d = url.startsWith("data:") ? splitDataUrl(url) : undefined;
-      const part = d ? { type: "image", image: d.base64, mediaType: d.mediaType } : { type: "image", image: url };
+      // "image/*": the type is unknown until the provider fetches it (ai 7 reads it as "image").
+      const part = d ? { type: "file", mediaType: d.mediaType, data: inline(d.base64, form) } : { type: "file", mediaType: "image/*", data: linked(url, form) };
       if (p.image_url.detail !== undefined) part.providerOptions = { openai: { imageDetail: p.image_url.detail } };
       return part;
     }
     case "input_audio": {
       const { data, format } = p.input_audio ?? {};
-      return { type: "file", data, mediaType: AUDIO_MEDIA[format] ?? `audio/${format}` };
+      if (typeof data !== "string") throw invalid(at, "input_audio.data must be base64");
+      return { type: "file", mediaType: AUDIO_MEDIA[format] ?? `audio/${format}`, data: inline(data, form) };
     }
     case "file": {
       const f = p.file ?? {};
       const name = f.filename !== undefined ? { filename: f.filename } : {};
       // OpenAI chat takes PDFs only as files, so an uploaded id is a PDF.
-      if (f.file_id !== undefined) return { type: "file", data: f.file_id, mediaType: "application/pdf", ...name };
+      if (f.file_id !== undefined) return { type: "file", mediaType: "application/pdf", data: referenced(f.file_id, form), ...name };
       const d = typeof f.file_data === "string" ? splitDataUrl(f.file_data) : undefined;
       if (!d) throw invalid(at, "file.file_data must be a base64 data URL");
-      return { type: "file", data: d.base64, mediaType: d.mediaType, ...name };
+      return { type: "file", mediaType: d.mediaType, data: inline(d.base64, form), ...name };
     }
     default:
       throw invalid(at, `unknown user ${describe(p)}`);
