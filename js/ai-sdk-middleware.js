@@ -249,8 +249,12 @@ function recorded(source, onEnd) {
       controller.enqueue(part);
     },
     async cancel(reason) {
+      // After the finish part or an error, the outcome was settled and told already.
+      const told = ended !== undefined;
       try {
         await end("aborted");
+      } catch (e) {
+        if (!told) throw e;
       } finally {
         await reader.cancel(reason);
       }
