@@ -47,6 +47,9 @@ pub struct ContextRequest {
     pub task_tokens: Option<usize>,
     /// The host's clock now (ms), for recall recency; default the last write.
     pub now: Option<f64>,
+    /// Extra stored fields to send as they are (counted), beyond what
+    /// `wire` sends for each role.
+    pub keep_fields: Vec<String>,
 }
 
 /// What the memory layers add around the turns.
@@ -152,10 +155,29 @@ fn note_text(hidden: usize, summaries: &[&Episode]) -> String {
         for e in summaries.iter().rev() {
             // The summary quotes users; it must not be able to close its own tag.
             let body = block::escape(&e.summary);
-            s.push_str(&format!("\n<episode id=\"{}\">\n{}\n</episode>", e.id, body));
+            // When, not which id: an id carries the writer's random name, whose
+            // token count would make the same conversation fit differently.
+            s.push_str(&format!("\n<episode time=\"{}\">\n{}\n</episode>", utc_minute(e.created_at), body));
         }
     }
     s
+}
+
+/// `YYYY-MM-DD HH:MM` (UTC) of a time in ms since the epoch.
+fn utc_minute(ms: f64) -> String {
+    let minutes = (ms / 60_000.0).floor() as i64;
+    let (days, minute) = (minutes.div_euclid(1440), minutes.rem_euclid(1440));
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}", minute / 60, minute % 60)
 }
 
 fn note(hidden: usize, summaries: &[&Episode]) -> Message {
@@ -187,7 +209,7 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     let available = req.max_tokens - req.reserve_output;
     let pinned: Vec<Message> = match &req.system {
         Some(system) => vec![Message::text(Role::System, system.clone())],
-        None => window.pinned.iter().map(|&i| window.log[i].message.clone()).collect(),
+        None => window.pinned.iter().map(|&i| window.log[i].sent(&req.keep_fields)).collect(),
     };
     let pinned_tokens: usize = pinned.iter().map(|m| message_tokens(counter, m)).sum();
     let extra_tokens: Vec<usize> = extras.pinned.iter().map(|(_, m)| message_tokens(counter, m)).collect();
@@ -201,10 +223,16 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     let total_turns = archived + window.working_messages();
     let note_reserve = message_tokens(counter, &note(total_turns, &[]));
     let groups: Vec<&Group> = window.groups.iter().collect();
+    // A group's stored count is of its sent form; kept fields add to it.
+    let group_tokens: Vec<usize> = if req.keep_fields.is_empty() {
+        groups.iter().map(|g| g.tokens).collect()
+    } else {
+        groups.iter().map(|g| g.members.iter().map(|&i| message_tokens(counter, &window.log[i].sent(&req.keep_fields))).sum()).collect()
+    };
     let mut budget = available - fixed;
 
     // Knowledge gets its budget first, but never the room the newest turn needs.
-    let newest_need = groups.iter().rev().find(|g| g.is_sendable()).map_or(0, |g| g.tokens + note_reserve);
+    let newest_need = (0..groups.len()).rev().find(|&gi| groups[gi].is_sendable()).map_or(0, |gi| group_tokens[gi] + note_reserve);
     let knowledge_room = extras.knowledge_budget.min(budget.saturating_sub(newest_need));
     let items: Vec<String> = extras.knowledge.iter().map(|(_, t)| t.clone()).collect();
     let cost = |t: &str| message_tokens(counter, &Message::text(Role::System, t));
@@ -222,7 +250,7 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
             continue;
         }
         let earlier = archived > 0 || first_sendable < gi;
-        let need = g.tokens + if earlier { note_reserve } else { 0 };
+        let need = group_tokens[gi] + if earlier { note_reserve } else { 0 };
         if need > budget {
             if chosen.is_empty() {
                 let id = &window.log[g.members[0]].id;
@@ -231,7 +259,7 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
             stop = gi + 1;
             break;
         }
-        budget -= g.tokens;
+        budget -= group_tokens[gi];
         chosen.push(gi);
     }
     chosen.reverse();
@@ -295,10 +323,10 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     }
     for gi in &chosen {
         for &i in &groups[*gi].members {
-            messages.push(window.log[i].message.clone());
+            messages.push(window.log[i].sent(&req.keep_fields));
             sections.recent.message_ids.push(window.log[i].id.clone());
         }
-        sections.recent.tokens += groups[*gi].tokens;
+        sections.recent.tokens += group_tokens[*gi];
     }
     for g in &unsendable {
         let reason = if g.orphan { "orphan_tool_result" } else { "pending_tool_calls" };
@@ -316,4 +344,15 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     debug_assert_eq!(tokens, request_tokens(counter, &messages, &req.tools));
     debug_assert!(tokens <= available);
     Ok(Context { messages, tools: req.tools.clone(), tokens, sections })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn utc_minutes() {
+        assert_eq!(super::utc_minute(0.0), "1970-01-01 00:00");
+        assert_eq!(super::utc_minute(1_775_034_120_000.0), "2026-04-01 09:02");
+        assert_eq!(super::utc_minute(951_782_400_000.0), "2000-02-29 00:00");
+        assert_eq!(super::utc_minute(-60_000.0), "1969-12-31 23:59");
+    }
 }

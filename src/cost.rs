@@ -8,28 +8,44 @@ use serde::Serialize;
 use crate::error::{MemoryError, Result};
 use crate::models::ModelInfo;
 
-/// One call's reported usage, as the API returns it.
+/// One call's reported usage (see `usage` for the shapes clients report).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Usage {
+    /// Every input token, cached or not.
     pub prompt_tokens: u64,
+    /// Every output token, reasoning included.
     pub completion_tokens: u64,
-    /// Part of `prompt_tokens` served from the prompt cache.
+    /// Part of `prompt_tokens` read from the prompt cache.
     pub cached_prompt_tokens: u64,
+    /// Part of `prompt_tokens` written to the prompt cache (Anthropic).
+    pub cache_write_tokens: u64,
+    /// Part of `completion_tokens` spent reasoning.
+    pub reasoning_tokens: u64,
 }
 
 impl Usage {
     /// # Errors
-    /// `INVALID_INPUT` when more tokens are cached than were sent.
+    /// `INVALID_INPUT` when more tokens are cached than were sent, or more
+    /// reasoned than were output.
     pub fn validate(&self) -> Result<()> {
-        if self.cached_prompt_tokens > self.prompt_tokens {
-            return Err(MemoryError::input("cachedPromptTokens", "cannot exceed promptTokens"));
+        if self.cached_prompt_tokens.saturating_add(self.cache_write_tokens) > self.prompt_tokens {
+            return Err(MemoryError::input("usage", "cached tokens (read plus written) cannot exceed the prompt tokens"));
+        }
+        if self.reasoning_tokens > self.completion_tokens {
+            return Err(MemoryError::input("usage", "reasoning tokens cannot exceed the output tokens"));
         }
         Ok(())
     }
 
+    /// USD at `price`: fresh input, cache reads and writes at their prices,
+    /// output (reasoning included) at the output price.
     pub fn usd(&self, price: &ModelInfo) -> f64 {
-        let fresh = (self.prompt_tokens - self.cached_prompt_tokens) as f64;
-        (fresh * price.input_price + self.cached_prompt_tokens as f64 * price.cached_input_price + self.completion_tokens as f64 * price.output_price)
+        let fresh = (self.prompt_tokens - self.cached_prompt_tokens - self.cache_write_tokens) as f64;
+        let write_price = price.cache_write_price.unwrap_or(price.input_price);
+        (fresh * price.input_price
+            + self.cached_prompt_tokens as f64 * price.cached_input_price
+            + self.cache_write_tokens as f64 * write_price
+            + self.completion_tokens as f64 * price.output_price)
             / 1_000_000.0
     }
 }
@@ -42,14 +58,18 @@ pub struct ModelCost {
     pub calls: u64,
     pub prompt_tokens: u64,
     pub cached_prompt_tokens: u64,
+    pub cache_write_tokens: u64,
     pub completion_tokens: u64,
-    pub usd: f64,
+    pub reasoning_tokens: u64,
+    /// `None` (null) for a model without a known price: never a made-up number.
+    pub usd: Option<f64>,
 }
 
 /// All recorded usage, per model and in total.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CostLedger {
+    /// What the calls at known prices cost; calls to unpriced models are not in it.
     pub usd: f64,
     pub by_model: Vec<ModelCost>,
     /// The same spending split by what it was for: "chat", "summarizer", "embedder".
@@ -65,33 +85,42 @@ pub struct PurposeCost {
 }
 
 impl CostLedger {
-    pub fn record(&mut self, model: &str, price: &ModelInfo, usage: &Usage) -> f64 {
+    pub fn record(&mut self, model: &str, price: Option<&ModelInfo>, usage: &Usage) -> Option<f64> {
         self.record_for(model, price, usage, "chat")
     }
 
-    pub fn record_for(&mut self, model: &str, price: &ModelInfo, usage: &Usage, purpose: &str) -> f64 {
-        let usd = usage.usd(price);
+    /// Adds one call; returns its USD, or `None` when `price` is unknown.
+    pub fn record_for(&mut self, model: &str, price: Option<&ModelInfo>, usage: &Usage, purpose: &str) -> Option<f64> {
+        let usd = price.map(|p| usage.usd(p));
         match self.by_purpose.iter_mut().find(|p| p.purpose == purpose) {
             Some(p) => {
                 p.calls += 1;
-                p.usd += usd;
+                p.usd += usd.unwrap_or(0.0);
             }
-            None => self.by_purpose.push(PurposeCost { purpose: purpose.to_string(), calls: 1, usd }),
+            None => self.by_purpose.push(PurposeCost { purpose: purpose.to_string(), calls: 1, usd: usd.unwrap_or(0.0) }),
         }
-        let entry = match self.by_model.iter().position(|m| m.model == model) {
-            Some(i) => &mut self.by_model[i],
+        let i = match self.by_model.iter().position(|m| m.model == model) {
+            Some(i) => i,
             None => {
-                self.by_model.push(ModelCost { model: model.to_string(), ..ModelCost::default() });
-                self.by_model.last_mut().expect("just pushed")
+                self.by_model.push(ModelCost { model: model.to_string(), usd: price.map(|_| 0.0), ..ModelCost::default() });
+                self.by_model.len() - 1
             }
         };
+        let entry = &mut self.by_model[i];
         entry.calls += 1;
         entry.prompt_tokens += usage.prompt_tokens;
         entry.cached_prompt_tokens += usage.cached_prompt_tokens;
+        entry.cache_write_tokens += usage.cache_write_tokens;
         entry.completion_tokens += usage.completion_tokens;
-        entry.usd += usd;
-        self.usd += usd;
+        entry.reasoning_tokens += usage.reasoning_tokens;
+        entry.usd = entry.usd.zip(usd).map(|(a, b)| a + b);
+        self.usd += usd.unwrap_or(0.0);
         usd
+    }
+
+    /// Models charged without a known price, in the order first seen.
+    pub fn unpriced(&self) -> impl Iterator<Item = &str> {
+        self.by_model.iter().filter(|m| m.usd.is_none()).map(|m| m.model.as_str())
     }
 }
 
@@ -122,14 +151,29 @@ mod tests {
     #[test]
     fn charges_fresh_cached_and_output_at_their_prices() {
         let gpt4o = lookup("gpt-4o", &[]).unwrap();
-        let u = Usage { prompt_tokens: 1_000_000, completion_tokens: 100_000, cached_prompt_tokens: 400_000 };
+        let u = Usage { prompt_tokens: 1_000_000, completion_tokens: 100_000, cached_prompt_tokens: 400_000, ..Usage::default() };
         // 0.6M × 2.50 + 0.4M × 1.25 + 0.1M × 10 = 1.5 + 0.5 + 1.0
         assert!((u.usd(&gpt4o) - 3.0).abs() < 1e-9);
         let mut ledger = CostLedger::default();
-        ledger.record("gpt-4o", &gpt4o, &u);
-        ledger.record("deepseek-v3.2", &lookup("deepseek-v3.2", &[]).unwrap(), &Usage { prompt_tokens: 1_000_000, completion_tokens: 1_000_000, cached_prompt_tokens: 0 });
+        ledger.record("gpt-4o", Some(&gpt4o), &u);
+        ledger.record("deepseek-v3.2", Some(&lookup("deepseek-v3.2", &[]).unwrap()), &Usage { prompt_tokens: 1_000_000, completion_tokens: 1_000_000, ..Usage::default() });
         assert!((ledger.usd - (3.0 + 0.27 + 0.42)).abs() < 1e-9);
         assert_eq!(ledger.by_model.len(), 2);
+    }
+
+    #[test]
+    fn cache_writes_cost_their_price_and_unknown_models_cost_null() {
+        let sonnet = lookup("claude-sonnet-4.5", &[]).unwrap();
+        // Anthropic: 20 fresh × 3 + 1000 read × 0.30 + 300 written × 3.75 + 80 out × 15, per 1M.
+        let u = Usage { prompt_tokens: 1320, completion_tokens: 80, cached_prompt_tokens: 1000, cache_write_tokens: 300, reasoning_tokens: 0 };
+        assert!((u.usd(&sonnet) - (60.0 + 300.0 + 1125.0 + 1200.0) / 1e6).abs() < 1e-12);
+        let mut ledger = CostLedger::default();
+        assert_eq!(ledger.record("llama-9", None, &u), None);
+        ledger.record("llama-9", None, &u);
+        assert_eq!(ledger.usd, 0.0);
+        assert_eq!(ledger.by_model[0].usd, None);
+        assert_eq!(ledger.by_model[0].prompt_tokens, 2640);
+        assert_eq!(ledger.unpriced().collect::<Vec<_>>(), ["llama-9"]);
     }
 
     #[test]

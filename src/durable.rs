@@ -70,7 +70,7 @@ impl<S: Storage> Durable<S> {
 
     /// # Errors
     /// See [`Controller::prepare_usage`]; `STORAGE_ERROR`.
-    pub fn record_usage(&mut self, model: &str, usage: &Usage, now: f64) -> Result<f64> {
+    pub fn record_usage(&mut self, model: &str, usage: &Usage, now: f64) -> Result<Option<f64>> {
         let p = self.controller.prepare_usage(model, usage, now)?;
         self.save(&p.write)?;
         Ok(self.controller.commit_usage(p))

@@ -18,7 +18,9 @@ pub mod semantic;
 pub mod store;
 pub mod summary;
 pub mod tokens;
+pub mod usage;
 pub mod window;
+pub mod wire;
 
 pub use controller::{Controller, Options};
 pub use error::{MemoryError, Result};

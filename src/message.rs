@@ -5,9 +5,15 @@
 //! appear on assistant messages and tool results carry a `tool_call_id`.
 //! Whether a tool result answers a pending call is checked by the window,
 //! which knows the pending calls.
+//!
+//! A message is kept as the client returned it: fields beyond the five the
+//! controller reads (`refusal`, `annotations`, `reasoning_content`, fields a
+//! provider adds next month) stay in `extra`, and inside a tool call in its
+//! own `extra`. What goes back to an API is decided in `wire`, not here.
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
 
 use crate::error::{MemoryError, Result};
 
@@ -51,12 +57,14 @@ impl Role {
 }
 
 /// A function call requested by the assistant.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ToolCall {
     pub id: String,
-    #[serde(rename = "type")]
+    /// Always "function".
     pub kind: String,
     pub function: FunctionCall,
+    /// Other fields of the call as the provider sent them (`index`, `extra_content`).
+    pub extra: Map<String, Value>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -65,19 +73,78 @@ pub struct FunctionCall {
     pub arguments: String,
 }
 
-/// One chat message, exactly the fields the API accepts.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One chat message: the fields the controller reads, plus every other
+/// field it arrived with. Serialized by hand (known fields, then `extra`),
+/// and read back through [`Message::parse`]: serde's `flatten` would cost
+/// the wasm about 10 KB gzip.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Message {
     pub role: Role,
-    /// A string, an array of content parts, or null (assistant with tool calls only).
+    /// A string, an array of content parts, or null (assistant with tool calls, a refusal or audio).
     pub content: Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<Vec<ToolCall>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// Every other field, as given (`refusal`, `annotations`, `audio`,
+    /// `reasoning_content`, …). Kept and returned by `history`; `wire`
+    /// decides which are sent back.
+    pub extra: Map<String, Value>,
 }
+
+impl Serialize for ToolCall {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(3 + self.extra.len()))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("type", &self.kind)?;
+        map.serialize_entry("function", &self.function)?;
+        for (k, v) in &self.extra {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl Serialize for Message {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("role", &self.role)?;
+        map.serialize_entry("content", &self.content)?;
+        if let Some(name) = &self.name {
+            map.serialize_entry("name", name)?;
+        }
+        if let Some(calls) = &self.tool_calls {
+            map.serialize_entry("tool_calls", calls)?;
+        }
+        if let Some(id) = &self.tool_call_id {
+            map.serialize_entry("tool_call_id", id)?;
+        }
+        for (k, v) in &self.extra {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        Message::parse(&Value::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Fields the controller reads; everything else on a message is `extra`.
+const KNOWN: &[&str] = &["role", "content", "name", "tool_calls", "tool_call_id"];
+
+/// Extra fields with a known type: a wrong type is refused, so a typo'd
+/// client cannot store something the API would reject later.
+const TYPED_EXTRA: &[(&str, &str)] = &[
+    ("refusal", "string"),
+    ("reasoning_content", "string"),
+    ("reasoning", "string"),
+    ("audio", "object"),
+    ("function_call", "object"),
+    ("annotations", "array"),
+    ("reasoning_details", "array"),
+];
 
 /// Content part types the chat API accepts. Others are rejected, not dropped.
 const PART_TYPES: &[&str] = &["text", "image_url", "input_audio", "file", "refusal"];
@@ -85,7 +152,7 @@ const PART_TYPES: &[&str] = &["text", "image_url", "input_audio", "file", "refus
 impl Message {
     /// A plain text message.
     pub fn text(role: Role, content: impl Into<String>) -> Message {
-        Message { role, content: Value::String(content.into()), name: None, tool_calls: None, tool_call_id: None }
+        Message { role, content: Value::String(content.into()), name: None, tool_calls: None, tool_call_id: None, extra: Map::new() }
     }
 
     /// Parse and validate a message given as JSON text.
@@ -110,10 +177,10 @@ impl Message {
             Some(_) => return Err(MemoryError::input("message.role", "expected a string")),
             None => return Err(MemoryError::input("message.role", "missing")),
         };
-        for key in obj.keys() {
-            if !matches!(key.as_str(), "role" | "content" | "name" | "tool_calls" | "tool_call_id") {
-                return Err(MemoryError::input(format!("message.{key}"), "unknown field"));
-            }
+        let mut extra = Map::new();
+        for (key, value) in obj.iter().filter(|(k, _)| !KNOWN.contains(&k.as_str())) {
+            check_extra(key, value)?;
+            extra.insert(key.clone(), value.clone());
         }
         let name = opt_string(obj.get("name"), "message.name")?;
         let tool_call_id = opt_string(obj.get("tool_call_id"), "message.tool_call_id")?;
@@ -123,7 +190,11 @@ impl Message {
             Some(_) => return Err(MemoryError::input("message.tool_calls", "only assistant messages carry tool_calls")),
         };
         let content = obj.get("content").cloned().unwrap_or(Value::Null);
-        check_content(role, &content, tool_calls.as_ref().is_some_and(|c| !c.is_empty()))?;
+        // What lets an assistant message go without content: the API returns
+        // `content: null` beside tool calls, a refusal or audio.
+        let has_other_body = tool_calls.as_ref().is_some_and(|c| !c.is_empty())
+            || ["refusal", "audio", "function_call"].iter().any(|k| extra.get(*k).is_some_and(|v| !v.is_null()));
+        check_content(role, &content, has_other_body)?;
         match (role, &tool_call_id) {
             (Role::Tool, None) => return Err(MemoryError::input("message.tool_call_id", "a tool message needs tool_call_id")),
             (Role::Tool, Some(id)) if id.is_empty() => return Err(MemoryError::input("message.tool_call_id", "empty")),
@@ -133,7 +204,7 @@ impl Message {
             _ => {}
         }
         let tool_calls = tool_calls.filter(|c| !c.is_empty());
-        Ok(Message { role, content, name, tool_calls, tool_call_id })
+        Ok(Message { role, content, name, tool_calls, tool_call_id, extra })
     }
 
     /// The text a model reads from the content: the string, or the text (and
@@ -165,6 +236,27 @@ impl Message {
     }
 }
 
+fn check_extra(key: &str, value: &Value) -> Result<()> {
+    let Some((_, want)) = TYPED_EXTRA.iter().find(|(k, _)| *k == key) else { return Ok(()) };
+    let ok = match *want {
+        "string" => value.is_string(),
+        "object" => value.is_object(),
+        _ => value.is_array(),
+    };
+    if ok || value.is_null() {
+        return Ok(());
+    }
+    Err(MemoryError::input(format!("message.{key}"), format!("expected {} or null, got {}", article(want), json_type(value))))
+}
+
+fn article(kind: &str) -> &'static str {
+    match kind {
+        "string" => "a string",
+        "object" => "an object",
+        _ => "an array",
+    }
+}
+
 fn opt_string(v: Option<&Value>, path: &str) -> Result<Option<String>> {
     match v {
         None | Some(Value::Null) => Ok(None),
@@ -178,7 +270,7 @@ fn parse_tool_calls(v: &Value) -> Result<Vec<ToolCall>> {
     let mut calls = Vec::with_capacity(arr.len());
     for (i, c) in arr.iter().enumerate() {
         let path = format!("message.tool_calls[{i}]");
-        let call: ToolCall = serde_json::from_value(c.clone()).map_err(|e| MemoryError::input(&path, e.to_string()))?;
+        let call = parse_tool_call(c, &path)?;
         if call.id.is_empty() {
             return Err(MemoryError::input(format!("{path}.id"), "empty"));
         }
@@ -196,11 +288,26 @@ fn parse_tool_calls(v: &Value) -> Result<Vec<ToolCall>> {
     Ok(calls)
 }
 
-fn check_content(role: Role, content: &Value, has_tool_calls: bool) -> Result<()> {
+fn parse_tool_call(c: &Value, path: &str) -> Result<ToolCall> {
+    let obj = c.as_object().ok_or_else(|| MemoryError::input(path, "expected an object"))?;
+    let text = |key: &str| match obj.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        _ => Err(MemoryError::input(format!("{path}.{key}"), "expected a string")),
+    };
+    let function = obj.get("function").and_then(Value::as_object).ok_or_else(|| MemoryError::input(format!("{path}.function"), "expected an object"))?;
+    let fn_text = |key: &str| match function.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        _ => Err(MemoryError::input(format!("{path}.function.{key}"), "expected a string")),
+    };
+    let extra = obj.iter().filter(|(k, _)| !matches!(k.as_str(), "id" | "type" | "function")).map(|(k, v)| (k.clone(), v.clone())).collect();
+    Ok(ToolCall { id: text("id")?, kind: text("type")?, function: FunctionCall { name: fn_text("name")?, arguments: fn_text("arguments")? }, extra })
+}
+
+fn check_content(role: Role, content: &Value, has_other_body: bool) -> Result<()> {
     match content {
         Value::String(_) => Ok(()),
-        Value::Null if role == Role::Assistant && has_tool_calls => Ok(()),
-        Value::Null => Err(MemoryError::content("message.content", "missing; only an assistant message with tool_calls may omit it")),
+        Value::Null if role == Role::Assistant && has_other_body => Ok(()),
+        Value::Null => Err(MemoryError::content("message.content", "missing; only an assistant message with tool_calls, a refusal or audio may omit it")),
         Value::Array(parts) => {
             for (i, part) in parts.iter().enumerate() {
                 let path = format!("message.content[{i}]");
@@ -268,12 +375,35 @@ mod tests {
         assert_eq!(code(r#"{"role":"user","content":"\udc00 trailing"}"#), "LONE_SURROGATE");
         assert_eq!(code(r#"{"role":"user","content":"x","tool_call_id":"c"}"#), "INVALID_INPUT");
         assert_eq!(code(r#"{"role":"tool","content":"x"}"#), "INVALID_INPUT");
-        assert_eq!(code(r#"{"role":"user","content":"x","extra":1}"#), "INVALID_INPUT");
+        assert_eq!(code(r#"{"role":"assistant","content":"x","refusal":42}"#), "INVALID_INPUT");
+        assert_eq!(code(r#"{"role":"assistant","content":"x","reasoning_content":["a"]}"#), "INVALID_INPUT");
+        assert_eq!(code(r#"{"role":"assistant","content":null,"refusal":null}"#), "INVALID_CONTENT");
+        assert_eq!(code(r#"{"role":"assistant","content":"x","future":"\ud800"}"#), "LONE_SURROGATE");
         assert_eq!(code(r#"["user"]"#), "INVALID_INPUT");
         assert_eq!(
             code(r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c","type":"function","function":{"name":"g","arguments":"{}"}}]}"#),
             "INVALID_INPUT"
         );
+    }
+
+    #[test]
+    fn keeps_every_field_a_client_returns() {
+        // The openai client's message, DeepSeek's reasoner, an OpenRouter-style gateway, a field from the future.
+        let json = r#"{"role":"assistant","content":"hi","refusal":null,"annotations":[],"audio":null,"function_call":null,
+            "reasoning_content":"think","reasoning":"r","reasoning_details":[{"type":"reasoning.text","text":"r"}],"future":{"x":1},
+            "tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"},"index":0,"extra_content":{"google":{"thought_signature":"s"}}}]}"#;
+        let m = Message::parse_json(json).unwrap();
+        assert_eq!(m.extra.len(), 8);
+        let back: Value = serde_json::from_str(&m.to_json()).unwrap();
+        assert_eq!(back, serde_json::from_str::<Value>(json).unwrap(), "stored and given back as given");
+        assert_eq!(m.tool_calls.unwrap()[0].extra.len(), 2);
+    }
+
+    #[test]
+    fn a_refusal_or_audio_may_stand_without_content() {
+        Message::parse_json(r#"{"role":"assistant","content":null,"refusal":"I can't help with that."}"#).unwrap();
+        Message::parse_json(r#"{"role":"assistant","content":null,"audio":{"id":"audio_1","data":"UklG","expires_at":1,"transcript":"hi"}}"#).unwrap();
+        assert_eq!(code(r#"{"role":"user","content":null,"refusal":"x"}"#), "INVALID_CONTENT");
     }
 
     #[test]

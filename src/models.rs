@@ -1,15 +1,29 @@
-//! Model table: tokenizer, context window, output limit and price per model.
+//! Model table: tokenizer, context window, output limit and price per model,
+//! and how the ids people write resolve to it.
 //!
-//! Prices are USD per 1M tokens, standard (non-batch) tier, text modality,
-//! as the vendors' public pricing pages (platform.openai.com/docs/pricing,
-//! docs.anthropic.com pricing, ai.google.dev/gemini-api/docs/pricing,
-//! api-docs.deepseek.com/quick_start/pricing) stated them in late 2025,
-//! written down from those pages' published figures on 2026-11-30 without
-//! re-reading them live (this build machine has no web access); the
-//! deepseek-v3.2 input and output prices are the ones the project specified
-//! (0.27 / 0.42). Vendors change prices: hosts override any entry with
-//! `options.models`. A model without a cache discount charges cached input
-//! at the input price.
+//! Prices are USD per 1M tokens, standard (non-batch) tier, text, prompts
+//! under any long-context surcharge. Where they come from, per family, read
+//! on 2026-11-30 through this project's search tool (stored copies of the
+//! pages; this build machine has no live web access), so check the vendor's
+//! page before relying on a figure:
+//! - OpenAI: developers.openai.com/api/docs/pricing, as quoted by
+//!   morphllm.com/openai-api-pricing (June 2026: the GPT-5.4/5.5 rows) and
+//!   nicolalazzari.ai (GPT-5.2); GPT-5, 4.1, 4o and o-series rows as the
+//!   official page stated them in late 2025.
+//! - Anthropic: docs.anthropic.com/en/docs/about-claude/pricing (Opus 4.1,
+//!   Opus 4, Sonnet 4, cache writes at 1.25x input, hits at 0.1x) and
+//!   deploybase.ai's 2026-03-21 table (Opus 4.6, Sonnet 4.6, Opus 4.5,
+//!   Sonnet 4.5, Haiku 4.5).
+//! - Google: ai.google.dev/gemini-api/docs/pricing as quoted by
+//!   morphllm.com/gemini-api-pricing (2026); cached input at 0.1x input.
+//! - DeepSeek: api-docs.deepseek.com/quick_start/pricing (archived
+//!   2026-04-26) with the cache-hit price cut to a tenth that day (as
+//!   tokenmix.ai reports it, 2026-04-30); V4 Pro at its listed, not its
+//!   promotional, price. `deepseek-chat` / `deepseek-reasoner` are aliases of
+//!   V4 Flash. `deepseek-v3.2` keeps the figures the project specified.
+//! Vendors change prices: hosts override any entry with `options.models`.
+//! A model without a cache discount charges cached input at the input price;
+//! a model without a cache-write price charges cache writes at the input price.
 
 use serde::{Deserialize, Serialize};
 
@@ -36,21 +50,36 @@ pub struct ModelInfo {
     pub max_output: u64,
     /// USD per 1M input tokens.
     pub input_price: f64,
-    /// USD per 1M cached input tokens.
+    /// USD per 1M cached input tokens (cache reads).
     pub cached_input_price: f64,
-    /// USD per 1M output tokens.
+    /// USD per 1M output tokens (reasoning tokens included).
     pub output_price: f64,
+    /// USD per 1M tokens written to a prompt cache (Anthropic); default the input price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_price: Option<f64>,
 }
 
 const fn m(tokenizer: Tokenizer, context_window: u64, max_output: u64, input: f64, cached: f64, output: f64) -> ModelInfo {
-    ModelInfo { tokenizer, context_window, max_output, input_price: input, cached_input_price: cached, output_price: output }
+    ModelInfo { tokenizer, context_window, max_output, input_price: input, cached_input_price: cached, output_price: output, cache_write_price: None }
+}
+
+/// An Anthropic entry: cache writes cost 1.25x input.
+const fn a(context_window: u64, max_output: u64, input: f64, cached: f64, output: f64) -> ModelInfo {
+    ModelInfo { cache_write_price: Some(input * 1.25), ..m(EST, context_window, max_output, input, cached, output) }
 }
 
 use Tokenizer::{Cl100kBase as CL, Estimate as EST, O200kBase as O200};
 
-/// Built-in models. Dated snapshots ("gpt-4o-2024-08-06") resolve to the
+/// Built-in models, by the id their vendor uses. Dated snapshots and
+/// suffixes ("gpt-4o-2024-08-06", "gemini-3.1-pro-preview") resolve to the
 /// longest name here that they start with, followed by '-'.
 pub const MODELS: &[(&str, ModelInfo)] = &[
+    ("gpt-5.5", m(O200, 1_000_000, 128_000, 5.0, 0.50, 30.0)),
+    ("gpt-5.4", m(O200, 1_000_000, 128_000, 2.50, 0.25, 15.0)),
+    ("gpt-5.4-mini", m(O200, 1_000_000, 128_000, 0.75, 0.075, 4.50)),
+    ("gpt-5.4-nano", m(O200, 1_000_000, 128_000, 0.20, 0.02, 1.25)),
+    ("gpt-5.2", m(O200, 400_000, 128_000, 1.75, 0.175, 14.0)),
+    ("gpt-5.1", m(O200, 400_000, 128_000, 1.25, 0.125, 10.0)),
     ("gpt-5", m(O200, 400_000, 128_000, 1.25, 0.125, 10.0)),
     ("gpt-5-mini", m(O200, 400_000, 128_000, 0.25, 0.025, 2.0)),
     ("gpt-5-nano", m(O200, 400_000, 128_000, 0.05, 0.005, 0.40)),
@@ -65,55 +94,138 @@ pub const MODELS: &[(&str, ModelInfo)] = &[
     ("gpt-4", m(CL, 8_192, 8_192, 30.0, 30.0, 60.0)),
     ("gpt-4-turbo", m(CL, 128_000, 4_096, 10.0, 10.0, 30.0)),
     ("gpt-3.5-turbo", m(CL, 16_385, 4_096, 0.50, 0.50, 1.50)),
-    ("claude-sonnet-4.5", m(EST, 200_000, 64_000, 3.0, 0.30, 15.0)),
-    ("claude-sonnet-4-5", m(EST, 200_000, 64_000, 3.0, 0.30, 15.0)),
-    ("claude-haiku-4.5", m(EST, 200_000, 64_000, 1.0, 0.10, 5.0)),
-    ("claude-haiku-4-5", m(EST, 200_000, 64_000, 1.0, 0.10, 5.0)),
-    ("claude-opus-4.1", m(EST, 200_000, 32_000, 15.0, 1.50, 75.0)),
-    ("claude-opus-4-1", m(EST, 200_000, 32_000, 15.0, 1.50, 75.0)),
-    ("gemini-2.5-flash", m(EST, 1_048_576, 65_536, 0.30, 0.075, 2.50)),
-    ("gemini-2.5-pro", m(EST, 1_048_576, 65_536, 1.25, 0.31, 10.0)),
+    ("claude-opus-4.6", a(1_000_000, 128_000, 5.0, 0.50, 25.0)),
+    ("claude-sonnet-4.6", a(1_000_000, 64_000, 3.0, 0.30, 15.0)),
+    ("claude-opus-4.5", a(200_000, 64_000, 5.0, 0.50, 25.0)),
+    ("claude-sonnet-4.5", a(200_000, 64_000, 3.0, 0.30, 15.0)),
+    ("claude-haiku-4.5", a(200_000, 64_000, 1.0, 0.10, 5.0)),
+    ("claude-opus-4.1", a(200_000, 32_000, 15.0, 1.50, 75.0)),
+    ("claude-opus-4", a(200_000, 32_000, 15.0, 1.50, 75.0)),
+    ("claude-sonnet-4", a(200_000, 64_000, 3.0, 0.30, 15.0)),
+    ("gemini-3.5-flash", m(EST, 1_048_576, 65_536, 1.50, 0.15, 9.0)),
+    ("gemini-3.1-pro", m(EST, 1_048_576, 65_536, 2.0, 0.20, 12.0)),
+    ("gemini-3.1-flash-lite", m(EST, 1_048_576, 65_536, 0.25, 0.025, 1.50)),
+    ("gemini-3-flash", m(EST, 1_048_576, 65_536, 0.50, 0.05, 3.0)),
+    ("gemini-2.5-pro", m(EST, 1_048_576, 65_536, 1.25, 0.125, 10.0)),
+    ("gemini-2.5-flash", m(EST, 1_048_576, 65_536, 0.30, 0.03, 2.50)),
+    ("gemini-2.5-flash-lite", m(EST, 1_048_576, 65_536, 0.10, 0.01, 0.40)),
+    ("deepseek-v4-pro", m(EST, 1_000_000, 384_000, 1.74, 0.0145, 3.48)),
+    ("deepseek-v4-flash", m(EST, 1_000_000, 384_000, 0.14, 0.0028, 0.28)),
+    ("deepseek-chat", m(EST, 1_000_000, 384_000, 0.14, 0.0028, 0.28)),
+    ("deepseek-reasoner", m(EST, 1_000_000, 384_000, 0.14, 0.0028, 0.28)),
     ("deepseek-v3.2", m(EST, 128_000, 8_192, 0.27, 0.028, 0.42)),
-    ("deepseek-chat", m(EST, 128_000, 8_192, 0.27, 0.028, 0.42)),
-    ("deepseek-reasoner", m(EST, 128_000, 65_536, 0.27, 0.028, 0.42)),
 ];
 
+/// What an id nobody knows is taken to be: counted with the generic
+/// estimator (its safety margin), a common window, and no price.
+pub const UNKNOWN: ModelInfo = m(EST, 128_000, 4_096, 0.0, 0.0, 0.0);
+
+/// The table name an id means: lower case; a provider prefix
+/// (`openai/gpt-4o`, `@cf/meta/llama-3.1-8b-instruct`, Bedrock's
+/// `us.anthropic.claude-…`), a version tag (`claude-opus-4-1@20250805`,
+/// `…-v1:0`) and the dashed form of a dotted version (`claude-sonnet-4-5`)
+/// are taken off.
+pub fn canonical(id: &str) -> String {
+    let id = id.trim().to_ascii_lowercase();
+    let id = id.rsplit('/').next().unwrap_or(&id);
+    let id = id.split(['@', ':']).next().unwrap_or(id);
+    let id = id.rfind("anthropic.").map_or(id, |i| &id[i + "anthropic.".len()..]);
+    // Anthropic's ids write versions with dashes ("claude-sonnet-4-5"); the table uses dots.
+    match id.strip_prefix("claude-") {
+        Some(rest) => format!("claude-{}", dot_version(rest)),
+        None => id.to_string(),
+    }
+}
+
+/// "sonnet-4-5-20250929" → "sonnet-4.5-20250929": a single-digit minor after the major.
+fn dot_version(rest: &str) -> String {
+    let parts: Vec<&str> = rest.split('-').collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < parts.len() {
+        if i > 0 {
+            out.push('-');
+        }
+        out.push_str(parts[i]);
+        let minor = parts.get(i + 1).filter(|p| p.len() == 1 && p.chars().all(|c| c.is_ascii_digit()));
+        if parts[i].chars().all(|c| c.is_ascii_digit()) && !parts[i].is_empty() && minor.is_some() {
+            out.push('.');
+            out.push_str(parts[i + 1]);
+            i += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
 /// Looks a model up: host entries first (exact name), then the built-in
-/// table (exact name, then the longest built-in name followed by '-').
+/// table by the id's canonical name (exact, then the longest built-in name
+/// followed by '-').
 ///
 /// # Errors
 /// `UNKNOWN_MODEL` when neither knows the name.
 pub fn lookup(name: &str, host: &[(String, ModelInfo)]) -> Result<ModelInfo> {
+    resolve(name, host).ok_or_else(|| MemoryError::UnknownModel(name.to_string()))
+}
+
+/// [`lookup`], or `None` for an unknown model.
+pub fn resolve(name: &str, host: &[(String, ModelInfo)]) -> Option<ModelInfo> {
     if let Some((_, info)) = host.iter().find(|(n, _)| n == name) {
-        return Ok(info.clone());
+        return Some(info.clone());
     }
-    if let Some((_, info)) = MODELS.iter().find(|(n, _)| *n == name) {
-        return Ok(info.clone());
+    let id = canonical(name);
+    if let Some((_, info)) = MODELS.iter().find(|(n, _)| *n == id) {
+        return Some(info.clone());
     }
     MODELS
         .iter()
-        .filter(|(n, _)| name.len() > n.len() && name.starts_with(n) && name.as_bytes()[n.len()] == b'-')
+        .filter(|(n, _)| id.len() > n.len() && id.starts_with(n) && id.as_bytes().get(n.len()) == Some(&b'-'))
         .max_by_key(|(n, _)| n.len())
         .map(|(_, info)| info.clone())
-        .ok_or_else(|| MemoryError::UnknownModel(name.to_string()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn snapshots_resolve_to_their_family() {
-        assert_eq!(lookup("gpt-4o-2024-08-06", &[]).unwrap(), lookup("gpt-4o", &[]).unwrap());
-        assert_eq!(lookup("gpt-4o-mini-2024-07-18", &[]).unwrap().input_price, 0.15);
-        assert_eq!(lookup("gpt-4-0613", &[]).unwrap().tokenizer, Tokenizer::Cl100kBase);
-        assert_eq!(lookup("deepseek-v3.2", &[]).unwrap().output_price, 0.42);
+    fn get(name: &str) -> ModelInfo {
+        lookup(name, &[]).unwrap()
     }
 
     #[test]
-    fn unknown_models_are_an_error_unless_the_host_supplies_them() {
+    fn snapshots_resolve_to_their_family() {
+        assert_eq!(get("gpt-4o-2024-08-06"), get("gpt-4o"));
+        assert_eq!(get("gpt-4o-mini-2024-07-18").input_price, 0.15);
+        assert_eq!(get("gpt-4-0613").tokenizer, Tokenizer::Cl100kBase);
+        assert_eq!(get("deepseek-v3.2").output_price, 0.42);
+        assert_eq!(get("gemini-3.1-pro-preview"), get("gemini-3.1-pro"));
+        assert_eq!(get("gpt-5.4-mini-2026-03-17"), get("gpt-5.4-mini"));
+    }
+
+    #[test]
+    fn ids_as_people_write_them() {
+        for (id, name) in [
+            ("openai/gpt-4o", "gpt-4o"),
+            ("OpenAI/GPT-4o", "gpt-4o"),
+            ("deepseek/deepseek-chat", "deepseek-chat"),
+            ("anthropic/claude-sonnet-4.5", "claude-sonnet-4.5"),
+            ("claude-sonnet-4-5-20250929", "claude-sonnet-4.5"),
+            ("claude-opus-4-1@20250805", "claude-opus-4.1"),
+            ("us.anthropic.claude-haiku-4-5-20251001-v1:0", "claude-haiku-4.5"),
+            ("claude-opus-4-20250514", "claude-opus-4"),
+            ("google/gemini-2.5-flash", "gemini-2.5-flash"),
+            ("openrouter/openai/gpt-5.4", "gpt-5.4"),
+        ] {
+            assert_eq!(lookup(id, &[]).unwrap(), get(name), "{id}");
+        }
+        assert_eq!(canonical("@cf/meta/llama-3.1-8b-instruct"), "llama-3.1-8b-instruct");
+    }
+
+    #[test]
+    fn unknown_models_resolve_to_none_unless_the_host_supplies_them() {
         assert_eq!(lookup("llama-9", &[]).unwrap_err().code(), "UNKNOWN_MODEL");
-        assert_eq!(lookup("gpt-4oo", &[]).unwrap_err().code(), "UNKNOWN_MODEL");
+        assert!(resolve("gpt-4oo", &[]).is_none());
+        assert!(resolve("@cf/meta/llama-3.1-8b-instruct", &[]).is_none());
         let host = vec![("llama-9".to_string(), m(EST, 8000, 1000, 0.1, 0.1, 0.2))];
         assert_eq!(lookup("llama-9", &host).unwrap().context_window, 8000);
         let over = vec![("gpt-4o".to_string(), m(O200, 1, 1, 9.0, 9.0, 9.0))];
@@ -126,6 +238,7 @@ mod tests {
             assert!(info.max_output <= info.context_window, "{name}");
             assert!(info.cached_input_price <= info.input_price, "{name}");
             assert!(info.input_price > 0.0 && info.output_price > 0.0, "{name}");
+            assert_eq!(canonical(name), *name, "table names are canonical");
         }
     }
 }

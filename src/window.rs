@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{MemoryError, Result};
 use crate::message::{Message, Role};
+use crate::wire::{request_form, Turn};
 
 /// Where a message lives now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,11 +40,20 @@ pub struct Stored {
     /// Milliseconds since the epoch, from the host's clock.
     pub ts: f64,
     pub message: Message,
-    /// Chat tokens of this message (content plus per-message overhead).
+    /// Chat tokens of the message as sent (`wire::request_form`), overhead included.
     pub tokens: usize,
+    /// An assistant message of a turn that called tools: its reasoning goes back.
+    pub tool_turn: bool,
     pub place: Place,
     /// The agent task this message belongs to, if the host said so.
     pub task_id: Option<String>,
+}
+
+impl Stored {
+    /// The message as a request sends it; `keep` adds extra fields as stored.
+    pub fn sent(&self, keep: &[String]) -> Message {
+        request_form(&self.message, self.tool_turn, keep)
+    }
 }
 
 /// A unit that moves and enters the context whole.
@@ -119,6 +129,8 @@ pub struct Window {
     pub log: Vec<Stored>,
     pub groups: VecDeque<Group>,
     pub pinned: Vec<usize>,
+    /// Whether the turn at the end of the log called tools.
+    turn: Turn,
 }
 
 impl Window {
@@ -143,6 +155,11 @@ impl Window {
         Ok(())
     }
 
+    /// Whether `message`, appended next, is an assistant message of a turn that called tools.
+    pub fn tool_turn(&self, message: &Message) -> bool {
+        self.turn.tool_turn(message)
+    }
+
     fn group_waiting_for(&self, call_id: &str) -> Option<usize> {
         self.groups.iter().rposition(|g| g.pending.iter().any(|p| p == call_id))
     }
@@ -151,6 +168,7 @@ impl Window {
     pub fn push(&mut self, stored: Stored) {
         let index = self.log.len();
         let message = &stored.message;
+        self.turn.push(message);
         match stored.place {
             Place::Pinned => self.pinned.push(index),
             Place::Archived => {}
@@ -233,10 +251,10 @@ impl Window {
         }
     }
 
-    /// Recounts every message (after the counter changed) and the group sums.
+    /// Recounts every message as sent (after the counter changed) and the group sums.
     pub fn recount(&mut self, count: impl Fn(&Message) -> usize) {
         for s in &mut self.log {
-            s.tokens = count(&s.message);
+            s.tokens = count(&s.sent(&[]));
         }
         for g in &mut self.groups {
             g.tokens = g.members.iter().map(|&i| self.log[i].tokens).sum();

@@ -55,6 +55,11 @@ fn feed(c: &mut Controller, steps: &[Step]) -> Vec<Message> {
     };
     for s in steps {
         match s {
+            // Some assistant replies come as clients return them: response-only fields and reasoning.
+            Step::Say(Role::Assistant, text) if text.len() % 2 == 1 => push(
+                c,
+                Message::parse(&json!({"role": "assistant", "content": text, "refusal": null, "annotations": [], "logprobs": null, "reasoning_content": format!("thinking about {text}")})).unwrap(),
+            ),
             Step::Say(role, text) => push(c, Message::text(*role, text.clone())),
             Step::Tools { n, answered, text } => {
                 let ids: Vec<String> = (0..*n).map(|_| {
@@ -62,7 +67,7 @@ fn feed(c: &mut Controller, steps: &[Step]) -> Vec<Message> {
                     format!("call_{call}")
                 }).collect();
                 let calls: Vec<_> = ids.iter().map(|id| json!({"id": id, "type": "function", "function": {"name": "lookup", "arguments": "{\"q\":\"x\"}"}})).collect();
-                push(c, Message::parse(&json!({"role": "assistant", "content": null, "tool_calls": calls})).unwrap());
+                push(c, Message::parse(&json!({"role": "assistant", "content": null, "tool_calls": calls, "reasoning_content": text})).unwrap());
                 for id in ids.iter().take(*answered) {
                     push(c, Message::parse(&json!({"role": "tool", "tool_call_id": id, "content": text})).unwrap());
                 }
@@ -88,7 +93,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
-    fn budget_recount_groups_and_history(steps in prop::collection::vec(step(), 1..80), cfg in config(), max in 30usize..4000, reserve in 0usize..200, exact in any::<bool>()) {
+    fn budget_recount_groups_and_history(steps in prop::collection::vec(step(), 1..80), cfg in config(), max in 30usize..4000, reserve in 0usize..200, exact in any::<bool>(), keep in any::<bool>()) {
         let counter = if exact { common::o200k() } else { common::estimator() };
         let mut c = Controller::new(Options { working: cfg, ..common::options(exact) }, counter.clone()).unwrap();
         let added = feed(&mut c, &steps);
@@ -97,11 +102,29 @@ proptest! {
         let history: Vec<Message> = c.history().into_iter().map(|h| h.message).collect();
         prop_assert_eq!(&history, &added);
 
-        let req = ContextRequest { max_tokens: max, reserve_output: reserve, ..Default::default() };
+        let keep_fields = if keep { vec!["annotations".to_string()] } else { vec![] };
+        let req = ContextRequest { max_tokens: max, reserve_output: reserve, keep_fields, ..Default::default() };
         match c.build_context(&req) {
             Ok(ctx) => {
                 prop_assert!(ctx.tokens <= max - reserve.min(max));
                 prop_assert_eq!(ctx.tokens, common::recount(&counter, &ctx.messages));
+                // Only what the request accepts goes back: reasoning only on
+                // assistant messages of a turn (user to user, in history) that called tools.
+                let mut tool_turn = std::collections::HashMap::new();
+                let mut called = false;
+                for h in c.history() {
+                    called = if h.message.role == Role::User { false } else { called || h.message.tool_calls.is_some() };
+                    tool_turn.insert(h.id, h.message.role == Role::Assistant && called);
+                }
+                for m in &ctx.messages {
+                    prop_assert!(!m.extra.contains_key("logprobs") && !m.extra.contains_key("refusal"), "{:?}", m);
+                    prop_assert!(keep || !m.extra.contains_key("annotations"), "{:?}", m);
+                }
+                let recent = &ctx.messages[ctx.messages.len() - ctx.sections.recent.message_ids.len()..];
+                for (m, id) in recent.iter().zip(&ctx.sections.recent.message_ids) {
+                    let had = added.iter().zip(c.history()).find(|(_, h)| h.id == *id).is_some_and(|(a, _)| a.extra.contains_key("reasoning_content"));
+                    prop_assert_eq!(m.extra.contains_key("reasoning_content"), had && tool_turn[id], "{:?}", m);
+                }
                 prop_assert!(groups_whole(&ctx.messages), "a tool group was split: {:?}", ctx.messages);
                 // The recent turns are the newest ones, in order.
                 let ids = &ctx.sections.recent.message_ids;

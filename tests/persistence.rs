@@ -109,7 +109,7 @@ fn every_acknowledged_message_survives_faults_and_crashes() {
                 Err(e) => assert_eq!(e.code(), "STORAGE_ERROR", "{e}"),
             }
             if i % 10 == 9 {
-                let _ = durable.record_usage("gpt-4o", &Usage { prompt_tokens: 100, completion_tokens: 10, cached_prompt_tokens: 0 }, i as f64);
+                let _ = durable.record_usage("gpt-4o", &Usage { prompt_tokens: 100, completion_tokens: 10, ..Usage::default() }, i as f64);
             }
         }
         drop(durable); // the process dies; only the map survives
@@ -141,7 +141,7 @@ fn reload_equals_the_state_that_was_saved() {
         };
         d.add(m, i as f64).unwrap();
         if i % 20 == 0 {
-            d.record_usage("deepseek-v3.2", &Usage { prompt_tokens: 1000, completion_tokens: 50, cached_prompt_tokens: 100 }, i as f64).unwrap();
+            d.record_usage("deepseek-v3.2", &Usage { prompt_tokens: 1000, completion_tokens: 50, cached_prompt_tokens: 100, ..Usage::default() }, i as f64).unwrap();
         }
     }
     let r = Durable::open(options("w2", 16), counter, Faulty::healthy(&map)).unwrap();

@@ -13,6 +13,7 @@
 use serde::Serialize;
 
 use super::{CompactionEvent, Controller};
+use crate::wire::request_form;
 use crate::episodic::parse::{parse_summary, ModelSummary};
 use crate::episodic::{Episode, SummarySource};
 use crate::message::{Message, Role};
@@ -62,7 +63,8 @@ impl Controller {
         let plan = self.window.plan_compaction(&self.opts.working)?;
         let tokens_before = self.window.working_tokens();
         self.window.apply_compaction(&plan);
-        let messages = plan.members.iter().map(|&i| self.window.log[i].message.clone()).collect();
+        // The summarizer reads what a model would: the sent form, without reasoning.
+        let messages = plan.members.iter().map(|&i| request_form(&self.window.log[i].message, false, &[])).collect();
         let ids = plan.members.iter().map(|&i| self.window.log[i].id.clone()).collect();
         let previous_summary = self.episodes.last().map(|e| e.summary.clone());
         Some(CompactionJob { ids, request: SummaryRequest { messages, previous_summary }, tokens_before })

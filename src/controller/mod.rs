@@ -143,20 +143,21 @@ pub(crate) struct ProceduresState {
 }
 
 impl Controller {
-    /// The tokenizer a model needs, so the host can load its ranks first.
-    ///
-    /// # Errors
-    /// `UNKNOWN_MODEL`.
-    pub fn tokenizer_for(model: &str, host: &[(String, ModelInfo)]) -> Result<Tokenizer> {
-        Ok(models::lookup(model, host)?.tokenizer)
+    /// The tokenizer a model needs, so the host can load its ranks first;
+    /// the estimator for a model nobody knows.
+    pub fn tokenizer_for(model: &str, host: &[(String, ModelInfo)]) -> Tokenizer {
+        models::resolve(model, host).map_or(Tokenizer::Estimate, |m| m.tokenizer)
     }
 
+    /// A model nobody knows is counted with the estimator and has no price
+    /// (see [`models::UNKNOWN`]); `stats().unknown_models` names it.
+    ///
     /// # Errors
-    /// `UNKNOWN_MODEL`, `INVALID_INPUT` for bad limits, `UNKNOWN_ENCODING`
-    /// when `counter` is not the one the model needs.
+    /// `INVALID_INPUT` for bad limits, `UNKNOWN_ENCODING` when `counter` is
+    /// not the one the model needs.
     pub fn new(opts: Options, counter: Counter) -> Result<Controller> {
         opts.working.validate()?;
-        let model = models::lookup(&opts.model, &opts.models)?;
+        let model = models::resolve(&opts.model, &opts.models).unwrap_or(models::UNKNOWN);
         let matches = match (&counter, model.tokenizer) {
             (Counter::Exact(bpe), Tokenizer::O200kBase) => bpe.encoding() == crate::tokens::exact::Encoding::O200kBase,
             (Counter::Exact(bpe), Tokenizer::Cl100kBase) => bpe.encoding() == crate::tokens::exact::Encoding::Cl100kBase,
@@ -355,7 +356,7 @@ impl Controller {
     ///
     /// # Errors
     /// See [`Controller::prepare_usage`].
-    pub fn record_usage(&mut self, model: &str, usage: &Usage) -> Result<f64> {
+    pub fn record_usage(&mut self, model: &str, usage: &Usage) -> Result<Option<f64>> {
         let p = self.prepare_usage(model, usage, self.last_ts.max(0.0))?;
         Ok(self.commit_usage(p))
     }

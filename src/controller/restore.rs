@@ -8,11 +8,11 @@
 use std::collections::HashSet;
 
 use super::Controller;
-use crate::cost::Usage;
 use crate::models;
 use crate::store::record::Record;
 use crate::store::{Folding, LoadReport, Loaded};
 use crate::tokens::chat::message_tokens;
+use crate::wire::request_form;
 use crate::window::{Place, Stored, Window};
 
 impl Controller {
@@ -48,12 +48,10 @@ impl Controller {
                 Record::Procedures { writer, seq, ts, procedures: raw } => procedures.push((ts, writer, seq, raw)),
                 Record::Msg { writer, seq, ts, id, message, task } => msgs.push((ts, writer, seq, id, message, task)),
                 Record::Episode { writer, seq, episode } => episodes.push((writer, seq, episode)),
-                Record::Usage { ref model, prompt, completion, cached, ref purpose, .. } => {
-                    // A model the host no longer supplies is kept, uncharged.
-                    if let Ok(price) = models::lookup(model, &self.opts.models) {
-                        let usage = Usage { prompt_tokens: prompt, completion_tokens: completion, cached_prompt_tokens: cached };
-                        self.cost.record_for(model, &price, &usage, purpose);
-                    }
+                Record::Usage { ref model, ref purpose, .. } => {
+                    // A model nobody prices (any longer) keeps its tokens, at a null cost.
+                    let price = models::resolve(model, &self.opts.models);
+                    self.cost.record_for(model, price.as_ref(), &super::writes::usage_of(&r), purpose);
                     self.usages.push(r);
                 }
                 Record::Forget { .. } => self.forgets.push(r),
@@ -66,9 +64,10 @@ impl Controller {
         let mut window = Window::default();
         for (ts, writer, seq, id, message, task_id) in msgs {
             let place = if archived.contains(id.as_str()) && !message.role.is_instruction() { Place::Archived } else { Window::place_for(&message) };
-            let tokens = message_tokens(&self.counter, &message);
+            let tool_turn = window.tool_turn(&message);
+            let tokens = message_tokens(&self.counter, &request_form(&message, tool_turn, &[]));
             self.last_ts = self.last_ts.max(ts);
-            window.push(Stored { id, writer, seq, ts, message, tokens, place, task_id });
+            window.push(Stored { id, writer, seq, ts, message, tokens, tool_turn, place, task_id });
         }
         self.window = window;
         for (writer, seq, mut episode) in episodes {

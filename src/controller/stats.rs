@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::Controller;
 use crate::cost::CostLedger;
+use crate::models;
 use crate::tokens::Counter;
 use crate::window::Place;
 
@@ -21,6 +22,9 @@ pub struct Stats {
     /// Items (facts, messages, episodes) with a stored embedding.
     pub embeddings: usize,
     pub cost: CostLedger,
+    /// Model ids the table does not know (this controller's, or ones usage
+    /// was recorded for): counted with the estimator, their cost null.
+    pub unknown_models: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -51,6 +55,19 @@ pub struct LayerTokens {
 }
 
 impl Controller {
+    fn unknown_models(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        if models::resolve(&self.opts.model, &self.opts.models).is_none() {
+            out.push(self.opts.model.clone());
+        }
+        for m in self.cost.unpriced() {
+            if !out.iter().any(|o| o == m) {
+                out.push(m.to_string());
+            }
+        }
+        out
+    }
+
     pub fn stats(&self) -> Stats {
         let log = &self.window.log;
         let sum = |p: Place| log.iter().filter(|s| s.place == p).map(|s| s.tokens).sum::<usize>();
@@ -75,6 +92,7 @@ impl Controller {
             facts: self.semantic.live().len(),
             embeddings: self.index.embeddings.len(),
             cost: self.cost.clone(),
+            unknown_models: self.unknown_models(),
         }
     }
 }

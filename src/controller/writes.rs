@@ -14,6 +14,7 @@ use crate::models;
 use crate::store::record::{encode_pack, encode_record, Record};
 use crate::store::{log_key, pack_key, Key, Write};
 use crate::tokens::chat::message_tokens;
+use crate::wire::request_form;
 use crate::window::{Stored, Window};
 
 /// A message ready to be stored.
@@ -27,7 +28,7 @@ pub struct PreparedAdd {
 pub struct PreparedUsage {
     pub write: Write,
     record: Record,
-    usd: f64,
+    usd: Option<f64>,
 }
 
 /// A pack of every live record; after it is saved the host removes `remove`.
@@ -81,9 +82,10 @@ impl Controller {
         let record = Record::Msg { writer: writer.clone(), seq, ts, id: id.clone(), message, task: task_id.clone() };
         let write = Write { key: self.key(seq), bytes: encode_record(&record) };
         let Record::Msg { message, .. } = record else { unreachable!() };
-        let tokens = message_tokens(&self.counter, &message);
+        let tool_turn = self.window.tool_turn(&message);
+        let tokens = message_tokens(&self.counter, &request_form(&message, tool_turn, &[]));
         let place = Window::place_for(&message);
-        Ok(PreparedAdd { write, stored: Stored { id, writer, seq, ts, message, tokens, place, task_id } })
+        Ok(PreparedAdd { write, stored: Stored { id, writer, seq, ts, message, tokens, tool_turn, place, task_id } })
     }
 
     /// Applies a stored message; returns its id and tokens.
@@ -114,7 +116,8 @@ impl Controller {
     pub fn prepare_usage_for(&self, model: &str, usage: &Usage, purpose: &str, now: f64) -> Result<PreparedUsage> {
         self.open()?;
         usage.validate()?;
-        let price = models::lookup(model, &self.opts.models)?;
+        // An unknown model is charged tokens, not money: its cost is null.
+        let price = models::resolve(model, &self.opts.models);
         let seq = self.next_seq;
         let record = Record::Usage {
             writer: self.opts.writer.clone(),
@@ -124,18 +127,20 @@ impl Controller {
             prompt: usage.prompt_tokens,
             completion: usage.completion_tokens,
             cached: usage.cached_prompt_tokens,
+            cache_write: usage.cache_write_tokens,
+            reasoning: usage.reasoning_tokens,
             purpose: purpose.to_string(),
         };
         let write = Write { key: self.key(seq), bytes: encode_record(&record) };
-        Ok(PreparedUsage { write, record, usd: usage.usd(&price) })
+        Ok(PreparedUsage { write, record, usd: price.map(|p| usage.usd(&p)) })
     }
 
-    /// Charges the usage (and calibrates an estimating counter); returns USD.
-    pub fn commit_usage(&mut self, p: PreparedUsage) -> f64 {
-        let Record::Usage { seq, ref model, prompt, completion, cached, ref purpose, .. } = p.record else { unreachable!() };
-        let usage = Usage { prompt_tokens: prompt, completion_tokens: completion, cached_prompt_tokens: cached };
-        let price = models::lookup(model, &self.opts.models).expect("checked in prepare");
-        self.cost.record_for(model, &price, &usage, purpose);
+    /// Charges the usage (and calibrates an estimating counter); returns
+    /// USD, or `None` for a model without a known price.
+    pub fn commit_usage(&mut self, p: PreparedUsage) -> Option<f64> {
+        let Record::Usage { seq, ref model, prompt, ref purpose, .. } = p.record else { unreachable!() };
+        let price = models::resolve(model, &self.opts.models);
+        self.cost.record_for(model, price.as_ref(), &usage_of(&p.record), purpose);
         if *model == self.opts.model && purpose == "chat" {
             self.calibrate(prompt);
         }
@@ -191,5 +196,19 @@ impl Controller {
     pub fn commit_pack(&mut self, p: PreparedPack) {
         self.next_seq += 1;
         self.folding = crate::store::Folding { known: vec![p.write.key], unfolded: 0, packed: p.records, forced: false };
+    }
+}
+
+/// The usage a stored record holds.
+pub(crate) fn usage_of(r: &Record) -> Usage {
+    match r {
+        Record::Usage { prompt, completion, cached, cache_write, reasoning, .. } => Usage {
+            prompt_tokens: *prompt,
+            completion_tokens: *completion,
+            cached_prompt_tokens: *cached,
+            cache_write_tokens: *cache_write,
+            reasoning_tokens: *reasoning,
+        },
+        _ => Usage::default(),
     }
 }

@@ -58,6 +58,11 @@ pub enum Record {
         prompt: u64,
         completion: u64,
         cached: u64,
+        /// Prompt tokens written to a cache, and output tokens spent reasoning (0.2).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        cache_write: u64,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        reasoning: u64,
         /// "chat" (the app's own calls), "summarizer" or "embedder".
         #[serde(default = "chat")]
         purpose: String,
@@ -92,6 +97,10 @@ impl Record {
             | Record::Procedures { writer, seq, .. } => (writer, *seq),
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Why a stored value could not be read.

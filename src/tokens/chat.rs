@@ -8,7 +8,11 @@
 //! the same notebook's `num_tokens_for_tools`. Two parts have no published
 //! rule and use this crate's convention, stated here so it can be checked
 //! against billed usage: an assistant tool call costs its id, function name
-//! and arguments plus 3; an image part costs 85 (the low-detail price).
+//! and arguments plus 3; an image part costs 85 (the low-detail price); any
+//! other field (`refusal`, `reasoning_content`, a provider's extra) costs its
+//! text, or its compact JSON when it is not a string. Counted messages are
+//! the ones sent (`wire::request_form`), so a field that stays home costs
+//! nothing.
 
 use serde_json::Value;
 
@@ -42,8 +46,17 @@ fn message_cost(m: &Message, count: &dyn Fn(&str) -> f64) -> f64 {
     }
     for call in m.tool_calls.iter().flatten() {
         n += PER_TOOL_CALL as f64 + count(&call.id) + count(&call.function.name) + count(&call.function.arguments);
+        n += call.extra.values().map(|v| value_cost(v, count)).sum::<f64>();
     }
-    n
+    n + m.extra.values().map(|v| value_cost(v, count)).sum::<f64>()
+}
+
+fn value_cost(v: &Value, count: &dyn Fn(&str) -> f64) -> f64 {
+    match v {
+        Value::Null => 0.0,
+        Value::String(s) => count(s),
+        other => count(&other.to_string()),
+    }
 }
 
 /// Per-encoding constants of the tool-definition rule.

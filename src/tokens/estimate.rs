@@ -46,6 +46,7 @@ pub enum Family {
 
 impl Family {
     pub fn of_model(model: &str) -> Family {
+        let model = crate::models::canonical(model);
         if model.starts_with("claude") {
             Family::Claude
         } else if model.starts_with("gemini") {

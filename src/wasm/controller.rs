@@ -10,7 +10,7 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::options::{core_options, read, split_hooks, JsAddOptions, JsBudgetOptions, JsContextOptions, JsForget, JsOptions, JsUsage};
+use super::options::{core_options, read, split_hooks, JsAddOptions, JsBudgetOptions, JsContextOptions, JsForget, JsOptions, JsUsageOptions};
 use super::driver::{Driver, Inner};
 use super::embedder::{EmbedFailure, Embedder};
 use super::storage::Storage;
@@ -18,7 +18,6 @@ use super::summarizer::Summarizer;
 use super::{from_js, js_error, ranks, to_js, to_json};
 use crate::context::ContextRequest;
 use crate::controller::{Added, Controller, ForgetTarget, Forgotten};
-use crate::cost::Usage;
 use crate::error::MemoryError;
 use crate::models::Tokenizer;
 use crate::tokens::estimate::Family;
@@ -83,7 +82,7 @@ impl MemoryController {
         let timeout = js_opts.summarizer_timeout_ms.unwrap_or(60_000.0);
         let summarizer = if hooks[3].is_undefined() { None } else { Some(Summarizer::from_js(hooks[3].clone(), timeout)?) };
         let opts = core_options(js_opts, random_writer());
-        let counter = match Controller::tokenizer_for(&opts.model, &opts.models).map_err(js_error)? {
+        let counter = match Controller::tokenizer_for(&opts.model, &opts.models) {
             Tokenizer::O200kBase => Counter::Exact(ranks::load(Encoding::O200kBase).await?),
             Tokenizer::Cl100kBase => Counter::Exact(ranks::load(Encoding::Cl100kBase).await?),
             Tokenizer::Estimate => Counter::estimate(Family::of_model(&opts.model).profile()),
@@ -179,6 +178,7 @@ impl MemoryController {
                 episodic_tokens: js.episodic_tokens,
                 task_tokens: js.task_tokens,
                 now: Some(now),
+                keep_fields: js.keep_fields.unwrap_or_default(),
             };
             let ctx = inner.build_context(&req).map_err(js_error)?;
             let part = |v: Result<String, serde_json::Error>| v.map_err(|e| js_error(MemoryError::input("context", e.to_string())));
@@ -268,20 +268,29 @@ impl MemoryController {
         self.enqueue(async move { to_js(&inner.borrow().fact_history(&key)) })
     }
 
-    /// Charges one call's reported usage; resolves to its cost in USD once saved.
-    #[wasm_bindgen(js_name = recordUsage, unchecked_return_type = "Promise<number>")]
-    pub fn record_usage(&self, #[wasm_bindgen(unchecked_param_type = "UsageRecord")] usage: JsValue) -> Async {
+    /// Charges one call's reported usage, as the client returned it (the
+    /// openai, DeepSeek, Anthropic or AI SDK usage object, a response with
+    /// `usage` and `model`, or `{ promptTokens, completionTokens }`).
+    /// Resolves once saved to its cost in USD, or `null` for a model without
+    /// a known price. The model: `options.model`, else the object's `model`,
+    /// else the controller's.
+    #[wasm_bindgen(js_name = recordUsage, unchecked_return_type = "Promise<number | null>")]
+    pub fn record_usage(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "UsageInput")] usage: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ model?: string }")] options: JsValue,
+    ) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
-        let parsed = from_js::<JsUsage>(&usage, "usage");
+        let parsed = from_js::<serde_json::Value>(&usage, "usage").and_then(|v| crate::usage::read(&v).map_err(js_error));
+        let opts = read::<JsUsageOptions>(&options, "options");
         self.enqueue(async move {
-            let u = parsed?;
-            let model = u.model.unwrap_or_else(|| d.inner.borrow().options().model.clone());
-            let usage = Usage { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens.unwrap_or(0), cached_prompt_tokens: u.cached_prompt_tokens.unwrap_or(0) };
-            let prepared = d.inner.borrow().prepare_usage(&model, &usage, now).map_err(js_error)?;
+            let reported = parsed?;
+            let model = opts?.model.or(reported.model).unwrap_or_else(|| d.inner.borrow().options().model.clone());
+            let prepared = d.inner.borrow().prepare_usage(&model, &reported.usage, now).map_err(js_error)?;
             d.save(&prepared.write).await?;
             let usd = d.inner.borrow_mut().commit_usage(prepared);
             d.after_change(now).await;
-            Ok(JsValue::from_f64(usd))
+            Ok(usd.map_or(JsValue::NULL, JsValue::from_f64))
         })
     }
 

@@ -153,7 +153,7 @@ impl Driver {
 
     /// Charges a hook's reported usage at its model's price; an unknown model is not charged.
     pub async fn charge(&self, model: &str, prompt: u64, completion: u64, purpose: &str, now: f64) {
-        let usage = Usage { prompt_tokens: prompt, completion_tokens: completion, cached_prompt_tokens: 0 };
+        let usage = Usage { prompt_tokens: prompt, completion_tokens: completion, ..Usage::default() };
         let prepared = self.inner.borrow().prepare_usage_for(model, &usage, purpose, now);
         if let Ok(p) = prepared {
             if self.save(&p.write).await.is_ok() {

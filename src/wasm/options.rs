@@ -59,15 +59,13 @@ pub struct JsContextOptions {
     pub task_id: Option<String>,
     pub episodic_tokens: Option<usize>,
     pub task_tokens: Option<usize>,
+    pub keep_fields: Option<Vec<String>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct JsUsage {
+pub struct JsUsageOptions {
     pub model: Option<String>,
-    pub prompt_tokens: u64,
-    pub completion_tokens: Option<u64>,
-    pub cached_prompt_tokens: Option<u64>,
 }
 
 /// What `forget` was given: a message id, `{ id }`, `{ key }`, `{ from, to }`

@@ -5,14 +5,28 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
-/** A message in the OpenAI chat shape. */
+/**
+ * A message in the OpenAI chat shape, as a client returns it. Fields beyond
+ * these (`annotations`, `logprobs`, a provider's new field) are kept as given;
+ * `buildContext` sends back only what the request accepts (see README).
+ */
 export interface ChatMessage {
   role: "system" | "developer" | "user" | "assistant" | "tool";
-  /** A string, content parts, or null for an assistant message with tool_calls. */
-  content: string | ContentPart[] | null;
+  /** A string, content parts, or null for an assistant message with tool_calls, a refusal or audio. */
+  content?: string | ContentPart[] | null;
   name?: string;
   tool_calls?: ToolCall[];
   tool_call_id?: string;
+  /** OpenAI: the model's refusal (sent back when a string). */
+  refusal?: string | null;
+  /** OpenAI audio replies (sent back as `{ id }`). */
+  audio?: { id: string; [key: string]: unknown } | null;
+  /** DeepSeek thinking mode (sent back in a turn that called tools). */
+  reasoning_content?: string | null;
+  /** OpenRouter-style gateways: `reasoning` (never sent back), `reasoning_details` (as reasoning_content). */
+  reasoning?: string | null;
+  reasoning_details?: unknown[] | null;
+  [field: string]: unknown;
 }
 export type ContentPart =
   | { type: "text"; text: string }
@@ -24,6 +38,9 @@ export interface ToolCall {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
+  /** Gemini's thought signature, sent back; other extra fields are kept, not sent. */
+  extra_content?: unknown;
+  [field: string]: unknown;
 }
 /** An OpenAI function tool definition. */
 export interface ToolDefinition {
@@ -38,6 +55,8 @@ export interface ModelEntry {
   inputPrice: number;
   cachedInputPrice: number;
   outputPrice: number;
+  /** Prompt-cache writes (Anthropic: 1.25x input). Default: the input price. */
+  cacheWritePrice?: number;
 }
 export interface CreateOptions {
   /** Tenant / storage prefix. Default "default". */
@@ -201,6 +220,8 @@ export interface ContextOptions {
   episodicTokens?: number;
   /** Budget of the task history block. Default 400. */
   taskTokens?: number;
+  /** Stored extra fields to send as they are (counted), beyond what is sent for each role. */
+  keepFields?: string[];
 }
 export interface Omitted {
   reason: "archived" | "budget" | "pending_tool_calls" | "orphan_tool_result";
@@ -230,13 +251,20 @@ export interface Context {
   tokens: number;
   sections: Sections;
 }
-export interface UsageRecord {
-  /** Default: the controller's model. */
-  model?: string;
-  promptTokens: number;
-  completionTokens?: number;
-  cachedPromptTokens?: number;
-}
+/**
+ * Usage as a client returns it: OpenAI chat (`prompt_tokens`, `completion_tokens`,
+ * `prompt_tokens_details.cached_tokens`, `completion_tokens_details.reasoning_tokens`),
+ * DeepSeek (`prompt_cache_hit_tokens`), the OpenAI Responses API (`input_tokens`,
+ * `input_tokens_details`), Anthropic (`input_tokens`, `cache_read_input_tokens`,
+ * `cache_creation_input_tokens`), the AI SDK (`inputTokens`, `outputTokens`,
+ * `inputTokenDetails`, `outputTokenDetails`, or the older `cachedInputTokens`),
+ * a response object carrying `usage` and `model`, or this shape.
+ */
+export type UsageInput =
+  | { model?: string; promptTokens: number; completionTokens?: number; cachedPromptTokens?: number }
+  | { [field: string]: unknown };
+/** @deprecated Use UsageInput. */
+export type UsageRecord = UsageInput;
 export interface Stats {
   namespace: string;
   model: string;
@@ -250,10 +278,13 @@ export interface Stats {
   embeddings: number;
   cost: {
     usd: number;
-    byModel: { model: string; calls: number; promptTokens: number; cachedPromptTokens: number; completionTokens: number; usd: number }[];
+    /** `usd` is null for a model without a known price. */
+    byModel: { model: string; calls: number; promptTokens: number; cachedPromptTokens: number; cacheWriteTokens: number; completionTokens: number; reasoningTokens: number; usd: number | null }[];
     /** "chat" (recordUsage), "summarizer" and "embedder" (the hooks' own calls). */
     byPurpose: { purpose: string; calls: number; usd: number }[];
   };
+  /** Model ids the table does not know: counted with the estimator, cost null. */
+  unknownModels: string[];
 }
 /** Every error the package throws or rejects with. */
 export interface MemoryError extends Error {

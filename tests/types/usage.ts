@@ -13,7 +13,12 @@ async function main(): Promise<void> {
   const ctx: Context = await memory.buildContext({ maxTokens: 1000, reserveOutput: 200 });
   const recount: number = memory.countMessages(ctx.messages);
   const stats: Stats = memory.stats();
-  const usd: number = await memory.recordUsage({ promptTokens: ctx.tokens, completionTokens: 10 });
+  const usd: number | null = await memory.recordUsage({ promptTokens: ctx.tokens, completionTokens: 10 });
+  // Replies and usage as clients return them.
+  await memory.add({ role: "assistant", content: "ok", refusal: null, annotations: [], audio: null, reasoning_content: "r", logprobs: null });
+  const priced: number | null = await memory.recordUsage({ prompt_tokens: 10, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 0 } }, { model: "gpt-4o" });
+  const unknown: string[] = memory.stats().unknownModels;
+  console.log(priced, unknown, (await memory.buildContext({ keepFields: ["annotations"] })).tokens);
   const bytes: number = wasmMemoryBytes();
   console.log(id, tokens, recount, stats.cost.usd, usd, bytes, ctx.sections.recent.messageIds);
 
