@@ -62,15 +62,6 @@ export interface ResponsesFunctionTool {
  */
 export declare function fromResponse(response: ResponseLike): ChatMessage;
 
-/** Responses `usage` in the chat completions shape (`prompt_tokens`, `prompt_tokens_details.cached_tokens`, `completion_tokens_details.reasoning_tokens`). */
-export declare function chatUsage(usage: ResponseUsageLike): {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens?: number;
-  prompt_tokens_details: { cached_tokens: number };
-  completion_tokens_details: { reasoning_tokens: number };
-};
-
 /**
  * Stores a response (`memory.add(fromResponse(response))`) and charges its
  * usage at the model the response names (cached input at the cached price,

@@ -51,18 +51,6 @@ export function fromResponse(response) {
   return message;
 }
 
-/** Responses `usage` in the chat completions shape `recordUsage` reads (cached and reasoning details kept). */
-export function chatUsage(usage) {
-  if (!isObject(usage)) throw invalid("response.usage", "expected a usage object");
-  return {
-    prompt_tokens: usage.input_tokens,
-    completion_tokens: usage.output_tokens,
-    total_tokens: usage.total_tokens,
-    prompt_tokens_details: { cached_tokens: usage.input_tokens_details?.cached_tokens ?? 0 },
-    completion_tokens_details: { reasoning_tokens: usage.output_tokens_details?.reasoning_tokens ?? 0 },
-  };
-}
-
 /**
  * Stores a response: adds its assistant message and charges its usage at
  * the model the response names. Resolves to `{ id, tokens, usd }`
@@ -71,7 +59,7 @@ export function chatUsage(usage) {
  */
 export async function addResponse(memory, response) {
   const added = await memory.add(fromResponse(response));
-  const usd = response.usage ? await memory.recordUsage(chatUsage(response.usage), { model: response.model }) : null;
+  const usd = response.usage ? await memory.recordUsage(response.usage, { model: response.model }) : null;
   return { id: added.id, tokens: added.tokens, usd };
 }
 

@@ -81,9 +81,12 @@ test("store:false with encrypted reasoning: the tool loop sends its reasoning ba
     const kept = history.filter((m) => m[RESPONSE_FIELD]).map((m) => m[RESPONSE_FIELD].output);
     assert.deepEqual(kept, [...first, ...second].map((r) => r.output));
     assert.equal(history[4].content, "成都 21°C。");
-    // Usage charged at the model the responses name (a dated snapshot of o4-mini).
-    const [cost] = memory.stats().cost.byModel;
-    assert.deepEqual([cost.model, cost.calls, cost.promptTokens, cost.cachedPromptTokens, cost.completionTokens], ["o4-mini", 3, 1170, 640, 132]);
+    // Usage charged at the model the responses name (a dated snapshot of o4-mini, priced as o4-mini).
+    const stats = memory.stats();
+    const [cost] = stats.cost.byModel;
+    assert.deepEqual([cost.model, cost.calls, cost.promptTokens, cost.cachedPromptTokens, cost.completionTokens], ["o4-mini-2025-04-16", 3, 1170, 640, 132]);
+    assert.ok(cost.usd > 0);
+    assert.deepEqual(stats.unknownModels, []);
   } finally {
     await api.close();
   }
