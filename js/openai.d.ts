@@ -3,11 +3,14 @@
 // package does not depend on `openai`; its `Response` is assignable to `ResponseLike`.
 import type { ChatMessage, Context, MemoryController } from "./wasm/agent_memory.js";
 
-/** An output item of a response, as returned (`reasoning`, `message`, `function_call`, hosted tools' items). */
+/**
+ * An output item of a response, as returned (`reasoning`, `message`,
+ * `function_call`, hosted tools' items). No index signature: the `openai`
+ * package's item interfaces must be assignable to it.
+ */
 export interface ResponseOutputItemLike {
   type: string;
   id?: string;
-  [field: string]: unknown;
 }
 
 /** What the mapping reads of a Responses API `Response`. */
@@ -31,8 +34,41 @@ export interface ResponseUsageLike {
 /** The field of a stored assistant message that keeps its response: `{ id, model, store, output }`. */
 export declare const RESPONSE_FIELD: "openai_response";
 
-/** Input items as the Responses API takes them (messages, function calls and outputs, reasoning). */
-export type ResponseInputItemLike = { [field: string]: unknown };
+/** A user message's content part in the Responses input. */
+export type ResponsesInputPart =
+  | { type: "input_text"; text: string }
+  | { type: "input_image"; image_url?: string; detail: "auto" | "low" | "high" }
+  | { type: "input_file"; file_id?: string; file_data?: string; filename?: string };
+
+/**
+ * The input items `toResponsesRequest` builds. Each form is one the
+ * Responses API (and the `openai` package's `ResponseInputItem`) takes.
+ * Items of hosted tools (`web_search_call`, `file_search_call`, …) in the
+ * current tool loop go back as the API returned them; their many shapes are
+ * not spelled out here.
+ */
+export type ResponsesInputItem =
+  | { role: "user"; content: string | ResponsesInputPart[] }
+  | { role: "system" | "developer" | "assistant"; content: string }
+  | { type: "function_call_output"; call_id: string; output: string }
+  | { type: "function_call"; call_id: string; name: string; arguments: string; id?: string; status?: "in_progress" | "completed" | "incomplete"; namespace?: string }
+  | {
+      type: "message";
+      id: string;
+      role: "assistant";
+      status: "in_progress" | "completed" | "incomplete";
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the API's annotation and logprob shapes, as returned
+      content: ({ type: "output_text"; text: string; annotations: any[]; logprobs?: any[] } | { type: "refusal"; refusal: string })[];
+      phase?: "commentary" | "final_answer" | null;
+    }
+  | {
+      type: "reasoning";
+      id: string;
+      summary: { type: "summary_text"; text: string }[];
+      encrypted_content?: string | null;
+      content?: { type: "reasoning_text"; text: string }[];
+      status?: "in_progress" | "completed" | "incomplete";
+    };
 
 /** A Responses API function tool. */
 export interface ResponsesFunctionTool {
@@ -107,4 +143,4 @@ export declare function addResponse(memory: MemoryController, response: Response
 export declare function toResponsesRequest(
   memory: MemoryController,
   ctx: Pick<Context, "messages" | "tools">,
-): Promise<{ instructions?: string; input: ResponseInputItemLike[]; tools?: ResponsesFunctionTool[] }>;
+): Promise<{ instructions?: string; input: ResponsesInputItem[]; tools?: ResponsesFunctionTool[] }>;

@@ -122,6 +122,9 @@ function replay(saved) {
     if (item.type === "reasoning") {
       orphaned = !(saved.store || item.encrypted_content);
       if (!orphaned) out.push(pick(item, ITEM_FIELDS.reasoning));
+    } else if (item.type === "message" && orphaned) {
+      // Without its id an output message is an easy input message: its text.
+      out.push({ role: "assistant", content: item.content.map((p) => (p.type === "refusal" ? p.refusal : p.text)).join("") });
     } else if (item.type === "message" || item.type === "function_call") {
       const copy = pick(item, ITEM_FIELDS[item.type]);
       if (item.type === "message") copy.content = item.content.map((p) => pick(p, PART_FIELDS[p.type] ?? Object.keys(p)));
@@ -131,15 +134,15 @@ function replay(saved) {
       out.push(item); // hosted tools' items (web search, file search, ...) go back as returned
     }
   }
-  return out.filter((item, i) => item.type !== "reasoning" || ["message", "function_call"].includes(out[i + 1]?.type));
+  const produced = (item) => item && (item.type === "message" || item.type === "function_call" || item.role === "assistant");
+  return out.filter((item, i) => item.type !== "reasoning" || produced(out[i + 1]));
 }
 
 /** An assistant chat message as input items without ids: its text (or refusal), then its calls. */
 function plainAssistant(m, at) {
   const items = [];
-  const text = textOf(m.content, `${at}.content`);
+  const text = textOf(m.content, `${at}.content`) || (typeof m.refusal === "string" ? m.refusal : "");
   if (text) items.push({ role: "assistant", content: text });
-  else if (typeof m.refusal === "string") items.push({ role: "assistant", content: [{ type: "refusal", refusal: m.refusal }] });
   (m.tool_calls ?? []).forEach((c) => items.push({ type: "function_call", call_id: c.id, name: c.function.name, arguments: c.function.arguments }));
   return items;
 }

@@ -96,7 +96,7 @@ test("stored responses (store default) send reasoning back by id; store:false wi
   const { api, client, memory } = await setup([
     { reasoning: "Think.", content: "Let me check.", toolCalls: [{ name: "weather", arguments: { city: "Lhasa" } }] },
     { content: "Lhasa: 21°C." },
-    { reasoning: "Think again.", toolCalls: [{ name: "weather", arguments: { city: "Xi'an" } }] },
+    { reasoning: "Think again.", content: "Checking Xi'an.", toolCalls: [{ name: "weather", arguments: { city: "Xi'an" } }] },
     { content: "Xi'an: 21°C." },
   ]);
   try {
@@ -106,9 +106,10 @@ test("stored responses (store default) send reasoning back by id; store:false wi
     assert.deepEqual(types(api.requests[1].body.input), ["user message", "reasoning", "message", "function_call", "function_call_output"]);
     assert.ok(api.requests[1].body.input.slice(1, 4).every((i) => i.id), "stored items go back with their ids");
     // store:false, no encrypted_content: the API could not resolve the reasoning item.
-    const loop = api.requests[3].body.input.slice(-2);
-    assert.deepEqual(types(loop), ["function_call", "function_call_output"]);
-    assert.equal(loop[0].id, undefined);
+    const loop = api.requests[3].body.input.slice(-3);
+    assert.deepEqual(loop.slice(0, 1), [{ role: "assistant", content: "Checking Xi'an." }]);
+    assert.deepEqual(types(loop), ["assistant message", "function_call", "function_call_output"]);
+    assert.equal(loop[1].id, undefined);
     assert.equal((await historyOf(memory)).length, 9);
   } finally {
     await api.close();
