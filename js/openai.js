@@ -148,28 +148,27 @@ function plainAssistant(m, at) {
 }
 
 /**
- * The stored response of each assistant message after the last user message,
- * found by walking the newest history backwards alongside the context's tail
- * (a context's newest turn is always the newest stored one). Any mismatch
- * means no stored items: the messages then go back in plain form.
+ * The stored response of each assistant message after the last user message
+ * (`from`): the context names its recent messages by id
+ * (`sections.recent.messageIds`, the last messages of `ctx.messages`), and
+ * history() holds them with their extra fields. A context without those ids
+ * finds none: its messages then go back in plain form.
  */
-async function savedResponses(memory, tail) {
+async function savedResponses(memory, ctx, from) {
   const found = new Map();
-  if (!tail.some((m) => m.role === "assistant")) return found;
-  const history = (await memory.history()).filter((h) => h.message.role !== "system" && h.message.role !== "developer");
-  for (let k = 1; k <= tail.length; k++) {
-    const want = tail[tail.length - k];
-    const have = history[history.length - k]?.message;
-    if (!have || have.role !== want.role || !sameTurn(have, want)) return new Map();
-    if (have.role === "assistant" && isObject(have[RESPONSE_FIELD])) found.set(want, have[RESPONSE_FIELD]);
+  const ids = ctx.sections?.recent?.messageIds ?? [];
+  const offset = ctx.messages.length - ids.length;
+  const wanted = new Map();
+  for (let i = Math.max(from, offset); i < ctx.messages.length; i++) {
+    if (ctx.messages[i].role === "assistant") wanted.set(ids[i - offset], ctx.messages[i]);
+  }
+  if (wanted.size === 0) return found;
+  for (const h of await memory.history()) {
+    const m = wanted.get(h.id);
+    if (m && isObject(h.message[RESPONSE_FIELD])) found.set(m, h.message[RESPONSE_FIELD]);
   }
   return found;
 }
-
-const sameTurn = (a, b) =>
-  a.role === "tool"
-    ? a.tool_call_id === b.tool_call_id
-    : JSON.stringify(a.content ?? null) === JSON.stringify(b.content ?? null) && JSON.stringify((a.tool_calls ?? []).map((c) => c.id)) === JSON.stringify((b.tool_calls ?? []).map((c) => c.id));
 
 /**
  * A built context → `{ instructions, input, tools }` for
@@ -186,7 +185,7 @@ export async function toResponsesRequest(memory, ctx) {
   const instructions = messages.slice(0, first).map((m, i) => textOf(m.content, `context.messages[${i}].content`)).join("\n\n");
   let lastUser = messages.length - 1;
   while (lastUser >= first && messages[lastUser].role !== "user") lastUser--;
-  const saved = await savedResponses(memory, messages.slice(Math.max(lastUser + 1, first)));
+  const saved = await savedResponses(memory, ctx, lastUser + 1);
   const input = [];
   messages.slice(first).forEach((m, k) => {
     const at = `context.messages[${first + k}]`;
