@@ -4,8 +4,8 @@
 //! the matching method (`remember`, `forget`) or as a queued recall, so it
 //! takes its place in the queue like any other call.
 
-use serde::Deserialize;
 use js_sys::Promise;
+use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
