@@ -50,6 +50,8 @@ pub struct ContextRequest {
     /// Extra stored fields to send as they are (counted), beyond what
     /// `wire` sends for each role.
     pub keep_fields: Vec<String>,
+    /// The embedder's failure, when it failed for this query.
+    pub degraded: Option<Degraded>,
 }
 
 /// What the memory layers add around the turns.
@@ -70,6 +72,18 @@ pub struct KnowledgeSection {
     pub ids: Vec<String>,
     /// Retrieved items that did not fit the block's budget.
     pub left_out: usize,
+    /// "hybrid" with a query vector, else "lexical".
+    pub retrieval: &'static str,
+    /// Set when an embedder exists but failed, so retrieval fell back to lexical.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub degraded: Option<Degraded>,
+}
+
+/// Why a hook did not help (the embedder failed): the code and message of its error.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Degraded {
+    pub code: String,
+    pub message: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -136,7 +150,7 @@ pub struct Sections {
     pub budget: Budget,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Context {
     pub messages: Vec<Message>,
     /// Tool definitions counted in `tokens`: procedures' tools, then the request's.
@@ -280,11 +294,15 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
         messages.push(m.clone());
     }
     if let Some((text, tokens, n)) = knowledge {
-        sections.knowledge = KnowledgeSection { tokens, ids: extras.knowledge[..n].iter().map(|(id, _)| id.clone()).collect(), left_out: items.len() - n };
+        sections.knowledge.tokens = tokens;
+        sections.knowledge.ids = extras.knowledge[..n].iter().map(|(id, _)| id.clone()).collect();
+        sections.knowledge.left_out = items.len() - n;
         messages.push(Message::text(Role::System, text));
     } else {
         sections.knowledge.left_out = items.len();
     }
+    sections.knowledge.retrieval = if req.query_vector.is_some() { "hybrid" } else { "lexical" };
+    sections.knowledge.degraded = req.degraded.clone();
 
     if hidden > 0 {
         // Best summaries first, while they fit in what the turns left (and

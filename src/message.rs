@@ -137,13 +137,13 @@ const KNOWN: &[&str] = &["role", "content", "name", "tool_calls", "tool_call_id"
 /// Extra fields with a known type: a wrong type is refused, so a typo'd
 /// client cannot store something the API would reject later.
 const TYPED_EXTRA: &[(&str, &str)] = &[
-    ("refusal", "string"),
-    ("reasoning_content", "string"),
-    ("reasoning", "string"),
-    ("audio", "object"),
-    ("function_call", "object"),
-    ("annotations", "array"),
-    ("reasoning_details", "array"),
+    ("refusal", "a string"),
+    ("reasoning_content", "a string"),
+    ("reasoning", "a string"),
+    ("audio", "an object"),
+    ("function_call", "an object"),
+    ("annotations", "an array"),
+    ("reasoning_details", "an array"),
 ];
 
 /// Content part types the chat API accepts. Others are rejected, not dropped.
@@ -237,23 +237,11 @@ impl Message {
 }
 
 fn check_extra(key: &str, value: &Value) -> Result<()> {
-    let Some((_, want)) = TYPED_EXTRA.iter().find(|(k, _)| *k == key) else { return Ok(()) };
-    let ok = match *want {
-        "string" => value.is_string(),
-        "object" => value.is_object(),
-        _ => value.is_array(),
-    };
-    if ok || value.is_null() {
-        return Ok(());
-    }
-    Err(MemoryError::input(format!("message.{key}"), format!("expected {} or null, got {}", article(want), json_type(value))))
-}
-
-fn article(kind: &str) -> &'static str {
-    match kind {
-        "string" => "a string",
-        "object" => "an object",
-        _ => "an array",
+    match TYPED_EXTRA.iter().find(|(k, _)| *k == key) {
+        Some((_, want)) if !value.is_null() && json_type(value) != *want => {
+            Err(MemoryError::input(format!("message.{key}"), format!("expected {want} or null, got {}", json_type(value))))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -290,17 +278,12 @@ fn parse_tool_calls(v: &Value) -> Result<Vec<ToolCall>> {
 
 fn parse_tool_call(c: &Value, path: &str) -> Result<ToolCall> {
     let obj = c.as_object().ok_or_else(|| MemoryError::input(path, "expected an object"))?;
-    let text = |key: &str| match obj.get(key) {
+    let text = |pointer: &str| match c.pointer(pointer) {
         Some(Value::String(s)) => Ok(s.clone()),
-        _ => Err(MemoryError::input(format!("{path}.{key}"), "expected a string")),
-    };
-    let function = obj.get("function").and_then(Value::as_object).ok_or_else(|| MemoryError::input(format!("{path}.function"), "expected an object"))?;
-    let fn_text = |key: &str| match function.get(key) {
-        Some(Value::String(s)) => Ok(s.clone()),
-        _ => Err(MemoryError::input(format!("{path}.function.{key}"), "expected a string")),
+        _ => Err(MemoryError::input(format!("{path}{}", pointer.replace('/', ".")), "expected a string")),
     };
     let extra = obj.iter().filter(|(k, _)| !matches!(k.as_str(), "id" | "type" | "function")).map(|(k, v)| (k.clone(), v.clone())).collect();
-    Ok(ToolCall { id: text("id")?, kind: text("type")?, function: FunctionCall { name: fn_text("name")?, arguments: fn_text("arguments")? }, extra })
+    Ok(ToolCall { id: text("/id")?, kind: text("/type")?, function: FunctionCall { name: text("/function/name")?, arguments: text("/function/arguments")? }, extra })
 }
 
 fn check_content(role: Role, content: &Value, has_other_body: bool) -> Result<()> {

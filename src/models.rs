@@ -94,11 +94,18 @@ pub const MODELS: &[(&str, ModelInfo)] = &[
     ("gpt-4", m(CL, 8_192, 8_192, 30.0, 30.0, 60.0)),
     ("gpt-4-turbo", m(CL, 128_000, 4_096, 10.0, 10.0, 30.0)),
     ("gpt-3.5-turbo", m(CL, 16_385, 4_096, 0.50, 0.50, 1.50)),
+    // Anthropic's own ids write the version with a dash; gateways use a dot.
+    ("claude-opus-4-6", a(1_000_000, 128_000, 5.0, 0.50, 25.0)),
     ("claude-opus-4.6", a(1_000_000, 128_000, 5.0, 0.50, 25.0)),
+    ("claude-sonnet-4-6", a(1_000_000, 64_000, 3.0, 0.30, 15.0)),
     ("claude-sonnet-4.6", a(1_000_000, 64_000, 3.0, 0.30, 15.0)),
+    ("claude-opus-4-5", a(200_000, 64_000, 5.0, 0.50, 25.0)),
     ("claude-opus-4.5", a(200_000, 64_000, 5.0, 0.50, 25.0)),
+    ("claude-sonnet-4-5", a(200_000, 64_000, 3.0, 0.30, 15.0)),
     ("claude-sonnet-4.5", a(200_000, 64_000, 3.0, 0.30, 15.0)),
+    ("claude-haiku-4-5", a(200_000, 64_000, 1.0, 0.10, 5.0)),
     ("claude-haiku-4.5", a(200_000, 64_000, 1.0, 0.10, 5.0)),
+    ("claude-opus-4-1", a(200_000, 32_000, 15.0, 1.50, 75.0)),
     ("claude-opus-4.1", a(200_000, 32_000, 15.0, 1.50, 75.0)),
     ("claude-opus-4", a(200_000, 32_000, 15.0, 1.50, 75.0)),
     ("claude-sonnet-4", a(200_000, 64_000, 3.0, 0.30, 15.0)),
@@ -120,42 +127,18 @@ pub const MODELS: &[(&str, ModelInfo)] = &[
 /// estimator (its safety margin), a common window, and no price.
 pub const UNKNOWN: ModelInfo = m(EST, 128_000, 4_096, 0.0, 0.0, 0.0);
 
-/// The table name an id means: lower case; a provider prefix
+/// The table name an id means: lower case, without a provider prefix
 /// (`openai/gpt-4o`, `@cf/meta/llama-3.1-8b-instruct`, Bedrock's
-/// `us.anthropic.claude-…`), a version tag (`claude-opus-4-1@20250805`,
-/// `…-v1:0`) and the dashed form of a dotted version (`claude-sonnet-4-5`)
-/// are taken off.
+/// `us.anthropic.claude-…`) or a version tag (`claude-opus-4-1@20250805`,
+/// `…-v1:0`).
 pub fn canonical(id: &str) -> String {
     let id = id.trim().to_ascii_lowercase();
-    let id = id.rsplit('/').next().unwrap_or(&id);
-    let id = id.split(['@', ':']).next().unwrap_or(id);
-    let id = id.rfind("anthropic.").map_or(id, |i| &id[i + "anthropic.".len()..]);
-    // Anthropic's ids write versions with dashes ("claude-sonnet-4-5"); the table uses dots.
-    match id.strip_prefix("claude-") {
-        Some(rest) => format!("claude-{}", dot_version(rest)),
-        None => id.to_string(),
+    let tail = id.rsplit('/').next().unwrap_or_default();
+    let tail = tail.split(['@', ':']).next().unwrap_or_default();
+    match tail.rfind("anthropic.") {
+        Some(i) => tail[i + "anthropic.".len()..].to_string(),
+        None => tail.to_string(),
     }
-}
-
-/// "sonnet-4-5-20250929" → "sonnet-4.5-20250929": a single-digit minor after the major.
-fn dot_version(rest: &str) -> String {
-    let parts: Vec<&str> = rest.split('-').collect();
-    let mut out = String::new();
-    let mut i = 0;
-    while i < parts.len() {
-        if i > 0 {
-            out.push('-');
-        }
-        out.push_str(parts[i]);
-        let minor = parts.get(i + 1).filter(|p| p.len() == 1 && p.chars().all(|c| c.is_ascii_digit()));
-        if parts[i].chars().all(|c| c.is_ascii_digit()) && !parts[i].is_empty() && minor.is_some() {
-            out.push('.');
-            out.push_str(parts[i + 1]);
-            i += 1;
-        }
-        i += 1;
-    }
-    out
 }
 
 /// Looks a model up: host entries first (exact name), then the built-in
@@ -212,6 +195,7 @@ mod tests {
             ("claude-sonnet-4-5-20250929", "claude-sonnet-4.5"),
             ("claude-opus-4-1@20250805", "claude-opus-4.1"),
             ("us.anthropic.claude-haiku-4-5-20251001-v1:0", "claude-haiku-4.5"),
+            ("claude-opus-4-6", "claude-opus-4.6"),
             ("claude-opus-4-20250514", "claude-opus-4"),
             ("google/gemini-2.5-flash", "gemini-2.5-flash"),
             ("openrouter/openai/gpt-5.4", "gpt-5.4"),
@@ -239,6 +223,9 @@ mod tests {
             assert!(info.cached_input_price <= info.input_price, "{name}");
             assert!(info.input_price > 0.0 && info.output_price > 0.0, "{name}");
             assert_eq!(canonical(name), *name, "table names are canonical");
+            if name.starts_with("claude-") {
+                assert_eq!(resolve(&name.replace("-4-", "-4."), &[]).as_ref(), Some(info), "both spellings of {name} agree");
+            }
         }
     }
 }

@@ -23,7 +23,7 @@
 //! shape always has it, negative or not a whole number is an error naming
 //! the field, never a guess.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::cost::Usage;
 use crate::error::{MemoryError, Result};
@@ -34,6 +34,68 @@ pub struct Reported {
     pub usage: Usage,
     pub model: Option<String>,
 }
+
+/// Where one client keeps its counts (JSON pointers). Data, not code: one
+/// reader serves every shape.
+struct Shape {
+    /// Keys that tell this shape apart (any one, not null).
+    markers: &'static [&'static str],
+    /// Summed: Anthropic's prompt is three counts; the first must be there.
+    prompt: &'static [&'static str],
+    /// `None`: the shape may leave output out (ours, and embeddings responses).
+    completion: Option<&'static str>,
+    /// The first present of each wins.
+    cached: &'static [&'static str],
+    cache_write: &'static [&'static str],
+    reasoning: &'static [&'static str],
+}
+
+const SHAPES: &[Shape] = &[
+    // A provider's LanguageModelV4 usage: totals nested (tried before the flat AI SDK shape).
+    Shape {
+        markers: &["/inputTokens/total"],
+        prompt: &["/inputTokens/total"],
+        completion: Some("/outputTokens/total"),
+        cached: &["/inputTokens/cacheRead"],
+        cache_write: &["/inputTokens/cacheWrite"],
+        reasoning: &["/outputTokens/reasoning"],
+    },
+    Shape {
+        markers: &["/inputTokens"],
+        prompt: &["/inputTokens"],
+        completion: Some("/outputTokens"),
+        cached: &["/inputTokenDetails/cacheReadTokens", "/cachedInputTokens"],
+        cache_write: &["/inputTokenDetails/cacheWriteTokens"],
+        reasoning: &["/outputTokenDetails/reasoningTokens", "/reasoningTokens"],
+    },
+    Shape {
+        markers: &["/prompt_tokens"],
+        prompt: &["/prompt_tokens"],
+        completion: Some("/completion_tokens"),
+        cached: &["/prompt_cache_hit_tokens", "/prompt_tokens_details/cached_tokens"],
+        cache_write: &[],
+        reasoning: &["/completion_tokens_details/reasoning_tokens"],
+    },
+    // Anthropic: input_tokens is the uncached part.
+    Shape {
+        markers: &["/cache_read_input_tokens", "/cache_creation_input_tokens"],
+        prompt: &["/input_tokens", "/cache_read_input_tokens", "/cache_creation_input_tokens"],
+        completion: Some("/output_tokens"),
+        cached: &["/cache_read_input_tokens"],
+        cache_write: &["/cache_creation_input_tokens"],
+        reasoning: &[],
+    },
+    // OpenAI Responses.
+    Shape {
+        markers: &["/input_tokens"],
+        prompt: &["/input_tokens"],
+        completion: Some("/output_tokens"),
+        cached: &["/input_tokens_details/cached_tokens"],
+        cache_write: &[],
+        reasoning: &["/output_tokens_details/reasoning_tokens"],
+    },
+    Shape { markers: &["/promptTokens"], prompt: &["/promptTokens"], completion: None, cached: &["/cachedPromptTokens"], cache_write: &[], reasoning: &[] },
+];
 
 /// Reads a usage object in any of the shapes above.
 ///
@@ -53,144 +115,59 @@ pub fn read(value: &Value) -> Result<Reported> {
         let r = read(inner)?;
         return Ok(Reported { model: r.model.or(model), usage: r.usage });
     }
-    let u = Fields { obj, at: "usage" };
-    let usage = if obj.contains_key("inputTokens") {
-        ai_sdk(&u)?
-    } else if obj.contains_key("prompt_tokens") {
-        chat(&u)?
-    } else if obj.contains_key("input_tokens") {
-        if obj.contains_key("cache_read_input_tokens") || obj.contains_key("cache_creation_input_tokens") {
-            anthropic(&u)?
-        } else {
-            responses(&u)?
-        }
-    } else if obj.contains_key("promptTokens") {
-        Usage {
-            prompt_tokens: u.count("promptTokens")?,
-            completion_tokens: u.opt("completionTokens")?.unwrap_or(0),
-            cached_prompt_tokens: u.opt("cachedPromptTokens")?.unwrap_or(0),
-            ..Usage::default()
-        }
-    } else {
-        return Err(MemoryError::input(
-            "usage",
-            "no token counts found (expected an OpenAI, DeepSeek, Anthropic or AI SDK usage object, or { promptTokens, completionTokens })",
-        ));
+    let present = |p: &&str| value.pointer(p).is_some_and(|v| !v.is_null());
+    let shape = SHAPES.iter().find(|s| s.markers.iter().any(present)).ok_or_else(|| MemoryError::input("usage", "no token counts found"))?;
+    let mut prompt = required(value, shape.prompt[0])?;
+    for p in &shape.prompt[1..] {
+        prompt += count(value, p)?.unwrap_or(0);
+    }
+    let completion = match shape.completion {
+        Some(p) => match count(value, p)? {
+            Some(n) => n,
+            // An embeddings response reports input only: its total is its prompt.
+            None if count(value, "/total_tokens")? == Some(prompt) => 0,
+            None => return Err(MemoryError::input(path(p), "missing")),
+        },
+        None => count(value, "/completionTokens")?.unwrap_or(0),
+    };
+    let usage = Usage {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        cached_prompt_tokens: first(value, shape.cached)?,
+        cache_write_tokens: first(value, shape.cache_write)?,
+        reasoning_tokens: first(value, shape.reasoning)?,
     };
     usage.validate()?;
     Ok(Reported { usage, model })
 }
 
-fn ai_sdk(u: &Fields) -> Result<Usage> {
-    // A provider's LanguageModelV4 usage nests the totals.
-    if u.obj.get("inputTokens").is_some_and(Value::is_object) {
-        let input = u.nested("inputTokens")?;
-        let output = u.nested("outputTokens")?;
-        return Ok(Usage {
-            prompt_tokens: input.count("total")?,
-            cached_prompt_tokens: input.opt("cacheRead")?.unwrap_or(0),
-            cache_write_tokens: input.opt("cacheWrite")?.unwrap_or(0),
-            completion_tokens: output.count("total")?,
-            reasoning_tokens: output.opt("reasoning")?.unwrap_or(0),
-        });
+/// `usage.a.b` for the pointer `/a/b`.
+fn path(pointer: &str) -> String {
+    format!("usage{}", pointer.replace('/', "."))
+}
+
+/// A count that may be absent or null.
+fn count(value: &Value, pointer: &str) -> Result<Option<u64>> {
+    match value.pointer(pointer) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => match v.as_f64() {
+            Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => Ok(Some(n as u64)),
+            _ => Err(MemoryError::input(path(pointer), format!("expected a non-negative whole number, got {v}"))),
+        },
     }
-    let input = u.opt_nested("inputTokenDetails")?;
-    let output = u.opt_nested("outputTokenDetails")?;
-    let cached = match &input {
-        Some(d) if d.obj.contains_key("cacheReadTokens") => d.opt("cacheReadTokens")?,
-        _ => u.opt("cachedInputTokens")?,
-    };
-    let reasoning = match &output {
-        Some(d) if d.obj.contains_key("reasoningTokens") => d.opt("reasoningTokens")?,
-        _ => u.opt("reasoningTokens")?,
-    };
-    Ok(Usage {
-        prompt_tokens: u.count("inputTokens")?,
-        completion_tokens: u.count("outputTokens")?,
-        cached_prompt_tokens: cached.unwrap_or(0),
-        cache_write_tokens: input.as_ref().map(|d| d.opt("cacheWriteTokens")).transpose()?.flatten().unwrap_or(0),
-        reasoning_tokens: reasoning.unwrap_or(0),
-    })
 }
 
-fn chat(u: &Fields) -> Result<Usage> {
-    let prompt = u.count("prompt_tokens")?;
-    // An embeddings response reports input only (its total equals its prompt).
-    let completion = match u.opt("completion_tokens")? {
-        Some(n) => n,
-        None if u.opt("total_tokens")? == Some(prompt) => 0,
-        None => return Err(MemoryError::input("usage.completion_tokens", "missing")),
-    };
-    let details = u.opt_nested("prompt_tokens_details")?;
-    let cached = match u.opt("prompt_cache_hit_tokens")? {
-        Some(hit) => Some(hit),
-        None => details.as_ref().map(|d| d.opt("cached_tokens")).transpose()?.flatten(),
-    };
-    let reasoning = u.opt_nested("completion_tokens_details")?.map(|d| d.opt("reasoning_tokens")).transpose()?.flatten();
-    Ok(Usage { prompt_tokens: prompt, completion_tokens: completion, cached_prompt_tokens: cached.unwrap_or(0), cache_write_tokens: 0, reasoning_tokens: reasoning.unwrap_or(0) })
+fn required(value: &Value, pointer: &str) -> Result<u64> {
+    count(value, pointer)?.ok_or_else(|| MemoryError::input(path(pointer), "missing"))
 }
 
-fn responses(u: &Fields) -> Result<Usage> {
-    let cached = u.opt_nested("input_tokens_details")?.map(|d| d.opt("cached_tokens")).transpose()?.flatten();
-    let reasoning = u.opt_nested("output_tokens_details")?.map(|d| d.opt("reasoning_tokens")).transpose()?.flatten();
-    Ok(Usage {
-        prompt_tokens: u.count("input_tokens")?,
-        completion_tokens: u.count("output_tokens")?,
-        cached_prompt_tokens: cached.unwrap_or(0),
-        cache_write_tokens: 0,
-        reasoning_tokens: reasoning.unwrap_or(0),
-    })
-}
-
-fn anthropic(u: &Fields) -> Result<Usage> {
-    let (uncached, read, write) = (u.count("input_tokens")?, u.opt("cache_read_input_tokens")?.unwrap_or(0), u.opt("cache_creation_input_tokens")?.unwrap_or(0));
-    Ok(Usage {
-        prompt_tokens: uncached + read + write,
-        completion_tokens: u.count("output_tokens")?,
-        cached_prompt_tokens: read,
-        cache_write_tokens: write,
-        reasoning_tokens: 0,
-    })
-}
-
-/// An object being read, and its path for error messages.
-struct Fields<'a> {
-    obj: &'a Map<String, Value>,
-    at: &'a str,
-}
-
-impl<'a> Fields<'a> {
-    fn path(&self, key: &str) -> String {
-        format!("{}.{key}", self.at)
-    }
-
-    /// A count that may be absent or null.
-    fn opt(&self, key: &str) -> Result<Option<u64>> {
-        match self.obj.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => match v.as_f64() {
-                Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => Ok(Some(n as u64)),
-                _ => Err(MemoryError::input(self.path(key), format!("expected a non-negative whole number, got {v}"))),
-            },
+fn first(value: &Value, pointers: &[&str]) -> Result<u64> {
+    for p in pointers {
+        if let Some(n) = count(value, p)? {
+            return Ok(n);
         }
     }
-
-    /// A count the shape always has.
-    fn count(&self, key: &str) -> Result<u64> {
-        self.opt(key)?.ok_or_else(|| MemoryError::input(self.path(key), "missing"))
-    }
-
-    fn opt_nested(&self, key: &'a str) -> Result<Option<Fields<'a>>> {
-        match self.obj.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Object(obj)) => Ok(Some(Fields { obj, at: key })),
-            Some(_) => Err(MemoryError::input(self.path(key), "expected an object")),
-        }
-    }
-
-    fn nested(&self, key: &'a str) -> Result<Fields<'a>> {
-        self.opt_nested(key)?.ok_or_else(|| MemoryError::input(self.path(key), "missing"))
-    }
+    Ok(0)
 }
 
 #[cfg(test)]
@@ -246,7 +223,7 @@ mod tests {
         assert!(err(json!({"prompt_tokens": 1.5, "completion_tokens": 1})).contains("usage.prompt_tokens"));
         assert!(err(json!({"prompt_tokens": 10})).contains("usage.completion_tokens"));
         assert!(err(json!({"inputTokens": 10})).contains("usage.outputTokens"));
-        assert!(err(json!({"input_tokens": 1, "output_tokens": 1, "input_tokens_details": {"cached_tokens": "x"}})).contains("input_tokens_details.cached_tokens"));
+        assert!(err(json!({"input_tokens": 1, "output_tokens": 1, "input_tokens_details": {"cached_tokens": "x"}})).contains("usage.input_tokens_details.cached_tokens"));
         assert!(err(json!({"tokens": 3})).contains("no token counts"));
         assert!(err(json!({"prompt_tokens": 1, "completion_tokens": 1, "prompt_tokens_details": {"cached_tokens": 2}})).contains("cached"));
         assert_eq!(read(&json!("x")).unwrap_err().code(), "INVALID_INPUT");

@@ -8,10 +8,9 @@
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
-use super::options::{core_options, read, split_hooks, JsAddOptions, JsBudgetOptions, JsContextOptions, JsForget, JsOptions, JsUsageOptions};
-use super::driver::{Driver, Inner};
+use super::options::{core_options, read, split_hooks, JsForget, JsOptions, Small, CONTEXT_OPTIONS};
+use super::driver::{spawn, Driver, Inner};
 use super::embedder::{EmbedFailure, Embedder};
 use super::storage::Storage;
 use super::summarizer::Summarizer;
@@ -49,12 +48,6 @@ pub struct MemoryController {
     clock: Option<Function>,
 }
 
-fn degraded_js(f: &EmbedFailure) -> JsValue {
-    let o = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&o, &"code".into(), &f.code.as_str().into());
-    let _ = js_sys::Reflect::set(&o, &"message".into(), &f.message.as_str().into());
-    o.into()
-}
 
 #[wasm_bindgen]
 impl MemoryController {
@@ -65,7 +58,7 @@ impl MemoryController {
     /// `TOKENIZER_LOAD`, `FORMAT_TOO_NEW`, `STORAGE_ERROR`.
     #[wasm_bindgen(unchecked_return_type = "Promise<MemoryController>")]
     pub fn create(#[wasm_bindgen(unchecked_optional_param_type = "CreateOptions")] options: JsValue) -> Async {
-        Ok(future_to_promise(async move { Self::open(options).await.map(JsValue::from) }))
+        Ok(spawn(Box::pin(async move { Self::open(options).await.map(JsValue::from) })))
     }
 }
 
@@ -107,7 +100,7 @@ impl MemoryController {
     }
 
     fn enqueue<F: std::future::Future<Output = Result<JsValue, JsValue>> + 'static>(&self, job: F) -> Async {
-        Ok(self.driver.enqueue(job))
+        Ok(self.driver.enqueue(Box::pin(job)))
     }
 }
 
@@ -125,10 +118,10 @@ impl MemoryController {
     ) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
         let json = to_json(&message, "message");
-        let opts = read::<JsAddOptions>(&options, "options");
+        let task_id = Small::read(&options, &["taskId"]).and_then(|o| o.string("taskId"));
         self.enqueue(async move {
             let message = crate::message::Message::parse_json(&json?).map_err(js_error)?;
-            let prepared = d.inner.borrow().prepare_add_in_task(message, opts?.task_id, now).map_err(js_error)?;
+            let prepared = d.inner.borrow().prepare_add_in_task(message, task_id?, now).map_err(js_error)?;
             d.save(&prepared.write).await?;
             let (id, tokens) = d.inner.borrow_mut().commit_add(prepared);
             let compaction = d.after_change(now).await;
@@ -154,10 +147,11 @@ impl MemoryController {
     #[wasm_bindgen(js_name = buildContext, unchecked_return_type = "Promise<Context>")]
     pub fn build_context(&self, #[wasm_bindgen(unchecked_optional_param_type = "ContextOptions")] options: JsValue) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
-        let js = read::<JsContextOptions>(&options, "options");
+        let js = Small::read(&options, CONTEXT_OPTIONS);
         self.enqueue(async move {
             let js = js?;
-            let (query_vector, degraded) = match &js.query {
+            let query = js.string("query")?;
+            let (query_vector, degraded) = match &query {
                 Some(q) => match d.embed_query(q).await {
                     Ok(v) => (v, None),
                     Err(f) => (None, Some(f)),
@@ -166,36 +160,22 @@ impl MemoryController {
             };
             let mut inner = d.inner.borrow_mut();
             let req = ContextRequest {
-                system: js.system,
-                max_tokens: js.max_tokens.unwrap_or(inner.options().working.max_tokens),
-                reserve_output: js.reserve_output.unwrap_or(0),
-                tools: js.tools.unwrap_or_default(),
-                query: js.query,
+                system: js.string("system")?,
+                max_tokens: js.size("maxTokens")?.unwrap_or(inner.options().working.max_tokens),
+                reserve_output: js.size("reserveOutput")?.unwrap_or(0),
+                tools: js.list("tools")?,
+                query,
                 query_vector,
-                semantic_tokens: js.semantic_tokens,
-                preference_tokens: js.preference_tokens,
-                task_id: js.task_id,
-                episodic_tokens: js.episodic_tokens,
-                task_tokens: js.task_tokens,
+                semantic_tokens: js.size("semanticTokens")?,
+                preference_tokens: js.size("preferenceTokens")?,
+                task_id: js.string("taskId")?,
+                episodic_tokens: js.size("episodicTokens")?,
+                task_tokens: js.size("taskTokens")?,
                 now: Some(now),
-                keep_fields: js.keep_fields.unwrap_or_default(),
+                keep_fields: js.strings("keepFields")?,
+                degraded,
             };
-            let ctx = inner.build_context(&req).map_err(js_error)?;
-            let part = |v: Result<String, serde_json::Error>| v.map_err(|e| js_error(MemoryError::input("context", e.to_string())));
-            let json = format!(
-                "{{\"messages\":{},\"tools\":{},\"tokens\":{},\"sections\":{}}}",
-                part(serde_json::to_string(&ctx.messages))?,
-                part(serde_json::to_string(&ctx.tools))?,
-                ctx.tokens,
-                part(serde_json::to_string(&ctx.sections))?
-            );
-            let out = js_sys::JSON::parse(&json)?;
-            let knowledge = js_sys::Reflect::get(&js_sys::Reflect::get(&out, &"sections".into())?, &"knowledge".into())?;
-            js_sys::Reflect::set(&knowledge, &"retrieval".into(), &(if req.query_vector.is_some() { "hybrid" } else { "lexical" }).into())?;
-            if let Some(f) = degraded {
-                js_sys::Reflect::set(&knowledge, &"degraded".into(), &degraded_js(&f))?;
-            }
-            Ok(out)
+            to_js(&inner.build_context(&req).map_err(js_error)?)
         })
     }
 
@@ -234,7 +214,7 @@ impl MemoryController {
             let out = to_js(&hits)?;
             js_sys::Reflect::set(&out, &"mode".into(), &(if vector.is_some() { "hybrid" } else { "lexical" }).into())?;
             if let Some(f) = degraded {
-                js_sys::Reflect::set(&out, &"degraded".into(), &degraded_js(&f))?;
+                js_sys::Reflect::set(&out, &"degraded".into(), &to_js(&f)?)?;
             }
             Ok(out)
         })
@@ -282,10 +262,10 @@ impl MemoryController {
     ) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
         let parsed = from_js::<serde_json::Value>(&usage, "usage").and_then(|v| crate::usage::read(&v).map_err(js_error));
-        let opts = read::<JsUsageOptions>(&options, "options");
+        let option_model = Small::read(&options, &["model"]).and_then(|o| o.string("model"));
         self.enqueue(async move {
             let reported = parsed?;
-            let model = opts?.model.or(reported.model).unwrap_or_else(|| d.inner.borrow().options().model.clone());
+            let model = option_model?.or(reported.model).unwrap_or_else(|| d.inner.borrow().options().model.clone());
             let prepared = d.inner.borrow().prepare_usage(&model, &reported.usage, now).map_err(js_error)?;
             d.save(&prepared.write).await?;
             let usd = d.inner.borrow_mut().commit_usage(prepared);
@@ -342,10 +322,10 @@ impl MemoryController {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn flush(&self) -> Async {
         let d = self.driver.clone();
-        Ok(future_to_promise(async move {
+        Ok(spawn(Box::pin(async move {
             d.flush().await;
             Ok(JsValue::UNDEFINED)
-        }))
+        })))
     }
 
     /// Tokens of `text` for this controller's model (exact for tiktoken models).
@@ -379,8 +359,8 @@ impl MemoryController {
         model: Option<String>,
         #[wasm_bindgen(unchecked_optional_param_type = "{ promptTokens?: number; floor?: number }")] options: JsValue,
     ) -> Result<f64, JsValue> {
-        let o: JsBudgetOptions = read(&options, "options")?;
-        let n = self.inner.borrow().budget_aware_max_tokens(usdLeft, model.as_deref(), o.prompt_tokens, o.floor.unwrap_or(16)).map_err(js_error)?;
+        let o = Small::read(&options, &["promptTokens", "floor"])?;
+        let n = self.inner.borrow().budget_aware_max_tokens(usdLeft, model.as_deref(), o.count("promptTokens")?, o.count("floor")?.unwrap_or(16)).map_err(js_error)?;
         Ok(n as f64)
     }
 
@@ -402,10 +382,10 @@ impl MemoryController {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn close(&self) -> Async {
         let d = self.driver.clone();
-        Ok(future_to_promise(async move {
+        Ok(spawn(Box::pin(async move {
             d.flush().await;
             d.inner.borrow_mut().close();
             Ok(JsValue::UNDEFINED)
-        }))
+        })))
     }
 }

@@ -22,6 +22,15 @@ use crate::store::Write;
 
 pub type Inner = Rc<RefCell<Controller>>;
 
+/// A queued call's work.
+pub type Job = std::pin::Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>;
+
+/// `future_to_promise` for every future here, boxed: one instance of its
+/// machinery instead of one per call site.
+pub fn spawn(job: Job) -> Promise {
+    future_to_promise(job)
+}
+
 /// Most items embedded per batch, and batches per call, so a large backlog
 /// does not stall one search.
 const EMBED_BATCH: usize = 64;
@@ -53,13 +62,15 @@ impl Driver {
         }
     }
 
-    /// Runs `job` after every change queued before it.
-    pub fn enqueue<F: Future<Output = Result<JsValue, JsValue>> + 'static>(&self, job: F) -> Promise {
+    /// Runs `job` after every change queued before it. The job comes boxed:
+    /// one `future_to_promise` serves every method (a generic one per
+    /// method cost the wasm about 6 KB gzip).
+    pub fn enqueue(&self, job: Job) -> Promise {
         let prev = self.tail.borrow().clone();
-        let promise = future_to_promise(async move {
+        let promise = spawn(Box::pin(async move {
             let _ = JsFuture::from(prev).await; // its caller sees its error
             job.await
-        });
+        }));
         *self.tail.borrow_mut() = promise.clone();
         promise
     }
@@ -130,11 +141,11 @@ impl Driver {
         let Some(job) = self.inner.borrow_mut().begin_compaction() else { return };
         self.compacting.set(true);
         let this = self.clone();
-        let task = future_to_promise(async move {
+        let task = spawn(Box::pin(async move {
             let summarizer = this.summarizer.clone().expect("checked by the caller");
             let answer = summarizer.summarize(&job.request).await;
             let driver = this.clone();
-            let commit = this.enqueue(async move {
+            let commit = this.enqueue(Box::pin(async move {
                 if let Some((model, prompt, completion)) = &answer.usage {
                     driver.charge(model, *prompt, *completion, "summarizer", now).await;
                 }
@@ -145,9 +156,9 @@ impl Driver {
                 driver.start_summary(now);
                 driver.fold().await;
                 Ok(JsValue::UNDEFINED)
-            });
+            }));
             JsFuture::from(commit).await
-        });
+        }));
         *self.background.borrow_mut() = Some(task);
     }
 

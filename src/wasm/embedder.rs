@@ -11,10 +11,7 @@ use crate::error::MemoryError;
 pub struct Embedder(Function);
 
 /// Why embedding did not happen; search degrades to lexical and says this.
-pub struct EmbedFailure {
-    pub code: String,
-    pub message: String,
-}
+pub type EmbedFailure = crate::context::Degraded;
 
 impl Embedder {
     pub fn from_js(v: JsValue) -> Result<Embedder, JsValue> {

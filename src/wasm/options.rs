@@ -40,32 +40,69 @@ pub struct JsOptions {
     pub summarizer_timeout_ms: Option<f64>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct JsAddOptions {
-    pub task_id: Option<String>,
-}
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct JsContextOptions {
-    pub system: Option<String>,
-    pub max_tokens: Option<usize>,
-    pub reserve_output: Option<usize>,
-    pub tools: Option<Vec<Value>>,
-    pub query: Option<String>,
-    pub semantic_tokens: Option<usize>,
-    pub preference_tokens: Option<usize>,
-    pub task_id: Option<String>,
-    pub episodic_tokens: Option<usize>,
-    pub task_tokens: Option<usize>,
-    pub keep_fields: Option<Vec<String>>,
-}
+/// `buildContext`'s option names.
+pub const CONTEXT_OPTIONS: &[&str] =
+    &["system", "maxTokens", "reserveOutput", "tools", "query", "semanticTokens", "preferenceTokens", "taskId", "episodicTokens", "taskTokens", "keepFields"];
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct JsUsageOptions {
-    pub model: Option<String>,
+/// An options object (`add`'s `{ taskId }`, `recordUsage`'s `{ model }`,
+/// `budgetAwareMaxTokens`' `{ promptTokens, floor }`, `buildContext`'s),
+/// read by hand: a derived deserializer per struct costs the wasm more.
+pub struct Small(serde_json::Map<String, Value>);
+
+impl Small {
+    /// # Errors
+    /// `INVALID_INPUT` for a non-object or a key outside `keys`.
+    pub fn read(value: &JsValue, keys: &[&str]) -> Result<Small, JsValue> {
+        let bad = |why: String| super::js_error(crate::error::MemoryError::input("options", why));
+        match read::<Value>(value, "options")? {
+            Value::Null => Ok(Small(serde_json::Map::new())),
+            Value::Object(o) => match o.keys().find(|k| !keys.contains(&k.as_str())) {
+                Some(k) => Err(bad(format!("unknown option {k:?} (expected {})", keys.join(", ")))),
+                None => Ok(Small(o)),
+            },
+            _ => Err(bad("expected an object".into())),
+        }
+    }
+
+    pub fn string(&self, key: &str) -> Result<Option<String>, JsValue> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(super::js_error(crate::error::MemoryError::input(format!("options.{key}"), "expected a string"))),
+        }
+    }
+
+    pub fn size(&self, key: &str) -> Result<Option<usize>, JsValue> {
+        Ok(self.count(key)?.map(|n| n as usize))
+    }
+
+    /// An array (of anything), or absent.
+    pub fn list(&self, key: &str) -> Result<Vec<Value>, JsValue> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(a)) => Ok(a.clone()),
+            Some(_) => Err(super::js_error(crate::error::MemoryError::input(format!("options.{key}"), "expected an array"))),
+        }
+    }
+
+    /// An array of strings, or absent.
+    pub fn strings(&self, key: &str) -> Result<Vec<String>, JsValue> {
+        self.list(key)?
+            .into_iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s),
+                _ => Err(super::js_error(crate::error::MemoryError::input(format!("options.{key}"), "expected an array of strings"))),
+            })
+            .collect()
+    }
+
+    pub fn count(&self, key: &str) -> Result<Option<u64>, JsValue> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v.as_u64().map(Some).ok_or_else(|| super::js_error(crate::error::MemoryError::input(format!("options.{key}"), "expected a non-negative whole number"))),
+        }
+    }
 }
 
 /// What `forget` was given: a message id, `{ id }`, `{ key }`, `{ from, to }`
@@ -99,12 +136,6 @@ impl JsForget {
     }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct JsBudgetOptions {
-    pub prompt_tokens: Option<u64>,
-    pub floor: Option<u64>,
-}
 
 /// Reads an optional options object of type `T` (undefined/null → default).
 pub fn read<T: serde::de::DeserializeOwned + Default>(value: &JsValue, what: &str) -> Result<T, JsValue> {

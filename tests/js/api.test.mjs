@@ -55,6 +55,12 @@ test("bad input is a MemoryError with a stable code, and changes nothing", async
   await assert.rejects(MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 0 } }), { code: "INVALID_INPUT" });
   await assert.rejects(MemoryController.create({ model: "gpt-4o", typo: 1 }), { code: "INVALID_INPUT" });
   await assert.rejects(memory.buildContext({ maxTokens: 10, reserveOutput: 10 }), { code: "INVALID_INPUT" });
+  for (const bad of [{ maxTokenz: 10 }, { maxTokens: -1 }, { tools: 3 }, { keepFields: [1] }, 5]) {
+    await assert.rejects(memory.buildContext(bad), { code: "INVALID_INPUT" }, JSON.stringify(bad));
+  }
+  await assert.rejects(memory.add({ role: "user", content: "x" }, { task: "t" }), { code: "INVALID_INPUT" });
+  await assert.rejects(memory.recordUsage({ promptTokens: 1 }, { modle: "gpt-4o" }), { code: "INVALID_INPUT" });
+  assert.throws(() => memory.budgetAwareMaxTokens(1, undefined, { floor: "x" }), { code: "INVALID_INPUT" });
 });
 
 test("a host-supplied model entry is used; special-token text is ordinary text", async () => {
