@@ -13,6 +13,22 @@ export class ApiError extends Error {
   }
 }
 
+/** Calls `done(raw, body)` once a request's body has arrived; `body` is its JSON, or undefined. */
+export function onBody(req, done) {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    const raw = Buffer.concat(chunks).toString("utf8");
+    let body;
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      body = undefined;
+    }
+    done(raw, body);
+  });
+}
+
 /** Throws a 400 unless `ok`. */
 export function check(ok, message, opts) {
   if (!ok) throw new ApiError(message, opts);

@@ -82,7 +82,7 @@
 // answered, or the one a stream adds up to), events (SSE payloads sent),
 // closed (the client went away before the answer ended) }.
 import { createServer } from "node:http";
-import { ApiError, argumentsOf, idMaker, roughTokens } from "./common.mjs";
+import { ApiError, argumentsOf, idMaker, onBody, roughTokens } from "./common.mjs";
 import * as chat from "./chat.mjs";
 import * as responses from "./responses.mjs";
 
@@ -182,16 +182,7 @@ export async function startFakeOpenAI({ flavour = "openai", script = [] } = {}) 
   };
 
   const server = createServer((req, res) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      let body;
-      try {
-        body = raw ? JSON.parse(raw) : undefined;
-      } catch {
-        body = undefined;
-      }
+    onBody(req, (raw, body) => {
       const record = { method: req.method, path: new URL(req.url, "http://x").pathname, endpoint: null, headers: req.headers, body, status: null, error: null, turn: null, response: null, events: [], closed: false };
       res.on("close", () => (record.closed = !res.writableFinished));
       requests.push(record);
