@@ -121,10 +121,18 @@ async function prepare(memory, params, model, opts) {
   return { stored, superseded, prompt: toPrompt(ctx.messages, version), tools: mergeTools(params.tools, ctx.tools, opts) };
 }
 
+// An unknown model's output limit, as the core assumes it (models::UNKNOWN).
+const UNKNOWN_MAX_OUTPUT = 4096;
+
 // The model's output limit, from the model table: the most output tokens
 // budgetAwareMaxTokens allows when money is no limit.
 function maxOutput(memory) {
-  return memory.budgetAwareMaxTokens(Number.MAX_VALUE, undefined, { promptTokens: 0, floor: 0 });
+  try {
+    return memory.budgetAwareMaxTokens(Number.MAX_VALUE, undefined, { promptTokens: 0, floor: 0 });
+  } catch (e) {
+    if (e?.code === "UNKNOWN_MODEL") return UNKNOWN_MAX_OUTPUT;
+    throw e;
+  }
 }
 
 function lastUserText(messages) {

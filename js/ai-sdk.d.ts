@@ -274,3 +274,52 @@ export interface MemoryMiddleware<V extends "v4" | "v3" = "v4"> {
  */
 export declare function memoryMiddleware(memory: MemoryController, options: MemoryMiddlewareOptions & { specificationVersion: "v3" }): MemoryMiddleware<"v3">;
 export declare function memoryMiddleware(memory: MemoryController, options?: MemoryMiddlewareOptions): MemoryMiddleware<"v4">;
+
+// ---------------------------------------------------------------- memory tools
+
+/** ai 7's `StandardSchema` with its JSON Schema, as the AI SDK takes it for `inputSchema`. */
+export interface MemoryToolSchema<INPUT> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => { value: INPUT };
+    readonly types?: { readonly input: INPUT; readonly output: INPUT };
+    readonly jsonSchema: {
+      readonly input: (options: { readonly target: string }) => Record<string, unknown>;
+      readonly output: (options: { readonly target: string }) => Record<string, unknown>;
+    };
+  };
+}
+
+/** One memory tool, an AI SDK `Tool` whose answer is the text callTool resolves to. */
+export interface MemoryTool<INPUT> {
+  description: string;
+  inputSchema: MemoryToolSchema<INPUT>;
+  execute: (input: INPUT) => Promise<string>;
+}
+
+/** The memory tools, keyed by name, for an AI SDK `tools` set (a type alias: ai's `ToolSet` takes it). */
+export type MemoryTools = {
+  remember: MemoryTool<{ text: string; key?: string; kind?: "fact" | "preference" }>;
+  recall: MemoryTool<{ query: string; k?: number }>;
+  forget: MemoryTool<{ id: string }>;
+};
+
+/**
+ * The model manages its own memory: `remember` (`{ text, key?, kind? }`),
+ * `recall` (`{ query, k? }`) and `forget` (`{ id }`) as an AI SDK tool set,
+ * bound to `memory`: `generateText({ model, tools: { ...memoryTools(memory), ...yours }, stopWhen })`.
+ * The definitions are `memory.toolDefinitions()` and each call runs
+ * `memory.callTool(name, input, { recallTokens })`: what the model got wrong
+ * comes back as an "Error: …" text it can act on, and nothing changes; a
+ * recall is one escaped `<memory>` block within `recallTokens` (default 500);
+ * `forget` takes only ids this memory issued. With memoryMiddleware the tool
+ * definitions are counted in the context like any call's tools.
+ *
+ * # Errors
+ * Throws `INVALID_INPUT` for a non-controller or an unknown option. A call's
+ * `execute` rejects with callTool's `MemoryError`s (`INVALID_INPUT` for a
+ * `recallTokens` below 100, `STORAGE_*`, `CLOSED`); the SDK then answers the
+ * call with an error result, as for any tool that throws.
+ */
+export declare function memoryTools(memory: MemoryController, options?: { recallTokens?: number }): MemoryTools;

@@ -4,3 +4,4 @@
 export { memoryMiddleware } from "./ai-sdk-middleware.js";
 export { fromModelMessages, toModelMessages } from "./ai-sdk-messages.js";
 export { fromUIMessages, toUIMessages } from "./ai-sdk-ui.js";
+export { memoryTools } from "./ai-sdk-tools.js";

@@ -133,6 +133,15 @@ test("the context fits maxTokens − reserveOutput; the call's maxOutputTokens i
   assert.ok(s.memory.countMessages(s.api.requests[1].body.messages) <= 100);
 });
 
+test("a model memory has no table entry for (Workers AI): estimated counts, the unknown model's output reserve, no made-up cost", async (t) => {
+  const id = "@cf/meta/llama-3.1-8b-instruct";
+  const s = await setup(t, { script: ["Hi from Llama."], modelId: id, memory: { model: id } });
+  assert.equal((await generateText({ model: s.model, prompt: "Hi" })).text, "Hi from Llama.");
+  assert.equal(s.reports[0].usd, null, "charged, at no price");
+  assert.deepEqual(s.memory.stats().unknownModels, [id]);
+  await assertSound(s, { requests: 1, stored: [user("Hi"), assistant("Hi from Llama.")] });
+});
+
 test("procedures: rules in the prompt, their tools beside the call's (the call's wins a name)", async (t) => {
   const s = await setup(t, { script: [{ toolCalls: [{ name: "lookup", arguments: { q: "visa" } }] }, "No visa needed."] });
   await s.memory.setProcedures({

@@ -24,11 +24,18 @@ export async function setup(t, { script = [], provider = "chat", modelId = "gpt-
   const openai = createOpenAI({ baseURL: api.url, apiKey: api.apiKey });
   const memory = await MemoryController.create({ model: "gpt-4o", ...memoryOptions });
   const reports = [];
+  let waiters = [];
+  const stored = (r) => {
+    reports.push(r);
+    waiters = waiters.filter(({ n, resolve }) => !(reports.length >= n && (resolve(), true)));
+  };
   const model = wrapLanguageModel({
     model: provider === "responses" ? openai.responses(modelId) : openai.chat(modelId),
-    middleware: memoryMiddleware(memory, { ...middleware, onStored: (r) => reports.push(r) }),
+    middleware: memoryMiddleware(memory, { ...middleware, onStored: stored }),
   });
-  return { api, memory, model, reports };
+  /** Resolves once n calls have reported what they stored. */
+  const reported = (n) => new Promise((resolve) => (reports.length >= n ? resolve() : waiters.push({ n, resolve })));
+  return { api, memory, model, reports, reported };
 }
 
 /** The conversation memory holds, system messages aside. */
@@ -68,20 +75,23 @@ export function sentTurns(api, i) {
 
 // ---------------------------------------------------------------- useChat
 
-/** An in-memory ChatState, as @ai-sdk/react keeps one. */
-function chatState(messages) {
+/** An in-memory ChatState, as @ai-sdk/react keeps one; `changed` runs after each change. */
+function chatState(messages, changed) {
   return {
     status: "ready",
     error: undefined,
     messages,
     pushMessage(m) {
       this.messages = [...this.messages, m];
+      changed();
     },
     popMessage() {
       this.messages = this.messages.slice(0, -1);
+      changed();
     },
     replaceMessage(i, m) {
       this.messages = [...this.messages.slice(0, i), m, ...this.messages.slice(i + 1)];
+      changed();
     },
     snapshot: (x) => structuredClone(x),
   };
@@ -89,8 +99,16 @@ function chatState(messages) {
 
 /** useChat without React: the SDK's AbstractChat with an in-memory state. */
 export class TestChat extends AbstractChat {
+  #waiters = [];
   constructor({ messages = [], ...init }) {
-    super({ ...init, state: chatState(messages) });
+    super({ ...init, state: chatState(messages, () => this.#changed()) });
+  }
+  #changed() {
+    this.#waiters = this.#waiters.filter(({ until, resolve }) => !(until(this.messages) && (resolve(), true)));
+  }
+  /** Resolves once `until(messages)` holds (checked after each change). */
+  waitFor(until) {
+    return new Promise((resolve) => (until(this.messages) ? resolve() : this.#waiters.push({ until, resolve })));
   }
 }
 
