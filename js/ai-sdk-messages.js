@@ -8,6 +8,14 @@
 // lossy corners are documented in ai-sdk.d.ts.
 import { memoryError } from "./storage-shared.js";
 
+/**
+ * The extra field memoryMiddleware stores a response's parts in, with their
+ * provider metadata (item ids, encrypted reasoning), when it has any. A
+ * prompt message that carries it (the middleware attaches it to the current
+ * tool loop's answers) goes to the provider as those parts.
+ */
+export const CONTENT_FIELD = "ai_sdk_content";
+
 const invalid = (at, why) => memoryError("INVALID_CONTENT", `invalid content at ${at}: ${why}`);
 const isObject = (v) => v !== null && typeof v === "object";
 
@@ -279,7 +287,7 @@ function convert(messages, form, fn) {
         else out.push({ role: "user", content: partsOf(m.content, at).map((p, j) => userPartTo(p, `${at}.content[${j}]`, form)) });
         break;
       case "assistant":
-        out.push({ role: "assistant", content: assistantTo(m, at, toolNames) });
+        out.push({ role: "assistant", content: form !== "model" && Array.isArray(m[CONTENT_FIELD]) ? storedParts(m, toolNames) : assistantTo(m, at, toolNames) });
         break;
       case "tool": {
         const toolName = toolNames.get(m.tool_call_id);
@@ -328,6 +336,15 @@ function assistantTo(m, at, toolNames) {
     parts.push({ type: "tool-call", toolCallId: c.id, toolName: c.function.name, input: parseArguments(c.function.arguments) });
   }
   return parts;
+}
+
+// A response's stored parts as prompt parts: metadata becomes options, as the SDK passes them on.
+function storedParts(m, toolNames) {
+  return m[CONTENT_FIELD].map(({ providerMetadata, ...p }) => {
+    if (p.type === "tool-call") toolNames.set(p.toolCallId, p.toolName);
+    const part = p.type === "tool-call" ? { ...p, input: parseArguments(p.input) } : p;
+    return providerMetadata === undefined ? part : { ...part, providerOptions: providerMetadata };
+  });
 }
 
 // Models now and then emit arguments that are not JSON; the AI SDK then keeps

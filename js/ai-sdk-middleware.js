@@ -12,8 +12,9 @@
 // Calls on one controller run their memory work one at a time (a queue per
 // controller), so two concurrent requests cannot both store the same turn.
 import { memoryError } from "./storage-shared.js";
-import { fromModelMessages, toPrompt } from "./ai-sdk-messages.js";
+import { CONTENT_FIELD, fromModelMessages, toPrompt } from "./ai-sdk-messages.js";
 import { align, fingerprint } from "./ai-sdk-align.js";
+import { isAbort, recorded } from "./ai-sdk-stream.js";
 
 const OPTIONS = new Set(["maxTokens", "reserveOutput", "conversation", "procedureTools", "model", "onStored", "specificationVersion", "semanticTokens", "episodicTokens", "preferenceTokens", "taskId", "taskTokens"]);
 // Passed to buildContext as they are.
@@ -75,8 +76,6 @@ function checkOptions(memory, options) {
   return { ...options, conversation, specificationVersion, procedureTools: options.procedureTools !== false };
 }
 
-const isAbort = (e) => e?.name === "AbortError" || e?.name === "TimeoutError";
-
 function callOf(calls, params) {
   const call = calls.get(params);
   // Only when something replaced the params between our transformParams and our wrap: a broken wrapper.
@@ -106,7 +105,12 @@ async function prepare(memory, params, model, opts) {
   const superseded = held.slice(supersede).map((h) => h.id);
   for (const id of [...superseded].reverse()) await memory.forget({ id });
   const stored = [];
-  for (const m of incoming.slice(from)) stored.push((await memory.add(m)).id);
+  const messages = new Map(held.map((h) => [h.id, h.message]));
+  for (const m of incoming.slice(from)) {
+    const { id } = await memory.add(m);
+    stored.push(id);
+    messages.set(id, m);
+  }
 
   const callTools = (params.tools ?? []).filter((t) => t.type === "function");
   const ctx = await memory.buildContext({
@@ -118,7 +122,22 @@ async function prepare(memory, params, model, opts) {
     ...Object.fromEntries(CONTEXT_OPTIONS.filter((k) => opts[k] !== undefined).map((k) => [k, opts[k]])),
   });
   const version = model?.specificationVersion === "v4" ? "v4" : "v3";
-  return { stored, superseded, prompt: toPrompt(ctx.messages, version), tools: mergeTools(params.tools, ctx.tools, opts) };
+  return { stored, superseded, prompt: toPrompt(withLoopContent(ctx, messages), version), tools: mergeTools(params.tools, ctx.tools, opts) };
+}
+
+// The current tool loop's answers (after the last user message) carry the
+// response parts they were stored with, provider metadata included, so the
+// provider gets them back as it would without memory: a Responses model its
+// reasoning items and item ids between steps. Earlier turns go as plain
+// messages. ctx's recent messages are its last ones, named by id.
+function withLoopContent(ctx, stored) {
+  const ids = ctx.sections.recent.messageIds;
+  const first = ctx.messages.length - ids.length;
+  const lastUser = ctx.messages.findLastIndex((m) => m.role === "user");
+  return ctx.messages.map((m, i) => {
+    const content = i > lastUser && i >= first && m.role === "assistant" ? stored.get(ids[i - first])?.[CONTENT_FIELD] : undefined;
+    return content === undefined ? m : { ...m, [CONTENT_FIELD]: content };
+  });
 }
 
 // An unknown model's output limit, as the core assumes it (models::UNKNOWN).
@@ -162,6 +181,8 @@ async function settle(memory, call, outcome, opts, model) {
   const report = await exclusive(memory, async () => {
     const response = [];
     const message = outcome.content === undefined ? undefined : fromModelMessages([{ role: "assistant", content: outcome.content }])[0];
+    // Parts with provider metadata (item ids, encrypted reasoning) are kept whole for the loop's next step.
+    if (outcome.status === "finished" && outcome.content.some((p) => p.providerMetadata)) message[CONTENT_FIELD] = replayable(outcome.content);
     if (message !== undefined && (message.content || message.tool_calls || message.reasoning_content)) response.push((await memory.add(message)).id);
     const usage = usageOf(outcome.usage);
     const out = { status: outcome.status, prompt: call.stored, response, superseded: call.superseded, droppedToolCalls: outcome.droppedToolCalls ?? 0 };
@@ -171,6 +192,14 @@ async function settle(memory, call, outcome, opts, model) {
   });
   if (opts.onStored) await opts.onStored(report);
   return report;
+}
+
+// Response content → what a later prompt can carry: text, reasoning and the
+// app's tool calls, with their provider metadata (JSON by the spec).
+function replayable(content) {
+  return content
+    .filter((p) => p.type === "text" || p.type === "reasoning" || (p.type === "tool-call" && !p.providerExecuted))
+    .map(({ type, text, toolCallId, toolName, input, providerMetadata }) => (type === "tool-call" ? { type, toolCallId, toolName, input, providerMetadata } : { type, text, providerMetadata }));
 }
 
 // LanguageModelV4/V3 usage (nested) → the AI SDK's LanguageModelUsage, what
@@ -186,86 +215,5 @@ function usageOf(u) {
     outputTokens: o.total,
     outputTokenDetails: defined({ textTokens: o.text, reasoningTokens: o.reasoning }),
     totalTokens: i.total === undefined && o.total === undefined ? undefined : (i.total ?? 0) + (o.total ?? 0),
-  });
-}
-
-// The provider's stream, passed through part by part while its content is
-// collected. `onEnd(outcome)` runs once: at the finish part (which is then
-// passed on with the report in providerMetadata.agentMemory), when the stream
-// ends without one, fails, or is cancelled.
-function recorded(source, onEnd) {
-  const reader = source.getReader();
-  const text = [];
-  const reasoning = [];
-  const calls = [];
-  const open = new Set(); // tool inputs started, no complete call yet
-  let failed = false;
-  let ended;
-  const end = (status, usage) => {
-    if (ended === undefined) {
-      const complete = status === "finished" && !failed;
-      const content = [{ type: "reasoning", text: reasoning.join("") }, { type: "text", text: text.join("") }, ...(complete ? calls : [])];
-      ended = onEnd({ status: complete ? "finished" : status === "finished" ? "failed" : status, content, usage, droppedToolCalls: open.size + (complete ? 0 : calls.length) });
-    }
-    return ended;
-  };
-  return new ReadableStream({
-    async pull(controller) {
-      let r;
-      try {
-        r = await reader.read();
-      } catch (error) {
-        // A memory error wins: it is the one the app can act on.
-        await end(isAbort(error) ? "aborted" : "failed").then(() => controller.error(error), (e) => controller.error(e));
-        return;
-      }
-      if (r.done) {
-        await end("failed").then(() => controller.close(), (e) => controller.error(e));
-        return;
-      }
-      const part = r.value;
-      switch (part.type) {
-        case "text-delta":
-          text.push(part.delta);
-          break;
-        case "reasoning-delta":
-          reasoning.push(part.delta);
-          break;
-        case "tool-input-start":
-          if (!part.providerExecuted) open.add(part.id);
-          break;
-        case "tool-call":
-          open.delete(part.toolCallId);
-          if (!part.providerExecuted) calls.push(part);
-          break;
-        case "error":
-          failed = true;
-          break;
-        case "finish": {
-          let report;
-          try {
-            report = await end("finished", part.usage);
-          } catch (e) {
-            controller.error(e);
-            await reader.cancel(e).catch(() => {});
-            return;
-          }
-          controller.enqueue({ ...part, providerMetadata: { ...part.providerMetadata, agentMemory: report } });
-          return;
-        }
-      }
-      controller.enqueue(part);
-    },
-    async cancel(reason) {
-      // After the finish part or an error, the outcome was settled and told already.
-      const told = ended !== undefined;
-      try {
-        await end("aborted");
-      } catch (e) {
-        if (!told) throw e;
-      } finally {
-        await reader.cancel(reason);
-      }
-    },
   });
 }

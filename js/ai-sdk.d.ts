@@ -253,11 +253,17 @@ export interface MemoryMiddleware<V extends "v4" | "v3" = "v4"> {
  * call's tools (a call's tool of the same name wins; the SDK answers a call
  * of a tool it has no `execute` for with an error result).
  *
- * After the call, its response (text, reasoning, tool calls) is stored and
- * its usage charged with recordUsage, once. A stream is stored when its
- * finish part arrives, before the part is passed on; an aborted or failed
- * stream stores its text so far and says so (`StoredReport`). The report
- * is in the result's `providerMetadata.agentMemory` and goes to `onStored`.
+ * After the call, its response (text, reasoning as `reasoning_content`, tool
+ * calls) is stored and its usage charged with recordUsage, once. A stream is
+ * stored when its finish part arrives, before the part is passed on; an
+ * aborted or failed stream stores its text so far and says so
+ * (`StoredReport`). The report is in the result's
+ * `providerMetadata.agentMemory` and goes to `onStored`. When the response's
+ * parts carry provider metadata (the Responses provider's item ids and
+ * encrypted reasoning), they are kept whole in the stored message's
+ * `ai_sdk_content` field, and the current tool loop's answers go back to the
+ * provider with them: a reasoning model gets its reasoning items back
+ * between steps, as without memory. Earlier turns go as plain messages.
  *
  * Limits: the results of tool calls made by a loop's last step (the loop
  * stopped by `stopWhen`) never reach the model, so they reach memory with

@@ -8,6 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { generateText, streamText, tool, isStepCount } from "ai";
 import { generateText as generateText6, streamText as streamText6, wrapLanguageModel as wrap6, tool as tool6, stepCountIs as stepCountIs6, jsonSchema as jsonSchema6 } from "ai6";
+import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAI as createOpenAI3 } from "ai-sdk-openai3";
 import { z } from "zod";
 import { MemoryController, memoryStorage } from "../../dist/node.js";
@@ -113,6 +114,29 @@ for (const provider of ["chat", "responses"]) {
     assert.equal(text, "Checking the weather now.");
     assert.deepEqual(s.reports.map((r) => [r.status, r.response.length, r.droppedToolCalls]), [["failed", 1, 1]]);
     assert.deepEqual(await conversation(s.memory), [user("Paris?"), assistant("Checking the weather now.")], "no call left waiting for a result");
+  });
+}
+
+// A reasoning model's tool loop on the Responses API: step 2 must carry the
+// reasoning item with the call it produced (by reference when stored at
+// OpenAI, encrypted when not). With memory the provider gets back the same
+// items it would without.
+for (const store of [true, false]) {
+  test(`responses: a reasoning model's tool loop sends back the items it would without memory (store: ${store})`, async (t) => {
+    const script = () => [{ reasoning: "Both cities: two calls.", ...twoCities, usage: { input: 90, output: 60, reasoning: 40 } }, fromResults];
+    const options = { prompt: "Weather in Paris and Tokyo?", tools: { weather }, stopWhen: isStepCount(3), providerOptions: { openai: { reasoningSummary: "auto", ...(store ? {} : { store: false, include: ["reasoning.encrypted_content"] }) } } };
+    const plain = await startFakeOpenAI({ script: script() });
+    t.after(() => plain.close());
+    const bare = createOpenAI({ baseURL: plain.url, apiKey: plain.apiKey });
+    assert.equal((await generateText({ model: bare.responses("o4-mini"), ...options })).text, "Paris: sunny. Tokyo: rain.");
+
+    const s = await setup(t, { provider: "responses", modelId: "o4-mini", memory: { model: "o4-mini" }, script: script() });
+    assert.equal((await generateText({ model: s.model, ...options })).text, "Paris: sunny. Tokyo: rain.");
+    const items = (api) => api.requests[1].body.input.map((i) => [i.type ?? i.role, i.id?.split("_")[0], i.encrypted_content !== undefined]);
+    assert.deepEqual(items(s.api), items(plain));
+    assert.deepEqual(items(s.api).slice(1, 3).map(([type]) => type), [store ? "item_reference" : "reasoning", "function_call"], "the reasoning item, then the call it produced");
+    const held = await assertSound(s, { requests: 2, stored: [user("Weather in Paris and Tokyo?"), ...toolTurn] });
+    assert.equal(held[1].reasoning_content, "Both cities: two calls.");
   });
 }
 
