@@ -1,0 +1,106 @@
+// examples/worker-ai-sdk as a user deploys it: bundled by wrangler
+// (`deploy --dry-run`, offline) with `agent-memory`, `ai` and
+// `@ai-sdk/openai` resolved as npm installs them, then run in workerd by
+// miniflare with SQLite-backed Durable Objects persisted to disk, calling
+// the fake OpenAI API. The client is the AI SDK's own chat client
+// (AbstractChat over DefaultChatTransport, what useChat wraps). Covers: a
+// user's memory across turns and across a restart of the runtime, each turn
+// stored once (the route passes the whole conversation every time), two
+// users isolated, bad requests.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DefaultChatTransport } from "ai";
+import { Miniflare } from "miniflare";
+import { WORKERD_MODULE_RULES } from "./harness.mjs";
+import { startFakeOpenAI } from "./fake-openai/server.mjs";
+import { TestChat, sentTurns } from "./ai-sdk-support.mjs";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const example = join(root, "examples", "worker-ai-sdk");
+let tmp, bundle, persist, api, mf;
+
+before(async () => {
+  tmp = mkdtempSync(join(tmpdir(), "am-worker-ai-sdk-"));
+  bundle = join(tmp, "bundle");
+  persist = join(tmp, "persist");
+  const app = join(tmp, "app");
+  cpSync(example, app, { recursive: true, filter: (p) => !/node_modules|\.wrangler/.test(p) });
+  // What `npm install` gives the example: its dependencies, and agent-memory linked (`file:../..`).
+  mkdirSync(join(app, "node_modules"));
+  for (const entry of readdirSync(join(root, "node_modules")).filter((e) => !e.startsWith("."))) symlinkSync(join(root, "node_modules", entry), join(app, "node_modules", entry));
+  symlinkSync(root, join(app, "node_modules", "agent-memory"), "dir");
+  const res = spawnSync(process.execPath, [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "deploy", "--dry-run", "--outdir", bundle], {
+    cwd: app,
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1", NO_COLOR: "1" },
+  });
+  assert.equal(res.status, 0, res.stdout + res.stderr);
+  api = await startFakeOpenAI();
+  mf = start();
+});
+
+after(async () => {
+  await mf?.dispose();
+  await api?.close();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+function start() {
+  return new Miniflare({
+    modules: true,
+    scriptPath: join(bundle, "index.js"),
+    modulesRoot: bundle,
+    modulesRules: WORKERD_MODULE_RULES,
+    compatibilityDate: /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync(join(example, "wrangler.toml"), "utf8"))[1],
+    durableObjects: { CHAT: { className: "ChatObject", useSQLite: true } },
+    durableObjectsPersist: persist,
+    bindings: { OPENAI_API_KEY: api.apiKey, OPENAI_BASE_URL: api.url },
+  });
+}
+
+// useChat in a browser tab of `user`, talking to the Worker.
+const chatOf = (user, messages = []) =>
+  new TestChat({ messages, transport: new DefaultChatTransport({ api: `http://localhost/api/chat?user=${user}`, fetch: (url, init) => mf.dispatchFetch(url, init) }) });
+const textOf = (ui) => ui.parts.filter((p) => p.type === "text").map((p) => p.text).join("");
+const say = async (chat, text) => {
+  await chat.sendMessage({ text });
+  assert.equal(chat.error, undefined, String(chat.error));
+  return textOf(chat.lastMessage);
+};
+
+test("a user's chat: memory in the user's Durable Object, each turn once, across a restart; users isolated", async () => {
+  api.push("Hello Alice!", "Noted: no peanuts.", "Hi Bob.", "Welcome back: still no peanuts, Alice.");
+  const alice = chatOf("alice");
+  assert.equal(await say(alice, "Hi, I'm Alice."), "Hello Alice!");
+  assert.equal(await say(alice, "I'm allergic to peanuts."), "Noted: no peanuts.");
+  const bob = chatOf("bob");
+  assert.equal(await say(bob, "Hi, I'm Bob."), "Hi Bob.");
+  assert.deepEqual(sentTurns(api, 2), [["system", "You are a travel assistant. Answer briefly."], ["user", "Hi, I'm Bob."]], "Bob's memory holds none of Alice's turns");
+
+  // The runtime restarts (a new deploy, an evicted object): the same tab goes on.
+  await mf.dispose();
+  mf = start();
+  assert.equal(await say(alice, "Anything I should remember?"), "Welcome back: still no peanuts, Alice.");
+  assert.deepEqual(sentTurns(api, 3), [
+    ["system", "You are a travel assistant. Answer briefly."],
+    ["user", "Hi, I'm Alice."],
+    ["assistant", "Hello Alice!"],
+    ["user", "I'm allergic to peanuts."],
+    ["assistant", "Noted: no peanuts."],
+    ["user", "Anything I should remember?"],
+  ], "memory, loaded from the object's storage, holds each turn once");
+  assert.deepEqual(api.rejected(), []);
+  assert.equal(api.remaining, 0);
+});
+
+test("bad requests are refused before any object is touched", async () => {
+  const post = (path) => mf.dispatchFetch(`http://localhost${path}`, { method: "POST", body: "{}" });
+  assert.equal((await post("/api/chat?user=no%20spaces")).status, 400);
+  assert.equal((await post("/api/chat")).status, 400);
+  assert.equal((await post("/elsewhere?user=a")).status, 404);
+});
