@@ -81,18 +81,6 @@ fn only(args: &Args, tool: &str, allowed: &[&str]) -> std::result::Result<(), St
     }
 }
 
-/// What a JSON value is, in words (not the value: printing one costs the wasm a serializer).
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// A string argument; `null` counts as absent (strict-mode models send it for optional fields).
 fn text_arg(args: &Args, name: &str, required: bool) -> std::result::Result<Option<String>, String> {
     match args.get(name) {
@@ -100,7 +88,7 @@ fn text_arg(args: &Args, name: &str, required: bool) -> std::result::Result<Opti
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s.trim().is_empty() => Err(error(format!("the argument {name:?} is empty"))),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(error(format!("the argument {name:?} must be a string, not {}", kind_of(other)))),
+        Some(other) => Err(error(format!("the argument {name:?} must be a string, not {other}"))),
     }
 }
 
@@ -117,7 +105,7 @@ impl Controller {
         }
         let args = match serde_json::from_str::<Value>(args_json) {
             Ok(Value::Object(args)) => args,
-            Ok(other) => return Ok(ToolPlan::Answer(error(format!("the arguments must be a JSON object, not {}", kind_of(&other))))),
+            Ok(other) => return Ok(ToolPlan::Answer(error(format!("the arguments must be a JSON object, not {other}")))),
             Err(e) => return Ok(ToolPlan::Answer(error(format!("the arguments are not valid JSON ({e})")))),
         };
         let plan = match name {
