@@ -215,7 +215,7 @@ fn plan_recall(args: &Args) -> std::result::Result<ToolPlan, String> {
         None | Some(Value::Null) => RECALL_K,
         Some(v) => match v.as_f64().filter(|x| x.fract() == 0.0 && *x >= 1.0 && *x <= RECALL_MAX_K as f64) {
             Some(x) => x as usize,
-            None => return Err(error(format!("k must be a whole number from 1 to {RECALL_MAX_K}, not {v}"))),
+            None => return Err(error(format!("k must be a whole number from 1 to {RECALL_MAX_K}"))),
         },
     };
     Ok(ToolPlan::Recall { query, k })

@@ -5,21 +5,15 @@
 //! takes its place in the queue like any other call.
 
 use js_sys::Promise;
-use serde::Deserialize;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen_futures::JsFuture;
 
 use super::controller::MemoryController;
-use super::options::read;
+use super::driver::spawn;
+use super::options::Small;
 use super::{js_error, to_js, to_json};
 use crate::controller::tools::{self, ToolPlan};
 use crate::error::MemoryError;
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct JsToolOptions {
-    recall_tokens: Option<usize>,
-}
 
 fn field(value: &JsValue, name: &str) -> Option<String> {
     js_sys::Reflect::get(value, &name.into()).ok().and_then(|v| v.as_string())
@@ -69,7 +63,7 @@ impl MemoryController {
 
 impl MemoryController {
     fn start_tool_call(&self, name: String, args: JsValue, options: JsValue) -> Result<Promise, JsValue> {
-        let opts = read::<JsToolOptions>(&options, "options")?;
+        let recall_tokens = Small::read(&options, &["recallTokens"])?.size("recallTokens")?;
         let json = match args.as_string() {
             Some(text) => text,
             None if args.is_object() => to_json(&args, "args")?,
@@ -83,13 +77,13 @@ impl MemoryController {
             ToolPlan::Answer(text) => return Ok(Promise::resolve(&JsValue::from(text))),
             ToolPlan::Recall { query, k } => {
                 let d = self.driver.clone();
-                let budget = opts.recall_tokens.unwrap_or(tools::RECALL_TOKENS);
-                return Ok(self.driver.enqueue(async move {
+                let budget = recall_tokens.unwrap_or(tools::RECALL_TOKENS);
+                return Ok(self.driver.enqueue(Box::pin(async move {
                     // An embedder failure leaves recall lexical, as in `search`.
                     let vector = d.embed_query(&query).await.ok().flatten();
                     let text = d.inner.borrow().recall(&query, k, vector.as_deref(), budget).map_err(js_error)?;
                     Ok(text.into())
-                }));
+                })));
             }
             ToolPlan::Remember(input) => {
                 let input = serde_json::json!({ "text": input.text, "key": input.key, "kind": input.kind, "source": input.source });
@@ -103,7 +97,7 @@ impl MemoryController {
                 tools::forgotten_text(id, facts as usize)
             }),
         };
-        Ok(future_to_promise(async move { Ok(answer(&JsFuture::from(done).await?, &id).into()) }))
+        Ok(spawn(Box::pin(async move { Ok(answer(&JsFuture::from(done).await?, &id).into()) })))
     }
 }
 
