@@ -19,8 +19,19 @@ export const CONTENT_FIELD = "ai_sdk_content";
 const invalid = (at, why) => memoryError("INVALID_CONTENT", `invalid content at ${at}: ${why}`);
 const isObject = (v) => v !== null && typeof v === "object";
 
-function checkMessage(m, at) {
-  if (!isObject(m)) throw memoryError("INVALID_INPUT", `${at} must be an object`);
+/**
+ * Calls `handlers[m.role](m, at)` for each message, in order.
+ * `INVALID_INPUT` for a non-array or a non-object message, `INVALID_ROLE` for
+ * a role without a handler.
+ */
+function eachMessage(messages, what, handlers) {
+  if (!Array.isArray(messages)) throw memoryError("INVALID_INPUT", `expected an array of ${what}`);
+  messages.forEach((m, i) => {
+    const at = `messages[${i}]`;
+    if (!isObject(m)) throw memoryError("INVALID_INPUT", `${at} must be an object`);
+    if (!Object.hasOwn(handlers, m.role)) throw memoryError("INVALID_ROLE", `${at}.role: unknown role ${JSON.stringify(m.role)}`);
+    handlers[m.role](m, at);
+  });
 }
 
 function partsOf(content, at) {
@@ -39,34 +50,23 @@ function describe(p) {
  * messages, one tool message per result.
  */
 export function fromModelMessages(messages) {
-  if (!Array.isArray(messages)) throw memoryError("INVALID_INPUT", "fromModelMessages expects an array of ModelMessages");
   const out = [];
-  messages.forEach((m, i) => {
-    const at = `messages[${i}]`;
-    checkMessage(m, at);
-    switch (m.role) {
-      case "system":
-        if (typeof m.content !== "string") throw invalid(`${at}.content`, "a system ModelMessage has string content");
-        out.push({ role: "system", content: m.content });
-        break;
-      case "user":
-        out.push({ role: "user", content: userContentFrom(m.content, at) });
-        break;
-      case "assistant":
-        out.push(assistantFrom(m.content, at));
-        break;
-      case "tool":
-        partsOf(m.content, at).forEach((p, j) => {
-          const pat = `${at}.content[${j}]`;
-          // An approval decision is not a result: the result (or the denial) follows as its own part.
-          if (p?.type === "tool-approval-response") return;
-          if (p?.type !== "tool-result") throw invalid(pat, `a tool message holds tool-result parts, got ${describe(p)}`);
-          out.push({ role: "tool", tool_call_id: p.toolCallId, content: outputText(p.output, pat) });
-        });
-        break;
-      default:
-        throw memoryError("INVALID_ROLE", `${at}.role: unknown role ${JSON.stringify(m.role)}`);
-    }
+  eachMessage(messages, "ModelMessages", {
+    system(m, at) {
+      if (typeof m.content !== "string") throw invalid(`${at}.content`, "a system ModelMessage has string content");
+      out.push({ role: "system", content: m.content });
+    },
+    user: (m, at) => out.push({ role: "user", content: userContentFrom(m.content, at) }),
+    assistant: (m, at) => out.push(assistantFrom(m.content, at)),
+    tool(m, at) {
+      partsOf(m.content, at).forEach((p, j) => {
+        const pat = `${at}.content[${j}]`;
+        // An approval decision is not a result: the result (or the denial) follows as its own part.
+        if (p?.type === "tool-approval-response") return;
+        if (p?.type !== "tool-result") throw invalid(pat, `a tool message holds tool-result parts, got ${describe(p)}`);
+        out.push({ role: "tool", tool_call_id: p.toolCallId, content: outputText(p.output, pat) });
+      });
+    },
   });
   return out;
 }
@@ -257,7 +257,7 @@ function outputText(output, at) {
  * instructions there, never messages).
  */
 export function toModelMessages(messages) {
-  const all = convert(messages, "model", "toModelMessages");
+  const all = convert(messages, "model");
   return { instructions: all.filter((m) => m.role === "system"), messages: all.filter((m) => m.role !== "system") };
 }
 
@@ -266,42 +266,31 @@ export function toModelMessages(messages) {
  * or V3 for ai 6), what a middleware hands the provider.
  */
 export function toPrompt(messages, version = "v4") {
-  return convert(messages, version, "toPrompt");
+  return convert(messages, version);
 }
 
 // form: "model" (user-facing ModelMessage), "v4" or "v3" (provider prompt).
-function convert(messages, form, fn) {
-  if (!Array.isArray(messages)) throw memoryError("INVALID_INPUT", `${fn} expects an array of chat messages`);
+function convert(messages, form) {
   const toolNames = new Map(); // tool_call_id → function name: AI SDK results name their tool
   const out = [];
-  messages.forEach((m, i) => {
-    const at = `messages[${i}]`;
-    checkMessage(m, at);
-    switch (m.role) {
-      case "system":
-      case "developer": // the AI SDK has no developer role
-        out.push({ role: "system", content: plainText(m.content, at) });
-        break;
-      case "user":
-        if (typeof m.content === "string") out.push({ role: "user", content: form === "model" ? m.content : [{ type: "text", text: m.content }] });
-        else out.push({ role: "user", content: partsOf(m.content, at).map((p, j) => userPartTo(p, `${at}.content[${j}]`, form)) });
-        break;
-      case "assistant":
-        out.push({ role: "assistant", content: form !== "model" && Array.isArray(m[CONTENT_FIELD]) ? storedParts(m, toolNames) : assistantTo(m, at, toolNames) });
-        break;
-      case "tool": {
-        const toolName = toolNames.get(m.tool_call_id);
-        if (toolName === undefined) throw memoryError("TOOL_RESULT_WITHOUT_CALL", `${at}: tool_call_id ${JSON.stringify(m.tool_call_id)} answers no earlier tool call`);
-        const part = { type: "tool-result", toolCallId: m.tool_call_id, toolName, output: outputOf(plainText(m.content, at)) };
-        // The AI SDK puts all results of one step in one tool message.
-        const last = out[out.length - 1];
-        if (last?.role === "tool") last.content.push(part);
-        else out.push({ role: "tool", content: [part] });
-        break;
-      }
-      default:
-        throw memoryError("INVALID_ROLE", `${at}.role: unknown role ${JSON.stringify(m.role)}`);
-    }
+  const system = (m, at) => out.push({ role: "system", content: plainText(m.content, at) });
+  eachMessage(messages, "chat messages", {
+    system,
+    developer: system, // the AI SDK has no developer role
+    user(m, at) {
+      if (typeof m.content === "string") out.push({ role: "user", content: form === "model" ? m.content : [{ type: "text", text: m.content }] });
+      else out.push({ role: "user", content: partsOf(m.content, at).map((p, j) => userPartTo(p, `${at}.content[${j}]`, form)) });
+    },
+    assistant: (m, at) => out.push({ role: "assistant", content: form !== "model" && Array.isArray(m[CONTENT_FIELD]) ? storedParts(m, toolNames) : assistantTo(m, at, toolNames) }),
+    tool(m, at) {
+      const toolName = toolNames.get(m.tool_call_id);
+      if (toolName === undefined) throw memoryError("TOOL_RESULT_WITHOUT_CALL", `${at}: tool_call_id ${JSON.stringify(m.tool_call_id)} answers no earlier tool call`);
+      const part = { type: "tool-result", toolCallId: m.tool_call_id, toolName, output: outputOf(plainText(m.content, at)) };
+      // The AI SDK puts all results of one step in one tool message.
+      const last = out[out.length - 1];
+      if (last?.role === "tool") last.content.push(part);
+      else out.push({ role: "tool", content: [part] });
+    },
   });
   return out;
 }

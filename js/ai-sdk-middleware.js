@@ -35,29 +35,28 @@ export function memoryMiddleware(memory, options = {}) {
       return out;
     },
     async wrapGenerate({ doGenerate, params, model }) {
-      const call = callOf(calls, params);
-      let result;
-      try {
-        result = await doGenerate();
-      } catch (error) {
-        await settle(memory, call, { status: isAbort(error) ? "aborted" : "failed" }, opts, model);
-        throw error;
-      }
-      const report = await settle(memory, call, { status: "finished", content: result.content, usage: result.usage }, opts, model);
+      const done = settler(memory, callOf(calls, params), opts, model);
+      const result = await attempt(doGenerate, done);
+      const report = await done({ status: "finished", content: result.content, usage: result.usage });
       return { ...result, providerMetadata: { ...result.providerMetadata, agentMemory: report } };
     },
     async wrapStream({ doStream, params, model }) {
-      const call = callOf(calls, params);
-      let result;
-      try {
-        result = await doStream();
-      } catch (error) {
-        await settle(memory, call, { status: isAbort(error) ? "aborted" : "failed" }, opts, model);
-        throw error;
-      }
-      return { ...result, stream: recorded(result.stream, (outcome) => settle(memory, call, outcome, opts, model)) };
+      const done = settler(memory, callOf(calls, params), opts, model);
+      const result = await attempt(doStream, done);
+      return { ...result, stream: recorded(result.stream, done) };
     },
   };
+}
+
+// The provider call; one that fails before answering is settled (nothing to
+// store but what the prompt added, said in the report) and rethrown as it is.
+async function attempt(call, done) {
+  try {
+    return await call();
+  } catch (error) {
+    await done({ status: isAbort(error) ? "aborted" : "failed" });
+    throw error;
+  }
 }
 
 function checkOptions(memory, options) {
@@ -176,7 +175,10 @@ function mergeTools(callTools, contextTools, opts) {
 
 // ---------------------------------------------------------------- after the call
 
-// outcome: { status: "finished" | "aborted" | "failed", content?, usage?, droppedToolCalls? }
+// Stores a call's outcome: { status: "finished" | "aborted" | "failed",
+// content?, usage?, droppedToolCalls? } → its report.
+const settler = (memory, call, opts, model) => (outcome) => settle(memory, call, outcome, opts, model);
+
 async function settle(memory, call, outcome, opts, model) {
   const report = await exclusive(memory, async () => {
     const response = [];

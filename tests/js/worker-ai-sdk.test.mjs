@@ -6,40 +6,30 @@
 // (AbstractChat over DefaultChatTransport, what useChat wraps). Covers: a
 // user's memory across turns and across a restart of the runtime, each turn
 // stored once (the route passes the whole conversation every time), two
-// users isolated, bad requests.
+// users isolated, bad requests, the upload size.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DefaultChatTransport } from "ai";
 import { Miniflare } from "miniflare";
-import { WORKERD_MODULE_RULES } from "./harness.mjs";
+import { WORKERD_MODULE_RULES, bundleWorker } from "./harness.mjs";
 import { startFakeOpenAI } from "./fake-openai/server.mjs";
 import { TestChat, sentTurns } from "./ai-sdk-support.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const example = join(root, "examples", "worker-ai-sdk");
-let tmp, bundle, persist, api, mf;
+let tmp, bundle, persist, api, mf, uploaded;
 
 before(async () => {
   tmp = mkdtempSync(join(tmpdir(), "am-worker-ai-sdk-"));
   bundle = join(tmp, "bundle");
   persist = join(tmp, "persist");
-  const app = join(tmp, "app");
-  cpSync(example, app, { recursive: true, filter: (p) => !/node_modules|\.wrangler/.test(p) });
   // What `npm install` gives the example: its dependencies, and agent-memory linked (`file:../..`).
-  mkdirSync(join(app, "node_modules"));
-  for (const entry of readdirSync(join(root, "node_modules")).filter((e) => !e.startsWith("."))) symlinkSync(join(root, "node_modules", entry), join(app, "node_modules", entry));
-  symlinkSync(root, join(app, "node_modules", "agent-memory"), "dir");
-  const res = spawnSync(process.execPath, [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "deploy", "--dry-run", "--outdir", bundle], {
-    cwd: app,
-    encoding: "utf8",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1", NO_COLOR: "1" },
-  });
-  assert.equal(res.status, 0, res.stdout + res.stderr);
+  const installed = readdirSync(join(root, "node_modules")).filter((e) => !e.startsWith("."));
+  uploaded = bundleWorker(example, tmp, bundle, { ...Object.fromEntries(installed.map((e) => [e, join(root, "node_modules", e)])), "agent-memory": root });
   api = await startFakeOpenAI();
   mf = start();
 });
@@ -103,4 +93,9 @@ test("bad requests are refused before any object is touched", async () => {
   assert.equal((await post("/api/chat?user=no%20spaces")).status, 400);
   assert.equal((await post("/api/chat")).status, 400);
   assert.equal((await post("/elsewhere?user=a")).status, 404);
+});
+
+test("the bundle, with ai and @ai-sdk/openai, fits Workers Free (3 MB compressed)", () => {
+  const [, raw, gzip] = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(uploaded).map(Number);
+  assert.ok(gzip < 3 * 1024, `${gzip} KiB gzip (${raw} KiB raw)`);
 });
