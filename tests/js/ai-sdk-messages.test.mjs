@@ -6,6 +6,7 @@
 // itself sends, stored and counted by the controller.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { modelMessageSchema, generateText, tool, isStepCount } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { modelMessageSchema as modelMessageSchema6, generateText as generateText6 } from "ai6";
@@ -14,9 +15,7 @@ import { z } from "zod";
 import { MemoryController } from "../../dist/node.js";
 import { fromModelMessages, toModelMessages } from "../../dist/ai-sdk.js";
 
-const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
-const PDF = "JVBERi0xLjQKJcOkw7zDtsOfCjIgMCBvYmoKPDwvTGVuZ3RoIDMgMCBSPj4Kc3RyZWFtCg==";
-const WAV = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+const { png: PNG, pdf: PDF, wav: WAV } = JSON.parse(readFileSync(new URL("../fixtures/media.json", import.meta.url), "utf8"));
 
 const SYSTEM = "You are a travel assistant. 回答要简洁。";
 

@@ -5,13 +5,12 @@
 // convertToModelMessages does.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { convertToModelMessages, validateUIMessages } from "ai";
 import { MemoryController } from "../../dist/node.js";
 import { fromModelMessages, fromUIMessages, toUIMessages } from "../../dist/ai-sdk.js";
 
-const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
-const PDF = "JVBERi0xLjQKJcOkw7zDtsOfCjIgMCBvYmoKPDwvTGVuZ3RoIDMgMCBSPj4Kc3RyZWFtCg==";
-const WAV = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+const { png: PNG, pdf: PDF, wav: WAV } = JSON.parse(readFileSync(new URL("../fixtures/media.json", import.meta.url), "utf8"));
 
 // A conversation as memory holds it: a pinned system prompt, media, a turn
 // with reasoning and two steps of tool calls, a refusal, a call still waiting.

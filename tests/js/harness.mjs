@@ -4,10 +4,11 @@
 // and an example Worker bundled as wrangler deploys it.
 import { spawnSync } from "node:child_process";
 import { createServer } from "node:http";
-import { cpSync, mkdirSync, symlinkSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Miniflare } from "miniflare";
 import { chromium } from "playwright-core";
 
 const TYPES = { ".js": "text/javascript", ".mjs": "text/javascript", ".html": "text/html", ".css": "text/css", ".json": "application/json", ".wasm": "application/wasm", ".bin": "application/octet-stream" };
@@ -71,4 +72,21 @@ export function bundleWorker(example, dir, outdir, links) {
   });
   if (res.status !== 0) throw new Error(`wrangler failed:\n${res.stdout}${res.stderr}`);
   return res.stdout;
+}
+
+/** The compatibility date an example's wrangler.toml names. */
+export const compatibilityDateOf = (example) => /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync(join(example, "wrangler.toml"), "utf8"))[1];
+
+/** A bundle made by bundleWorker, run in workerd by miniflare as deployed; `options` add bindings. */
+export function runWorker(example, bundle, options) {
+  return new Miniflare({
+    modules: true,
+    scriptPath: join(bundle, "index.js"),
+    modulesRoot: bundle,
+    // wrangler emits the wasm and the rank assets as sibling files imported by
+    // name; these are its default rules for them.
+    modulesRules: WORKERD_MODULE_RULES,
+    compatibilityDate: compatibilityDateOf(example),
+    ...options,
+  });
 }

@@ -9,13 +9,12 @@
 // users isolated, bad requests, the upload size.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DefaultChatTransport } from "ai";
-import { Miniflare } from "miniflare";
-import { WORKERD_MODULE_RULES, bundleWorker } from "./harness.mjs";
+import { bundleWorker, runWorker } from "./harness.mjs";
 import { startFakeOpenAI } from "./fake-openai/server.mjs";
 import { TestChat, sentTurns } from "./ai-sdk-support.mjs";
 
@@ -41,12 +40,7 @@ after(async () => {
 });
 
 function start() {
-  return new Miniflare({
-    modules: true,
-    scriptPath: join(bundle, "index.js"),
-    modulesRoot: bundle,
-    modulesRules: WORKERD_MODULE_RULES,
-    compatibilityDate: /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync(join(example, "wrangler.toml"), "utf8"))[1],
+  return runWorker(example, bundle, {
     durableObjects: { CHAT: { className: "ChatObject", useSQLite: true } },
     durableObjectsPersist: persist,
     bindings: { OPENAI_API_KEY: api.apiKey, OPENAI_BASE_URL: api.url },

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { Miniflare } from "miniflare";
-import { WORKERD_MODULE_RULES, bundleWorker } from "./harness.mjs";
+import { bundleWorker, compatibilityDateOf, runWorker } from "./harness.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const example = join(root, "examples", "worker");
@@ -28,17 +28,10 @@ function bundleExample() {
   wranglerReport = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(out);
 }
 
-const compatibilityDate = () => /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync(join(example, "wrangler.toml"), "utf8"))[1];
+const compatibilityDate = () => compatibilityDateOf(example);
 
 function start() {
-  return new Miniflare({
-    modules: true,
-    scriptPath: join(bundle, "index.js"),
-    modulesRoot: bundle,
-    // wrangler emits the wasm and the rank assets as sibling files imported by
-    // name; these are its default rules for them.
-    modulesRules: WORKERD_MODULE_RULES,
-    compatibilityDate: compatibilityDate(),
+  return runWorker(example, bundle, {
     durableObjects: { MEMORY: { className: "MemoryObject", useSQLite: true } },
     durableObjectsPersist: persist,
   });
