@@ -182,9 +182,11 @@ const settler = (memory, call, opts, model) => (outcome) => settle(memory, call,
 async function settle(memory, call, outcome, opts, model) {
   const report = await exclusive(memory, async () => {
     const response = [];
-    const message = outcome.content === undefined ? undefined : fromModelMessages([{ role: "assistant", content: outcome.content }])[0];
+    // Only what a chat message holds: a part type a provider adds later is left out, never a failed call.
+    const kept = outcome.content?.filter((p) => STORED_PARTS.has(p.type));
+    const message = kept === undefined ? undefined : fromModelMessages([{ role: "assistant", content: kept }])[0];
     // Parts with provider metadata (item ids, encrypted reasoning) are kept whole for the loop's next step.
-    if (outcome.status === "finished" && outcome.content.some((p) => p.providerMetadata)) message[CONTENT_FIELD] = replayable(outcome.content);
+    if (outcome.status === "finished" && kept.some((p) => p.providerMetadata)) message[CONTENT_FIELD] = replayable(kept);
     if (message !== undefined && (message.content || message.tool_calls || message.reasoning_content)) response.push((await memory.add(message)).id);
     const usage = usageOf(outcome.usage);
     const out = { status: outcome.status, prompt: call.stored, response, superseded: call.superseded, droppedToolCalls: outcome.droppedToolCalls ?? 0 };
@@ -196,11 +198,13 @@ async function settle(memory, call, outcome, opts, model) {
   return report;
 }
 
+const STORED_PARTS = new Set(["text", "reasoning", "tool-call"]);
+
 // Response content → what a later prompt can carry: text, reasoning and the
 // app's tool calls, with their provider metadata (JSON by the spec).
 function replayable(content) {
   return content
-    .filter((p) => p.type === "text" || p.type === "reasoning" || (p.type === "tool-call" && !p.providerExecuted))
+    .filter((p) => !p.providerExecuted)
     .map(({ type, text, toolCallId, toolName, input, providerMetadata }) => (type === "tool-call" ? { type, toolCallId, toolName, input, providerMetadata } : { type, text, providerMetadata }));
 }
 

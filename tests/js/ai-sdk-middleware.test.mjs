@@ -6,7 +6,8 @@
 // lost, nothing stored twice, usage charged.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { generateText, streamText, tool, isStepCount } from "ai";
+import { generateText, streamText, tool, isStepCount, wrapLanguageModel } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
 import { generateText as generateText6, streamText as streamText6, wrapLanguageModel as wrap6, tool as tool6, stepCountIs as stepCountIs6, jsonSchema as jsonSchema6 } from "ai6";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAI as createOpenAI3 } from "ai-sdk-openai3";
@@ -238,6 +239,25 @@ test("ai 6 (LanguageModelV3, @ai-sdk/openai 3): generateText, streamText and a t
   assert.equal((await generateText6({ model, system: INSTRUCTIONS, prompt: "Hi" })).text, "Hello!");
   assert.equal(await streamText6({ model, system: INSTRUCTIONS, prompt: "Weather in Paris and Tokyo?", tools: { weather: weather6 }, stopWhen: stepCountIs6(3) }).text, "Paris: sunny. Tokyo: rain.");
   await assertSound({ api, memory, reports }, { requests: 3, stored: [user("Hi"), assistant("Hello!"), user("Weather in Paris and Tokyo?"), ...toolTurn] });
+});
+
+test("response parts a chat message cannot hold are left out, never a failed call: sources, files, custom and unknown parts", async () => {
+  const memory = await MemoryController.create({ model: "gpt-4o" });
+  const usage = { inputTokens: { total: 12, noCache: 12, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 4, text: 4, reasoning: undefined } };
+  const content = [
+    { type: "source", sourceType: "url", id: "s1", url: "https://weather.example" },
+    { type: "text", text: "Sunny, " },
+    { type: "file", mediaType: "image/png", data: { type: "data", data: "iVBORw0KGgo=" } },
+    { type: "custom", kind: "vendor.trace" },
+    { type: "hologram", frames: 3 }, // a part type of some future spec
+    { type: "text", text: "21°C." },
+  ];
+  const model = wrapLanguageModel({
+    model: new MockLanguageModelV4({ doGenerate: async () => ({ content, finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) }),
+    middleware: memoryMiddleware(memory),
+  });
+  assert.equal((await generateText({ model, prompt: "Weather?" })).text, "Sunny, 21°C.");
+  assert.deepEqual(await conversation(memory), [user("Weather?"), assistant("Sunny, 21°C.")]);
 });
 
 test("options are checked", async (t) => {
