@@ -6,3 +6,5 @@ export type * from "./wasm/agent_memory.js";
 export * from "./storage.js";
 // Built-in hook clients (hand-written JS): embedder and summarizer over fetch.
 export * from "./hooks.js";
+// Vercel AI SDK ModelMessage ↔ OpenAI chat message mapping (hand-written JS).
+export * from "./aisdk.js";

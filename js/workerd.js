@@ -22,3 +22,6 @@ export { durableObjectStorage } from "./storage-do.js";
 // Built-in hook clients (plain JS over fetch): OpenAI-compatible embeddings and chat summaries.
 export { openAICompatibleEmbedder } from "./embedder.js";
 export { openAICompatibleSummarizer } from "./summarizer.js";
+
+// Vercel AI SDK ModelMessage ↔ OpenAI chat message mapping (plain JS).
+export { fromModelMessages, toModelMessages } from "./aisdk.js";

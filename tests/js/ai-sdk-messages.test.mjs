@@ -12,8 +12,10 @@ import { MockLanguageModelV4 } from "ai/test";
 import { modelMessageSchema as modelMessageSchema6, generateText as generateText6 } from "ai6";
 import { MockLanguageModelV3 } from "ai6/test";
 import { z } from "zod";
-import { MemoryController } from "../../dist/node.js";
+import * as main from "../../dist/node.js";
 import { fromModelMessages, toModelMessages } from "../../dist/ai-sdk.js";
+
+const { MemoryController } = main;
 
 const { png: PNG, pdf: PDF, wav: WAV } = JSON.parse(readFileSync(new URL("../fixtures/media.json", import.meta.url), "utf8"));
 
@@ -93,6 +95,11 @@ const assertSchema = (messages, schema = modelMessageSchema) => {
     assert.ok(r.success, `message ${i} rejected by ai's modelMessageSchema: ${JSON.stringify(r.error?.issues)}`);
   }
 };
+
+test("the main entry exports the same two mappings, as in 0.1", () => {
+  assert.equal(main.fromModelMessages, fromModelMessages);
+  assert.equal(main.toModelMessages, toModelMessages);
+});
 
 test("AI SDK → OpenAI: the mapping table, and back again unchanged", () => {
   const model = modelConversation();
