@@ -16,7 +16,7 @@ export function fingerprint(m) {
     case "assistant":
       return "a" + JSON.stringify([assistantText(m.content), (m.tool_calls ?? []).map((c) => [c.id, c.function?.name, canonicalJson(c.function?.arguments)])]);
     case "tool":
-      return "t" + JSON.stringify([m.tool_call_id, texts(m.content)]);
+      return "t" + JSON.stringify([m.tool_call_id, canonicalJson(texts(m.content))]);
     default:
       return (m.role ?? "?") + JSON.stringify(m.content);
   }
@@ -71,37 +71,62 @@ function sortKeys(v) {
  * are new; `held[supersede..]` are what the prompt replaced (a regenerated
  * answer, an edited turn; `supersede === held.length` when nothing was).
  *
- * 1. The prompt continues memory when its first k messages are memory's last
- *    k (the whole conversation, a window of it, a tool loop's next step, a
- *    retry of a call that failed): the longest such k wins.
- * 2. Otherwise the prompt may be a conversation that leaves memory's at some
- *    point: its first c messages equal memory's from j on, then it differs
- *    (or ends) while memory goes on. Taken when that is unambiguous: c ≥ 2,
- *    or c ≥ 1 from memory's first message with a prompt of two or more. A
- *    lone message equal to an earlier one is a new turn that repeats it
- *    ("yes", "continue"), never a cue to drop what followed it. With
- *    `mode: "full"` (every call passes the whole conversation) the prompt is
- *    anchored at memory's first message and c ≥ 1 suffices.
- * 3. Otherwise every message of the prompt is new.
+ * The prompt is laid against memory from an anchor: a place where its first
+ * (or second) message is held. Walking both in step from there, the last
+ * pair that matches ends what the prompt shares with memory; a message that
+ * differs between two that match is the same turn spelled another way (a
+ * tool result written with other whitespace), held. The anchor with the
+ * most matches wins, the latest on a tie. Then:
+ *
+ * 1. memory ends where the shared part ends: the prompt continues memory
+ *    (the whole conversation, a window of it, a tool loop's next step, a
+ *    retry of a call that failed); the rest of the prompt is new;
+ * 2. memory goes on: the prompt leaves memory's conversation there (a
+ *    regenerated answer: it stops short; an edit: it differs). Taken when
+ *    that is unambiguous: two or more matches, or one from memory's first
+ *    message with a prompt of two or more. A lone message equal to an
+ *    earlier one is a new turn that repeats it ("yes", "continue"), never a
+ *    cue to drop what followed. With `mode: "full"` (every call passes the
+ *    whole conversation) only memory's first message anchors, and one match
+ *    suffices;
+ * 3. otherwise every message of the prompt is new.
+ *
+ * What is replaced starts at a message, never inside a tool group: a group
+ * whose results differ is replaced from its call.
  */
 export function align(prompt, held, mode = "auto") {
   const n = prompt.length;
   const m = held.length;
-  for (let k = Math.min(n, m); k > 0; k--) {
-    if (prompt[k - 1] === held[m - 1] && sameRun(prompt, held, m - k, k)) return { from: k, supersede: m };
+  let best;
+  for (const j of anchors(prompt, held, mode)) {
+    let matches = 0;
+    let last = -1;
+    for (let i = Math.max(0, -j); i < n && j + i < m; i++) {
+      if (prompt[i] === held[j + i]) {
+        matches++;
+        last = i;
+      }
+    }
+    if (matches > 0 && (best === undefined || matches >= best.matches)) best = { j, matches, last };
   }
-  let best = { c: 0, j: 0 };
-  for (let j = 0; j < (mode === "full" ? Math.min(m, 1) : m); j++) {
-    let c = 0;
-    while (c < n && j + c < m && prompt[c] === held[j + c]) c++;
-    if (c > 0 && c >= best.c) best = { c, j }; // ties: the latest place
-  }
-  const { c, j } = best;
-  const clear = mode === "full" ? c >= 1 && j === 0 : c >= 2 || (c >= 1 && j === 0 && n >= 2);
-  return clear ? { from: c, supersede: j + c } : { from: 0, supersede: m };
+  if (best === undefined) return { from: 0, supersede: m };
+  const { j, matches } = best;
+  let { last } = best;
+  if (j + last + 1 === m) return { from: last + 1, supersede: m };
+  if (!(mode === "full" || matches >= 2 || (j === 0 && n >= 2))) return { from: 0, supersede: m };
+  // A tool group is replaced whole: from its call, never between the call and its results.
+  while (last >= 0 && j + last + 1 > 0 && held[j + last + 1].startsWith("t")) last--;
+  return { from: last + 1, supersede: j + last + 1 };
 }
 
-function sameRun(prompt, held, start, k) {
-  for (let i = 0; i < k; i++) if (prompt[i] !== held[start + i]) return false;
-  return true;
+// Where the prompt may start in memory: each place its first or second
+// message is held (ascending, so the latest wins a tie), or only memory's
+// start with mode "full".
+function anchors(prompt, held, mode) {
+  if (mode === "full") return held.length > 0 && prompt.length > 0 ? [0] : [];
+  const out = new Set();
+  for (let t = 0; t < Math.min(prompt.length, 2); t++) {
+    held.forEach((h, k) => h === prompt[t] && out.add(k - t));
+  }
+  return [...out].sort((a, b) => a - b);
 }

@@ -346,11 +346,14 @@ function parseArguments(args) {
   }
 }
 
-// Tool content → output: a JSON object or array is "json", anything else "text".
+// Tool content → output: a JSON object or array written as JSON.stringify
+// writes it is "json" (the provider writes it back byte for byte), anything
+// else "text", sent as it is: what was counted is what is sent.
 function outputOf(text) {
-  if (/^\s*[[{]/.test(text)) {
+  if (/^[[{]/.test(text)) {
     try {
-      return { type: "json", value: JSON.parse(text) };
+      const value = JSON.parse(text);
+      if (JSON.stringify(value) === text) return { type: "json", value };
     } catch {
       // not JSON after all: text
     }

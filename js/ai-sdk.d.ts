@@ -1,7 +1,8 @@
 // Types of agent-memory/ai-sdk (js/ai-sdk*.js). The AI SDK's own types are
 // restated structurally (ai 7's `ModelMessage`, `UIMessage`, the middleware
-// shape) so the package does not depend on `ai`; tests/types checks them
-// against ai 7's (and, for the middleware, ai 6's).
+// shape) so the package does not depend on `ai`; tests/types/ai-sdk checks
+// them against ai 7's (and, for the middleware, ai 6's). The main entry
+// re-exports the two ModelMessage mappings (aisdk.d.ts).
 import type { ChatMessage, HistoryItem, MemoryController } from "./wasm/agent_memory.js";
 
 // ---------------------------------------------------------------- ModelMessage
@@ -94,7 +95,7 @@ export declare function fromModelMessages(messages: readonly ModelMessageLike[])
  * | user `{ type: "file", file: { file_id } }` | `{ type: "file", data: { openai: file_id }, mediaType: "application/pdf" }` (OpenAI chat files are PDFs) |
  * | assistant `reasoning_content` (or `reasoning`) | a leading `{ type: "reasoning", text }` part |
  * | assistant `content` and `tool_calls` | `content`: always an array (as the AI SDK's own response messages): a text part (if non-empty; `refusal` parts, or a `refusal` string without text, become text), then one `tool-call` part per call with `input: JSON.parse(arguments)` (the raw string when it is not JSON) |
- * | consecutive `tool` messages | one `{ role: "tool" }` message with a `tool-result` part each; `toolName` from the call it answers; `output` is `{ type: "json" }` when the content is a JSON object or array, else `{ type: "text" }` |
+ * | consecutive `tool` messages | one `{ role: "tool" }` message with a `tool-result` part each; `toolName` from the call it answers; `output` is `{ type: "json" }` when the content is a JSON object or array written as `JSON.stringify` writes it (so it goes back byte for byte), else `{ type: "text" }` |
  *
  * Always dropped: `name`, `annotations`, `audio`, other extra fields.
  *
@@ -193,9 +194,18 @@ export interface StoredReport {
 }
 
 export interface MemoryMiddlewareOptions {
-  /** Context budget. Default: the memory model's context window. */
+  /**
+   * Context budget. Default: the memory model's context window, which a long
+   * memory fills with episode summaries (10,000 messages: some 126,000
+   * tokens a call): set it to what a call may cost.
+   */
   maxTokens?: number;
-  /** Tokens kept free for the answer. Default: the call's `maxOutputTokens`, else the model's output limit. */
+  /**
+   * Tokens kept free for the answer. Default: the call's `maxOutputTokens`,
+   * else the memory model's output limit (4096 for a model the table does
+   * not know). A model whose output limit is its whole window (gpt-4: 8192
+   * of 8192) leaves no room by default: give it `maxOutputTokens`.
+   */
   reserveOutput?: number;
   /**
    * "auto" (default): each call may pass only the new turn, or the whole

@@ -20,6 +20,7 @@ test("fingerprints: equal for the same turn in its different spellings, differen
   );
   same({ role: "assistant", content: "ab", refusal: null, annotations: [] }, { role: "assistant", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] });
   same({ role: "tool", tool_call_id: "c", content: "42" }, { role: "tool", tool_call_id: "c", content: [{ type: "text", text: "42" }] });
+  same({ role: "tool", tool_call_id: "c", content: '{\n  "b": [1, 2],\n  "a": "x"\n}' }, { role: "tool", tool_call_id: "c", content: '{"a":"x","b":[1,2]}' });
   same({ role: "user", content: [{ type: "image_url", image_url: { url: "https://x/a.png", detail: "low" } }] }, { role: "user", content: [{ type: "image_url", image_url: { url: "https://x/a.png" } }] });
   differ({ role: "user", content: "hi" }, { role: "assistant", content: "hi" });
   differ({ role: "user", content: "hi" }, { role: "user", content: "hi " });
@@ -47,12 +48,17 @@ test("a call that continues memory: its held head is recognised, the rest is new
 test("a conversation that leaves memory's: what followed is superseded", () => {
   assert.deepEqual(align(["u1", "a1", "u2"], H), { from: 3, supersede: 3 }, "a regenerated answer");
   assert.deepEqual(align(["u1", "a1", "u2'"], H), { from: 2, supersede: 2 }, "an edited turn");
-  assert.deepEqual(align(["u1", "a1'", "u2"], H), { from: 1, supersede: 1 }, "an edited (or differently cut) answer, from the first message");
+  assert.deepEqual(align(["u1", "a1", "u2", "a2'", "u3"], H), { from: 3, supersede: 3 }, "a stopped answer the client kept otherwise than memory: the client's replaces it");
+  assert.deepEqual(align(["u1", "a1~", "u2", "a2", "u3"], H), { from: 4, supersede: 4 }, "a held turn spelled otherwise between two that match is held: no loss, no copy");
+  assert.deepEqual(align(["a1~", "u2", "a2", "u3"], H), { from: 3, supersede: 4 }, "even as the first of a window");
   assert.deepEqual(align(["a1", "u2"], H), { from: 2, supersede: 3 }, "a window that regenerates");
   assert.deepEqual(align(["u1"], ["u1", "a1"]), { from: 0, supersede: 2 }, "a lone message: new, even if it was a regeneration (auto)");
   assert.deepEqual(align(["u1"], ["u1", "a1"], "full"), { from: 1, supersede: 1 }, "the same with conversation: full is a regeneration");
   assert.deepEqual(align(["x1", "x2"], H, "full"), { from: 0, supersede: 4 }, "full: a conversation memory never held supersedes nothing");
   assert.deepEqual(align(["a1", "u2"], H, "full"), { from: 0, supersede: 4 }, "full: anchored at memory's first message");
+  // Tool results that differ (a tool run again): the group is replaced from its call.
+  const tools = ["u1", "a1", "u2", "a:call", "t:r1", "t:r2", "a2"];
+  assert.deepEqual(align(["u1", "a1", "u2", "a:call", "t:r1", "t:r2'", "a2'"], tools), { from: 3, supersede: 3 });
   // A repeated pair later on: the latest place wins.
   assert.deepEqual(align(["u", "a", "u9"], ["u", "a", "x", "u", "a", "y"]), { from: 2, supersede: 5 });
 });
@@ -78,7 +84,14 @@ test("property: every way of passing a random conversation stores each new turn 
     const held = Array.from({ length: m }, (_, i) => `${i % 2 ? "a" : "u"}${Math.floor(r() * 3)}#${i}`);
     const fresh = Array.from({ length: 1 + Math.floor(r() * 3) }, (_, i) => `new${round}.${i}`);
     const w = Math.floor(r() * (m + 1));
-    assert.deepEqual(align([...held.slice(m - w), ...fresh], held), { from: w, supersede: m }, `window of ${w}`);
+    const window = [...held.slice(m - w), ...fresh];
+    assert.deepEqual(align(window, held), { from: w, supersede: m }, `window of ${w}`);
+    if (w >= 3) {
+      // A held turn the client spells otherwise, before the window's last held one.
+      const at = Math.floor(r() * (w - 1));
+      window[at] += "~";
+      assert.deepEqual(align(window, held), { from: w, supersede: m }, `window of ${w}, message ${at} respelled`);
+    }
     const cut = 1 + Math.floor(r() * m); // regenerate or edit after held[0..cut)
     const tail = r() < 0.5 ? [] : fresh;
     // All of memory: a continuation. Less: what followed is replaced, unless
