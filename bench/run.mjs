@@ -20,6 +20,7 @@ const BENCHMARKS = [
   ["context", "buildContext vs LangChain trimMessages on 10,000 messages"],
   ["estimator", "estimator error for Claude, Gemini, DeepSeek"],
   ["persistence", "bytes per add vs a naive full rewrite; save and load of 10,000 messages"],
+  ["chunking", "remember() of 1 MB without sentence ends vs counting it"],
   ["retrieval", "vector top-10 and BM25 vs a JS loop, orama, voy, hnswlib-wasm"],
 ];
 

@@ -5,29 +5,49 @@
 use crate::summary::sentences;
 
 /// Cuts a sentence longer than `max` tokens into pieces that fit, at char
-/// boundaries, by halving: the count is monotone in length.
+/// boundaries. A piece need not be the longest that fits, only full enough
+/// (at least nine tenths of `max`): each is found by probing a prefix of
+/// the remainder, first as long as the last piece, then where the counts
+/// so far say `max` lies (the count is monotone in length, and nearly
+/// proportional), falling back to halving. A piece costs a couple of
+/// counts of its own length, so the whole text is cut in about linear
+/// time, never by recounting the remainder.
 fn split_long(s: &str, max: usize, count: &dyn Fn(&str) -> usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest: &str = s;
+    let mut guess = max.max(1); // chars; the pieces of one text are alike
     while !rest.is_empty() {
-        if count(rest) <= max {
-            out.push(rest.to_string());
-            break;
-        }
-        let chars: Vec<(usize, char)> = rest.char_indices().collect();
-        let (mut lo, mut hi) = (1usize, chars.len());
-        while lo < hi {
-            let mid = (lo + hi + 1) / 2;
-            let end = chars.get(mid).map_or(rest.len(), |c| c.0);
-            if count(&rest[..end]) <= max {
-                lo = mid;
+        let bounds: Vec<usize> = rest.char_indices().map(|(i, _)| i).take(4 * guess + 2).chain([rest.len()]).collect();
+        let last = bounds.len() - 1; // the longest prefix looked at, in chars
+        let at = |n: usize| bounds[n.min(last)];
+        // (chars, tokens) of the longest prefix known to fit and the shortest known not to.
+        let (mut lo, mut hi): ((usize, usize), Option<(usize, usize)>) = ((0, 0), None);
+        let mut probe = guess.min(last);
+        let cut = loop {
+            let c = count(&rest[..at(probe)]);
+            if c <= max {
+                lo = (probe, c);
+                if c * 10 >= max * 9 || at(probe) == rest.len() || hi.is_some_and(|h| h.0 == probe + 1) {
+                    break probe;
+                }
             } else {
-                hi = mid - 1;
+                hi = Some((probe, c));
+                if lo.0 + 1 >= probe {
+                    break lo.0.max(1); // one char more overflows: take what fits
+                }
             }
-        }
-        let end = chars.get(lo).map_or(rest.len(), |c| c.0);
-        out.push(rest[..end].to_string());
-        rest = &rest[end..];
+            // Where `max` lies if tokens grow in proportion to chars, kept strictly inside (lo, hi).
+            let (l, h) = (lo, hi.unwrap_or((last + 1, usize::MAX)));
+            let per_char = c.max(1) as f64 / probe as f64;
+            let aim = (l.0 as f64 + (max - l.1) as f64 * 0.97 / per_char) as usize;
+            probe = aim.clamp(l.0 + 1, h.0 - 1).min(last);
+            if probe <= l.0 {
+                break l.0.max(1);
+            }
+        };
+        guess = cut;
+        out.push(rest[..at(cut)].to_string());
+        rest = &rest[at(cut)..];
     }
     out
 }
@@ -93,6 +113,23 @@ mod tests {
             assert!(w[1].contains(last), "{:?} / {:?}", w[0], w[1]);
             assert!(words(&w[1][..w[1].find(last).unwrap()]) <= 10, "overlap beyond its budget");
         }
+    }
+
+    #[test]
+    fn cutting_costs_counts_of_about_the_text_not_its_square() {
+        use std::cell::Cell;
+        let counted = Cell::new(0usize);
+        let chars = |s: &str| {
+            counted.set(counted.get() + s.len());
+            s.chars().count()
+        };
+        let long = "x".repeat(200_000);
+        let chunks = chunk(&long, 300, 0, &chars);
+        assert_eq!(chunks.concat(), long);
+        assert!(chunks.iter().all(|c| c.chars().count() <= 300));
+        // Each byte is counted about four times (the piece, then the chunk it joins);
+        // recounting the remainder per piece counted it hundreds of times.
+        assert!(counted.get() < 8 * long.len(), "counted {} bytes for a {}-byte text", counted.get(), long.len());
     }
 
     #[test]

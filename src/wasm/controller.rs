@@ -74,7 +74,7 @@ impl MemoryController {
         let js_opts = read::<JsOptions>(&data, "options")?;
         let timeout = js_opts.summarizer_timeout_ms.unwrap_or(60_000.0);
         let summarizer = if hooks[3].is_undefined() { None } else { Some(Summarizer::from_js(hooks[3].clone(), timeout)?) };
-        let opts = core_options(js_opts, random_writer());
+        let opts = core_options(js_opts, random_writer())?;
         let counter = match Controller::tokenizer_for(&opts.model, &opts.models) {
             Tokenizer::O200kBase => Counter::Exact(ranks::load(Encoding::O200kBase).await?),
             Tokenizer::Cl100kBase => Counter::Exact(ranks::load(Encoding::Cl100kBase).await?),

@@ -17,14 +17,6 @@ use crate::window::WindowConfig;
 /// Option names that hold hooks, not data.
 const HOOKS: &[&str] = &["clock", "storage", "embedder", "summarizer"];
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct JsWorking {
-    max_tokens: Option<usize>,
-    compression_threshold: Option<f64>,
-    target_ratio: Option<f64>,
-    recent_messages: Option<usize>,
-}
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -32,7 +24,7 @@ pub struct JsOptions {
     namespace: Option<String>,
     model: Option<String>,
     models: Option<BTreeMap<String, ModelInfo>>,
-    working_memory: Option<JsWorking>,
+    working_memory: Option<Value>,
     summary_tokens: Option<usize>,
     fold_after: Option<usize>,
     recall: Option<crate::episodic::recall::RecallWeights>,
@@ -48,20 +40,39 @@ pub const CONTEXT_OPTIONS: &[&str] =
 /// An options object (`add`'s `{ taskId }`, `recordUsage`'s `{ model }`,
 /// `budgetAwareMaxTokens`' `{ promptTokens, floor }`, `buildContext`'s),
 /// read by hand: a derived deserializer per struct costs the wasm more.
-pub struct Small(serde_json::Map<String, Value>);
+pub struct Small(serde_json::Map<String, Value>, &'static str);
 
 impl Small {
     /// # Errors
     /// `INVALID_INPUT` for a non-object or a key outside `keys`.
     pub fn read(value: &JsValue, keys: &[&str]) -> Result<Small, JsValue> {
-        let bad = |why: String| super::js_error(crate::error::MemoryError::input("options", why));
-        match read::<Value>(value, "options")? {
-            Value::Null => Ok(Small(serde_json::Map::new())),
+        Small::of(read::<Value>(value, "options")?, "options", keys)
+    }
+
+    /// The object `value` (null: empty), found at `at`.
+    ///
+    /// # Errors
+    /// `INVALID_INPUT` for a non-object or a key outside `keys`.
+    pub fn of(value: Value, at: &'static str, keys: &[&str]) -> Result<Small, JsValue> {
+        let bad = |why: String| super::js_error(crate::error::MemoryError::input(at, why));
+        match value {
+            Value::Null => Ok(Small(serde_json::Map::new(), at)),
             Value::Object(o) => match o.keys().find(|k| !keys.contains(&k.as_str())) {
                 Some(k) => Err(bad(format!("unknown option {k:?} (expected {})", keys.join(", ")))),
-                None => Ok(Small(o)),
+                None => Ok(Small(o, at)),
             },
             _ => Err(bad("expected an object".into())),
+        }
+    }
+
+    fn bad(&self, key: &str, why: &str) -> JsValue {
+        super::js_error(crate::error::MemoryError::input(format!("{}.{key}", self.1), why))
+    }
+
+    pub fn number(&self, key: &str) -> Result<Option<f64>, JsValue> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v.as_f64().map(Some).ok_or_else(|| self.bad(key, "expected a number")),
         }
     }
 
@@ -69,7 +80,7 @@ impl Small {
         match self.0.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(super::js_error(crate::error::MemoryError::input(format!("options.{key}"), "expected a string"))),
+            Some(_) => Err(self.bad(key, "expected a string")),
         }
     }
 
@@ -82,7 +93,7 @@ impl Small {
         match self.0.get(key) {
             None | Some(Value::Null) => Ok(Vec::new()),
             Some(Value::Array(a)) => Ok(a.clone()),
-            Some(_) => Err(super::js_error(crate::error::MemoryError::input(format!("options.{key}"), "expected an array"))),
+            Some(_) => Err(self.bad(key, "expected an array")),
         }
     }
 
@@ -92,7 +103,7 @@ impl Small {
             .into_iter()
             .map(|v| match v {
                 Value::String(s) => Ok(s),
-                _ => Err(super::js_error(crate::error::MemoryError::input(format!("options.{key}"), "expected an array of strings"))),
+                _ => Err(self.bad(key, "expected an array of strings")),
             })
             .collect()
     }
@@ -100,7 +111,7 @@ impl Small {
     pub fn count(&self, key: &str) -> Result<Option<u64>, JsValue> {
         match self.0.get(key) {
             None | Some(Value::Null) => Ok(None),
-            Some(v) => v.as_u64().map(Some).ok_or_else(|| super::js_error(crate::error::MemoryError::input(format!("options.{key}"), "expected a non-negative whole number"))),
+            Some(v) => v.as_u64().map(Some).ok_or_else(|| self.bad(key, "expected a non-negative whole number")),
         }
     }
 }
@@ -160,23 +171,26 @@ pub fn split_hooks(options: &JsValue) -> Result<(JsValue, Vec<JsValue>), JsValue
 }
 
 /// Core options; `writer` identifies this instance in storage.
-pub fn core_options(js: JsOptions, writer: String) -> Options {
+///
+/// # Errors
+/// `INVALID_INPUT` for a bad `workingMemory`.
+pub fn core_options(js: JsOptions, writer: String) -> Result<Options, JsValue> {
     let d = Options::default();
-    let w = js.working_memory.unwrap_or_default();
+    let w = Small::of(js.working_memory.unwrap_or_default(), "options.workingMemory", &["maxTokens", "compressionThreshold", "targetRatio", "recentMessages"])?;
     let dw = WindowConfig::default();
-    Options {
+    Ok(Options {
         namespace: js.namespace.unwrap_or(d.namespace),
         writer,
         model: js.model.unwrap_or(d.model),
         models: js.models.unwrap_or_default().into_iter().collect(),
         working: WindowConfig {
-            max_tokens: w.max_tokens.unwrap_or(dw.max_tokens),
-            compression_threshold: w.compression_threshold.unwrap_or(dw.compression_threshold),
-            target_ratio: w.target_ratio.unwrap_or(dw.target_ratio),
-            recent_messages: w.recent_messages,
+            max_tokens: w.size("maxTokens")?.unwrap_or(dw.max_tokens),
+            compression_threshold: w.number("compressionThreshold")?.unwrap_or(dw.compression_threshold),
+            target_ratio: w.number("targetRatio")?.unwrap_or(dw.target_ratio),
+            recent_messages: w.size("recentMessages")?,
         },
         summary_tokens: js.summary_tokens.unwrap_or(d.summary_tokens),
         fold_after: js.fold_after.unwrap_or(d.fold_after),
         recall: js.recall.unwrap_or(d.recall),
-    }
+    })
 }
