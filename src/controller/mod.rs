@@ -13,6 +13,7 @@ mod knowledge;
 mod restore;
 mod search;
 mod stats;
+pub mod tools;
 mod writes;
 
 pub use knowledge::{PreparedEmbeddings, PreparedProcedures, PreparedRemember, Remembered};
@@ -329,19 +330,8 @@ impl Controller {
             }
         }
         if let Some(q) = req.query.as_deref().filter(|q| !q.trim().is_empty()) {
-            let opts = SearchOptions { k: Some(20), kinds: Some(vec!["fact".into(), "chunk".into(), "message".into()]), ..Default::default() };
-            for hit in self.search(q, &opts, req.query_vector.as_deref())? {
-                // Messages still in working memory are (or compete to be) in the window already.
-                if hit.kind == "message" && self.message_place(&hit.id) != Some(Place::Archived) {
-                    continue;
-                }
-                let text = match (&hit.key, hit.kind) {
-                    (Some(k), _) => format!("{k}: {}", hit.text),
-                    (None, "message") => format!("(earlier message {}) {}", hit.id, hit.text),
-                    _ => hit.text.clone(),
-                };
-                extras.knowledge.push((hit.id, text));
-            }
+            // (preferences are in their pinned block already)
+            extras.knowledge = self.relevant(q, req.query_vector.as_deref(), 20, &["fact", "chunk", "message"])?;
         }
         Ok(extras)
     }

@@ -232,6 +232,31 @@ impl Controller {
         Ok(ranked.into_iter().map(|(id, score)| self.hit(id, score)).collect())
     }
 
+    /// What memory knows about `query` beyond the working window, best
+    /// first, as `(id, text)`: facts of `kinds` (a keyed one as "key: text")
+    /// and archived messages ("(earlier message id) text"; messages still in
+    /// working memory are, or compete to be, in the window already). What the
+    /// knowledge block and the `recall` tool show.
+    ///
+    /// # Errors
+    /// As [`Controller::search`].
+    pub(crate) fn relevant(&self, query: &str, vector: Option<&[f32]>, k: usize, kinds: &[&str]) -> Result<Vec<(String, String)>> {
+        let opts = SearchOptions { k: Some(k), kinds: Some(kinds.iter().map(|k| k.to_string()).collect()), ..Default::default() };
+        let mut out = Vec::new();
+        for hit in self.search(query, &opts, vector)? {
+            if hit.kind == "message" && self.message_place(&hit.id) != Some(crate::window::Place::Archived) {
+                continue;
+            }
+            let text = match (&hit.key, hit.kind) {
+                (Some(k), _) => format!("{k}: {}", hit.text),
+                (None, "message") => format!("(earlier message {}) {}", hit.id, hit.text),
+                _ => hit.text.clone(),
+            };
+            out.push((hit.id, text));
+        }
+        Ok(out)
+    }
+
     fn hit(&self, id: u64, score: f32) -> Hit {
         let i = (id / 2) as usize;
         if id % 2 == 1 {

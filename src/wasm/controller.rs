@@ -43,8 +43,8 @@ type Async = Result<Promise, JsValue>;
 /// One conversation's memory. Create with `await MemoryController.create(options)`.
 #[wasm_bindgen]
 pub struct MemoryController {
-    driver: Driver,
-    inner: Inner,
+    pub(super) driver: Driver,
+    pub(super) inner: Inner,
     clock: Option<Function>,
 }
 

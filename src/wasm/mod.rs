@@ -14,6 +14,7 @@ mod ranks;
 mod retrieval;
 mod storage;
 mod summarizer;
+mod tools;
 mod types;
 
 use js_sys::{Error, Reflect, JSON};

@@ -1,9 +1,14 @@
 // What the runtime tests share: a static file server on 127.0.0.1, Debian's
-// chromium launched the way this machine allows, and the module rules that
-// load the package's wasm and rank assets in workerd (wrangler's defaults).
+// chromium launched the way this machine allows, the module rules that
+// load the package's wasm and rank assets in workerd (wrangler's defaults),
+// and an example Worker bundled as wrangler deploys it.
+import { spawnSync } from "node:child_process";
 import { createServer } from "node:http";
+import { cpSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Miniflare } from "miniflare";
 import { chromium } from "playwright-core";
 
 const TYPES = { ".js": "text/javascript", ".mjs": "text/javascript", ".html": "text/html", ".css": "text/css", ".json": "application/json", ".wasm": "application/wasm", ".bin": "application/octet-stream" };
@@ -44,4 +49,44 @@ export function watchErrors(page, errors = []) {
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
   page.on("pageerror", (e) => errors.push(String(e)));
   return errors;
+}
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * Bundles the Worker in `example` as a user deploys it: copied to
+ * `dir/app`, its node_modules holding `links` (name → path, as npm links a
+ * `file:` dependency or installs a package), then `wrangler deploy
+ * --dry-run` (offline) into `outdir`. Returns wrangler's output; throws
+ * with it when wrangler fails.
+ */
+export function bundleWorker(example, dir, outdir, links) {
+  const app = join(dir, "app");
+  cpSync(example, app, { recursive: true, filter: (p) => !/node_modules|\.wrangler/.test(p) });
+  mkdirSync(join(app, "node_modules"));
+  for (const [name, target] of Object.entries(links)) symlinkSync(target, join(app, "node_modules", name), "dir");
+  const res = spawnSync(process.execPath, [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "deploy", "--dry-run", "--outdir", outdir], {
+    cwd: app,
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1", NO_COLOR: "1" },
+  });
+  if (res.status !== 0) throw new Error(`wrangler failed:\n${res.stdout}${res.stderr}`);
+  return res.stdout;
+}
+
+/** The compatibility date an example's wrangler.toml names. */
+export const compatibilityDateOf = (example) => /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync(join(example, "wrangler.toml"), "utf8"))[1];
+
+/** A bundle made by bundleWorker, run in workerd by miniflare as deployed; `options` add bindings. */
+export function runWorker(example, bundle, options) {
+  return new Miniflare({
+    modules: true,
+    scriptPath: join(bundle, "index.js"),
+    modulesRoot: bundle,
+    // wrangler emits the wasm and the rank assets as sibling files imported by
+    // name; these are its default rules for them.
+    modulesRules: WORKERD_MODULE_RULES,
+    compatibilityDate: compatibilityDateOf(example),
+    ...options,
+  });
 }

@@ -8,14 +8,13 @@
 // Workers Free 3 MB (compressed) limit and wasm memory against 128 MB.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { Miniflare } from "miniflare";
-import { WORKERD_MODULE_RULES } from "./harness.mjs";
+import { bundleWorker, compatibilityDateOf, runWorker } from "./harness.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const example = join(root, "examples", "worker");
@@ -24,31 +23,15 @@ let tmp, bundle, persist, mf, wranglerReport;
 const figures = {};
 
 function bundleExample() {
-  const app = join(tmp, "app");
-  cpSync(example, app, { recursive: true, filter: (p) => !/node_modules|\.wrangler/.test(p) });
   // What `npm install` does for the `file:../..` dependency: a link to the repo.
-  mkdirSync(join(app, "node_modules"));
-  symlinkSync(root, join(app, "node_modules", "agent-memory"), "dir");
-  const res = spawnSync(process.execPath, [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "deploy", "--dry-run", "--outdir", bundle], {
-    cwd: app,
-    encoding: "utf8",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1", NO_COLOR: "1" },
-  });
-  assert.equal(res.status, 0, res.stdout + res.stderr);
-  wranglerReport = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(res.stdout);
+  const out = bundleWorker(example, tmp, bundle, { "agent-memory": root });
+  wranglerReport = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(out);
 }
 
-const compatibilityDate = () => /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync(join(example, "wrangler.toml"), "utf8"))[1];
+const compatibilityDate = () => compatibilityDateOf(example);
 
 function start() {
-  return new Miniflare({
-    modules: true,
-    scriptPath: join(bundle, "index.js"),
-    modulesRoot: bundle,
-    // wrangler emits the wasm and the rank assets as sibling files imported by
-    // name; these are its default rules for them.
-    modulesRules: WORKERD_MODULE_RULES,
-    compatibilityDate: compatibilityDate(),
+  return runWorker(example, bundle, {
     durableObjects: { MEMORY: { className: "MemoryObject", useSQLite: true } },
     durableObjectsPersist: persist,
   });

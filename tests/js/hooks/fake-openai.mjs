@@ -4,6 +4,7 @@
 // stall the body. Every request is recorded with its parsed body, headers
 // and arrival time, so tests can count retries and measure waits.
 import { createServer } from "node:http";
+import { onBody } from "../fake-openai/common.mjs";
 
 /** A deterministic vector for `text`: what the default embeddings behaviour returns. */
 export function fakeVector(text, dims = 4) {
@@ -73,16 +74,8 @@ export async function startFakeOpenAI() {
   const queue = [];
   const requests = [];
   const server = createServer((req, res) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      let body;
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        body = raw;
-      }
+    onBody(req, (raw, json) => {
+      const body = json ?? raw;
       const record = { method: req.method, url: req.url, headers: req.headers, body, raw, at: performance.now(), closed: false };
       // Set when the client goes away before an answer ends (an abort).
       res.on("close", () => (record.closed = !res.writableFinished));
