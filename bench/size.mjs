@@ -15,7 +15,12 @@ import { cases } from "./coldstart.mjs";
 import { loadCorpus } from "./corpus.mjs";
 import { ROOT, int, isMain, kib, median, mib, table, verdict } from "./lib.mjs";
 
-const CORE_LIMIT = 300_000; // bytes gzip of the core .wasm, as the issue compares it with tiktoken's lite .wasm
+// Bytes gzip of the core .wasm. 300,000 until 0.1.0 (set against tiktoken's
+// lite .wasm, 405,904 B); raised to 310,000 when the clients' wire rules and
+// the memory tools (toolDefinitions/callTool) took it to about 307,000 after
+// every saving found (boxed futures, hand-read options): still a quarter
+// smaller than the peer's.
+const CORE_LIMIT = 310_000;
 const ASSET_LIMIT = 900_000; // bytes gzip: the o200k rank asset
 const WORKERS_LIMIT = 128 * 1000 * 1000;
 const RSS_RUNS = Number(process.env.BENCH_RUNS) || 5;

@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 
 use super::options::{core_options, read, split_hooks, JsForget, JsOptions, Small, CONTEXT_OPTIONS};
 use super::driver::{spawn, Driver, Inner};
-use super::embedder::{EmbedFailure, Embedder};
+use super::embedder::Embedder;
 use super::storage::Storage;
 use super::summarizer::Summarizer;
 use super::{from_js, js_error, ranks, to_js, to_json};
