@@ -164,7 +164,7 @@ function lastUserText(messages) {
 function mergeTools(callTools, contextTools, opts) {
   if (!opts.procedureTools) return callTools;
   const names = new Set((callTools ?? []).map((t) => t.name));
-  const extra = contextTools.filter((t) => !names.has(t.function.name)).map((t) => ({
+  const extra = (contextTools ?? []).filter((t) => !names.has(t.function.name)).map((t) => ({
     type: "function",
     name: t.function.name,
     ...(t.function.description !== undefined && { description: t.function.description }),

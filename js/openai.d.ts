@@ -1,7 +1,7 @@
 // Types of the OpenAI Responses API mapping (js/openai.js), entry
 // `agent-memory/openai`. The Responses types are restated structurally so the
 // package does not depend on `openai`; its `Response` is assignable to `ResponseLike`.
-import type { ChatMessage, Context, MemoryController } from "./wasm/agent_memory.js";
+import type { AssistantMessage, ChatMessage, Context, MemoryController } from "./wasm/agent_memory.js";
 
 /**
  * An output item of a response, as returned (`reasoning`, `message`,
@@ -96,7 +96,9 @@ export interface ResponsesFunctionTool {
  * # Errors
  * Throws a `MemoryError` `INVALID_INPUT` when `response` has no `output` array.
  */
-export declare function fromResponse(response: ResponseLike): ChatMessage;
+export declare function fromResponse(response: ResponseLike): AssistantMessage & {
+  openai_response: { id: string; model: string; store: boolean; output: ResponseOutputItemLike[] };
+};
 
 /**
  * Stores a response (`memory.add(fromResponse(response))`) and charges its

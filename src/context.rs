@@ -153,7 +153,9 @@ pub struct Sections {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Context {
     pub messages: Vec<Message>,
-    /// Tool definitions counted in `tokens`: procedures' tools, then the request's.
+    /// Tool definitions counted in `tokens`: procedures' tools, then the
+    /// request's. Left out of the JSON when there are none: the APIs reject `tools: []`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Value>,
     pub tokens: usize,
     pub sections: Sections,

@@ -60,7 +60,8 @@ impl Role {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolCall {
     pub id: String,
-    /// Always "function".
+    /// "function", or "custom" (a free-form tool: `function.arguments`
+    /// holds its `input`, and it serializes back as `custom: { name, input }`).
     pub kind: String,
     pub function: FunctionCall,
     /// Other fields of the call as the provider sent them (`index`, `extra_content`).
@@ -96,7 +97,11 @@ impl Serialize for ToolCall {
         let mut map = s.serialize_map(Some(3 + self.extra.len()))?;
         map.serialize_entry("id", &self.id)?;
         map.serialize_entry("type", &self.kind)?;
-        map.serialize_entry("function", &self.function)?;
+        if self.kind == "custom" {
+            map.serialize_entry("custom", &serde_json::json!({ "name": self.function.name, "input": self.function.arguments }))?;
+        } else {
+            map.serialize_entry("function", &self.function)?;
+        }
         for (k, v) in &self.extra {
             map.serialize_entry(k, v)?;
         }
@@ -262,11 +267,8 @@ fn parse_tool_calls(v: &Value) -> Result<Vec<ToolCall>> {
         if call.id.is_empty() {
             return Err(MemoryError::input(format!("{path}.id"), "empty"));
         }
-        if call.kind != "function" {
-            return Err(MemoryError::input(format!("{path}.type"), "expected \"function\""));
-        }
         if call.function.name.is_empty() {
-            return Err(MemoryError::input(format!("{path}.function.name"), "empty"));
+            return Err(MemoryError::input(format!("{path}.{}.name", call.kind), "empty"));
         }
         if calls.iter().any(|c: &ToolCall| c.id == call.id) {
             return Err(MemoryError::input(format!("{path}.id"), "duplicate tool call id"));
@@ -282,8 +284,14 @@ fn parse_tool_call(c: &Value, path: &str) -> Result<ToolCall> {
         Some(Value::String(s)) => Ok(s.clone()),
         _ => Err(MemoryError::input(format!("{path}{}", pointer.replace('/', ".")), "expected a string")),
     };
-    let extra = obj.iter().filter(|(k, _)| !matches!(k.as_str(), "id" | "type" | "function")).map(|(k, v)| (k.clone(), v.clone())).collect();
-    Ok(ToolCall { id: text("/id")?, kind: text("/type")?, function: FunctionCall { name: text("/function/name")?, arguments: text("/function/arguments")? }, extra })
+    // A custom tool's call (GPT-5's free-form tools) carries `custom: { name, input }`.
+    let (kind, body, args) = match obj.get("type").and_then(Value::as_str) {
+        Some("function") => ("function", "/function/name", "/function/arguments"),
+        Some("custom") => ("custom", "/custom/name", "/custom/input"),
+        _ => return Err(MemoryError::input(format!("{path}.type"), "expected \"function\" or \"custom\"")),
+    };
+    let extra = obj.iter().filter(|(k, _)| !matches!(k.as_str(), "id" | "type" | "function" | "custom")).map(|(k, v)| (k.clone(), v.clone())).collect();
+    Ok(ToolCall { id: text("/id")?, kind: kind.into(), function: FunctionCall { name: text(body)?, arguments: text(args)? }, extra })
 }
 
 fn check_content(role: Role, content: &Value, has_other_body: bool) -> Result<()> {
@@ -380,6 +388,15 @@ mod tests {
         let back: Value = serde_json::from_str(&m.to_json()).unwrap();
         assert_eq!(back, serde_json::from_str::<Value>(json).unwrap(), "stored and given back as given");
         assert_eq!(m.tool_calls.unwrap()[0].extra.len(), 2);
+    }
+
+    #[test]
+    fn custom_tool_calls_round_trip() {
+        let json = r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"custom","custom":{"name":"sql","input":"select 1"}}]}"#;
+        let m = Message::parse_json(json).unwrap();
+        assert_eq!(m.tool_calls.as_ref().unwrap()[0].function.arguments, "select 1");
+        assert_eq!(serde_json::from_str::<Value>(&m.to_json()).unwrap(), serde_json::from_str::<Value>(json).unwrap());
+        assert_eq!(code(r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"web","web":{}}]}"#), "INVALID_INPUT");
     }
 
     #[test]

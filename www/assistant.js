@@ -154,7 +154,7 @@ export function weatherReply(result, lang) {
  */
 export async function chatCompletion(settings, ctx, reserveOutput) {
   const body = { model: settings.model, messages: ctx.messages, max_tokens: reserveOutput };
-  if (ctx.tools.length) body.tools = ctx.tools;
+  if (ctx.tools) body.tools = ctx.tools;
   const res = await fetch(`${settings.baseURL.replace(/\/+$/, "")}/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${settings.apiKey}` },

@@ -6,42 +6,65 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
 /**
- * A message in the OpenAI chat shape, as a client returns it. Fields beyond
- * these (`annotations`, `logprobs`, a provider's new field) are kept as given;
- * `buildContext` sends back only what the request accepts (see README).
+ * A message in the OpenAI chat shape, as a client returns it: the openai
+ * client's `ChatCompletionMessage` and `ChatCompletionMessageParam` fit it as
+ * they are. Fields beyond these (a provider's new field) are kept as given
+ * too; `buildContext` sends back only what the request accepts (see README).
  */
-export interface ChatMessage {
-  role: "system" | "developer" | "user" | "assistant" | "tool";
-  /** A string, content parts, or null for an assistant message with tool_calls, a refusal or audio. */
-  content?: string | ContentPart[] | null;
+export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+export interface SystemMessage {
+  role: "system" | "developer";
+  content: string | TextPart[];
+  name?: string;
+}
+export interface UserMessage {
+  role: "user";
+  content: string | ContentPart[];
+  name?: string;
+}
+export interface AssistantMessage {
+  role: "assistant";
+  /** null (or absent) beside tool calls, a refusal or audio. */
+  content?: string | (TextPart | RefusalPart)[] | null;
   name?: string;
   tool_calls?: ToolCall[];
-  tool_call_id?: string;
   /** OpenAI: the model's refusal (sent back when a string). */
   refusal?: string | null;
   /** OpenAI audio replies (sent back as `{ id }`). */
-  audio?: { id: string; [key: string]: unknown } | null;
+  audio?: { id: string } | null;
+  /** The deprecated single function call (sent back when not null). */
+  function_call?: { name: string; arguments: string } | null;
+  /** Response-only: kept, never sent back. */
+  annotations?: unknown[];
+  logprobs?: unknown;
   /** DeepSeek thinking mode (sent back in a turn that called tools). */
   reasoning_content?: string | null;
   /** OpenRouter-style gateways: `reasoning` (never sent back), `reasoning_details` (as reasoning_content). */
   reasoning?: string | null;
   reasoning_details?: unknown[] | null;
-  [field: string]: unknown;
 }
+export interface ToolMessage {
+  role: "tool";
+  content: string | TextPart[];
+  tool_call_id: string;
+}
+export interface TextPart { type: "text"; text: string }
+export interface RefusalPart { type: "refusal"; refusal: string }
 export type ContentPart =
-  | { type: "text"; text: string }
+  | TextPart
   | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } }
-  | { type: "input_audio"; input_audio: { data: string; format: string } }
-  | { type: "file"; file: Record<string, unknown> }
-  | { type: "refusal"; refusal: string };
-export interface ToolCall {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
-  /** Gemini's thought signature, sent back; other extra fields are kept, not sent. */
-  extra_content?: unknown;
-  [field: string]: unknown;
-}
+  | { type: "input_audio"; input_audio: { data: string; format: "wav" | "mp3" } }
+  | { type: "file"; file: { file_data?: string; file_id?: string; filename?: string } };
+/** A function tool's call, or a custom (free-form) tool's. */
+export type ToolCall =
+  | {
+      id: string;
+      type: "function";
+      function: { name: string; arguments: string };
+      /** Gemini's thought signature, sent back; other extra fields are kept, not sent. */
+      extra_content?: unknown;
+    }
+  | { id: string; type: "custom"; custom: { name: string; input: string } };
 /** An OpenAI function tool definition. */
 export interface ToolDefinition {
   type: "function";
@@ -254,8 +277,8 @@ export interface Sections {
 export interface Context {
   /** Ready for chat.completions. */
   messages: ChatMessage[];
-  /** Send these as `tools`: they are counted in `tokens`. */
-  tools: ToolDefinition[];
+  /** Send these as `tools`: they are counted in `tokens`. Absent when there are none. */
+  tools?: ToolDefinition[];
   /** Exact total (for tiktoken models): always <= maxTokens - reserveOutput. */
   tokens: number;
   sections: Sections;
@@ -269,9 +292,7 @@ export interface Context {
  * `inputTokenDetails`, `outputTokenDetails`, or the older `cachedInputTokens`),
  * a response object carrying `usage` and `model`, or this shape.
  */
-export type UsageInput =
-  | { model?: string; promptTokens: number; completionTokens?: number; cachedPromptTokens?: number }
-  | { [field: string]: unknown };
+export type UsageInput = { model?: string; promptTokens: number; completionTokens?: number; cachedPromptTokens?: number } | object;
 /** @deprecated Use UsageInput. */
 export type UsageRecord = UsageInput;
 export interface Stats {

@@ -25,6 +25,14 @@ async function main(client: OpenAI): Promise<void> {
   // @ts-expect-error: no such option
   await memory.callTool("recall", "{}", { budget: 10 });
 
+  // The quick start, typed: the context goes out as chat messages, the reply comes back in.
+  const ctx = await memory.buildContext({ maxTokens: 8000, reserveOutput: 1000 });
+  const answer = await client.chat.completions.create({ model: "gpt-4o", messages: ctx.messages, tools: ctx.tools });
+  await memory.add(answer.choices[0].message);
+  await memory.recordUsage(answer.usage!, { model: answer.model });
+  const streamedChat = await client.chat.completions.stream({ model: "gpt-4o", messages: ctx.messages }).finalMessage();
+  await memory.add(streamedChat);
+
   // The Responses API: the request spreads into responses.create, the response goes back in.
   const request = await toResponsesRequest(memory, await memory.buildContext());
   const response = await client.responses.create({ model: "o4-mini", ...request, store: false, include: ["reasoning.encrypted_content"] });
