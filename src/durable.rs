@@ -105,7 +105,7 @@ impl<S: Storage> Durable<S> {
     pub fn add(&mut self, message: Message, now: f64) -> Result<Added> {
         let (id, tokens) = ready(self.path.add(message, None, now))??;
         let compaction = self.settle(now)?;
-        Ok(Added { id, tokens, compaction })
+        Ok(Added { id, tokens, compaction, forgotten: None })
     }
 
     /// # Errors
@@ -147,6 +147,16 @@ impl<S: Storage> Durable<S> {
     /// the pack could not be saved (nothing changed).
     pub fn forget(&mut self, target: &ForgetTarget, now: f64) -> Result<Forgotten> {
         ready(self.path.forget(target, now))?
+    }
+
+    /// Replaces the message `id` and everything after it with `message`.
+    ///
+    /// # Errors
+    /// See [`Controller::prepare_replace`]; `STORAGE_ERROR` (nothing changed).
+    pub fn replace(&mut self, id: &str, message: Message, now: f64) -> Result<Added> {
+        let (forgotten, (id, tokens)) = ready(self.path.replace(id, message, None, now))??;
+        let compaction = self.settle(now)?;
+        Ok(Added { id, tokens, compaction, forgotten: Some(forgotten) })
     }
 
     /// Forgets the whole namespace: every stored key under it, then memory.

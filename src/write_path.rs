@@ -127,6 +127,24 @@ impl<S: Store> WritePath<S> {
             return Ok(Forgotten { messages, ..Forgotten::default() });
         }
         let p = self.controller.borrow().prepare_forget(target, now)?;
+        self.apply_forget(p).await
+    }
+
+    /// Replaces the message `id` and everything after it with `message`
+    /// (a chat UI's edit; regenerate is `forget(Tail)`), in one change:
+    /// resolves to what was forgotten and the new message's id and tokens.
+    ///
+    /// # Errors
+    /// Those of [`Controller::prepare_replace`]; the store's (nothing changed).
+    pub async fn replace(&self, id: &str, message: Message, task: Option<String>, now: f64) -> Result<(Forgotten, (String, usize)), S::Error> {
+        let p = self.controller.borrow().prepare_replace(id, message, task, now)?;
+        let added = p.added.clone().ok_or_else(|| MemoryError::input("replace", "nothing was added"))?;
+        Ok((self.apply_forget(p).await?, added))
+    }
+
+    /// Saves a prepared forget (tombstone, then pack), commits it, then
+    /// removes the old keys; a key not removed is retried by the next fold.
+    async fn apply_forget(&self, p: crate::controller::PreparedForget) -> Result<Forgotten, S::Error> {
         self.save(&p.tombstone).await?;
         self.save(&p.pack).await?;
         let remove = p.remove.clone();

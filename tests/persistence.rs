@@ -274,6 +274,41 @@ fn forgetting_removes_the_text_from_every_stored_byte() {
     assert!(d.controller().history().is_empty());
 }
 
+#[test]
+fn edit_and_regenerate_replace_the_tail_and_what_was_derived_from_it() {
+    let counter = common::o200k();
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w1", 12), counter.clone(), Faulty::healthy(&map)).unwrap();
+    let mut ids = Vec::new();
+    for i in 0..40 {
+        let text = if i == 30 { "记住：酒店在春熙路 KESTREL-88 附近。".to_string() } else { format!("message {i} about the trip to Chengdu, 我们明天出发") };
+        ids.push(d.add(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, text), i as f64).unwrap().id);
+    }
+    let before = d.controller().history().len();
+    // Regenerate: drop the last reply, keep the question.
+    let out = d.forget(&agent_memory::controller::ForgetTarget::Tail { from: ids[38].clone(), inclusive: false }, 50.0).unwrap();
+    assert_eq!(out.messages, 1);
+    assert_eq!(d.controller().history().last().unwrap().id, ids[38]);
+    // A tool result answering nothing is refused against what would remain, and nothing changes.
+    let bad = Message::parse(&json!({"role": "tool", "tool_call_id": "nope", "content": "x"})).unwrap();
+    assert_eq!(d.replace(&ids[20], bad, 51.0).unwrap_err().code(), "TOOL_RESULT_WITHOUT_CALL");
+    assert_eq!(d.controller().history().len(), before - 1);
+    assert_eq!(d.replace("m-nobody-1", Message::text(Role::User, "x"), 51.0).unwrap_err().code(), "INVALID_INPUT");
+    // Edit message 20: it and everything after go (the hotel text with them,
+    // from every stored byte), the new text takes its place.
+    assert!(contains(&stored_bytes(&map), "KESTREL-88"));
+    let added = d.replace(&ids[20], Message::text(Role::User, "edited question about 火锅"), 52.0).unwrap();
+    assert_eq!(added.forgotten.as_ref().unwrap().messages, 19);
+    let texts_now = texts(&d);
+    assert_eq!(texts_now.len(), 21);
+    assert_eq!(texts_now.last().unwrap(), "edited question about 火锅");
+    assert!(!contains(&stored_bytes(&map), "KESTREL-88"), "the replaced tail is still stored");
+    assert!(d.controller().episodes().iter().all(|e| e.message_ids.iter().all(|m| d.controller().has_message(m))), "an episode covers a removed message");
+    let r = Durable::open(options("w2", 12), counter, Faulty::healthy(&map)).unwrap();
+    assert_eq!(r.controller().history(), d.controller().history());
+    assert_eq!(r.controller().episodes(), d.controller().episodes());
+}
+
 /// A clock that ties and runs backwards: the same reading, a jump back of
 /// up to ten seconds, or a step forward, at random.
 fn wild_clock(rng: &mut Rng, now: &mut f64) -> f64 {

@@ -123,7 +123,7 @@ impl MemoryController {
             let message = crate::message::Message::parse_json(&json?).map_err(js_error)?;
             let (id, tokens) = d.path.add(message, task_id?, now).await?;
             let compaction = d.after_change(now).await;
-            to_js(&Added { id, tokens, compaction })
+            to_js(&Added { id, tokens, compaction, forgotten: None })
         })
     }
 
@@ -274,6 +274,35 @@ impl MemoryController {
         let (d, now) = (self.driver.clone(), self.now());
         let parsed = from_js::<serde_json::Value>(&target, "forget").and_then(|v| ForgetTarget::from_json(&v).map_err(js_error));
         self.enqueue(async move { to_js(&d.path.forget(&parsed?, now).await?) })
+    }
+
+    /// Drops every message after `id` (a chat UI's regenerate), and what was
+    /// derived from them, as `forget` does.
+    #[wasm_bindgen(js_name = truncateAfter, unchecked_return_type = "Promise<ForgetResult>")]
+    pub fn truncate_after(&self, id: String) -> Async {
+        let (d, now) = (self.driver.clone(), self.now());
+        self.enqueue(async move { to_js(&d.path.forget(&ForgetTarget::Tail { from: id, inclusive: false }, now).await?) })
+    }
+
+    /// Replaces the message `id` and everything after it with `message` (a
+    /// chat UI's edit), in one change, and resolves like `add` with
+    /// `forgotten`: what was removed, as `forget` reports it.
+    #[wasm_bindgen(unchecked_return_type = "Promise<AddResult>")]
+    pub fn replace(
+        &self,
+        id: String,
+        #[wasm_bindgen(unchecked_param_type = "ChatMessage")] message: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ taskId?: string }")] options: JsValue,
+    ) -> Async {
+        let (d, now) = (self.driver.clone(), self.now());
+        let json = to_json(&message, "message");
+        let task_id = Small::read(&options, &["taskId"]).and_then(|o| o.string("taskId"));
+        self.enqueue(async move {
+            let message = crate::message::Message::parse_json(&json?).map_err(js_error)?;
+            let (forgotten, (id, tokens)) = d.path.replace(&id, message, task_id?, now).await?;
+            let compaction = d.after_change(now).await;
+            to_js(&Added { id, tokens, compaction, forgotten: Some(forgotten) })
+        })
     }
 
     /// Resolves when every call made before it, and the background
