@@ -99,6 +99,22 @@ impl MemoryController {
         }
     }
 
+    /// `add`, or with `replacing` `replace`: one queued job for both.
+    fn add_in_place_of(&self, replacing: Option<String>, message: &JsValue, options: &JsValue) -> Async {
+        let (d, now) = (self.driver.clone(), self.now());
+        let json = to_json(message, "message");
+        let task_id = Small::read(options, &["taskId"]).and_then(|o| o.string("taskId"));
+        self.enqueue(async move {
+            let message = crate::message::Message::parse_json(&json?).map_err(js_error)?;
+            let (forgotten, (id, tokens)) = match replacing {
+                Some(old) => d.path.replace(&old, message, task_id?, now).await.map(|(f, added)| (Some(f), added))?,
+                None => (None, d.path.add(message, task_id?, now).await?),
+            };
+            let compaction = d.after_change(now).await;
+            to_js(&Added { id, tokens, compaction, forgotten })
+        })
+    }
+
     fn enqueue<F: std::future::Future<Output = Result<JsValue, JsValue>> + 'static>(&self, job: F) -> Async {
         Ok(self.driver.enqueue(Box::pin(job)))
     }
@@ -116,15 +132,7 @@ impl MemoryController {
         #[wasm_bindgen(unchecked_param_type = "ChatMessage")] message: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "{ taskId?: string }")] options: JsValue,
     ) -> Async {
-        let (d, now) = (self.driver.clone(), self.now());
-        let json = to_json(&message, "message");
-        let task_id = Small::read(&options, &["taskId"]).and_then(|o| o.string("taskId"));
-        self.enqueue(async move {
-            let message = crate::message::Message::parse_json(&json?).map_err(js_error)?;
-            let (id, tokens) = d.path.add(message, task_id?, now).await?;
-            let compaction = d.after_change(now).await;
-            to_js(&Added { id, tokens, compaction, forgotten: None })
-        })
+        self.add_in_place_of(None, &message, &options)
     }
 
     /// Every message ever added, in order, with id, timestamp and place.
@@ -294,15 +302,7 @@ impl MemoryController {
         #[wasm_bindgen(unchecked_param_type = "ChatMessage")] message: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "{ taskId?: string }")] options: JsValue,
     ) -> Async {
-        let (d, now) = (self.driver.clone(), self.now());
-        let json = to_json(&message, "message");
-        let task_id = Small::read(&options, &["taskId"]).and_then(|o| o.string("taskId"));
-        self.enqueue(async move {
-            let message = crate::message::Message::parse_json(&json?).map_err(js_error)?;
-            let (forgotten, (id, tokens)) = d.path.replace(&id, message, task_id?, now).await?;
-            let compaction = d.after_change(now).await;
-            to_js(&Added { id, tokens, compaction, forgotten: Some(forgotten) })
-        })
+        self.add_in_place_of(Some(id), &message, &options)
     }
 
     /// Resolves when every call made before it, and the background
