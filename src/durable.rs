@@ -53,6 +53,9 @@ impl<S: Storage> Store for SyncStore<S> {
     async fn remove_range(&self, prefix: &[String]) -> Result<()> {
         self.0.borrow_mut().remove_range(prefix).map_err(|e| storage_error("removeRange", e))
     }
+    async fn load_range(&self, prefix: &[String]) -> Result<Vec<(Key, Vec<u8>)>> {
+        self.0.borrow_mut().load_range(prefix).map_err(|e| storage_error("loadRange", e))
+    }
 }
 
 /// Runs a write-path future over a [`SyncStore`]: it awaits nothing that
@@ -157,6 +160,14 @@ impl<S: Storage> Durable<S> {
         let (forgotten, (id, tokens)) = ready(self.path.replace(id, message, None, now))??;
         let compaction = self.settle(now)?;
         Ok(Added { id, tokens, compaction, forgotten: Some(forgotten) })
+    }
+
+    /// Imports a snapshot ([`Controller::export`]'s text) into this namespace.
+    ///
+    /// # Errors
+    /// See [`WritePath::import`].
+    pub fn import(&mut self, snapshot: &str) -> Result<()> {
+        ready(self.path.import(snapshot))?
     }
 
     /// Forgets the whole namespace: every stored key under it, then memory.

@@ -42,6 +42,9 @@ pub trait Store {
     /// # Errors
     /// The host's.
     async fn remove_range(&self, prefix: &[String]) -> Result<(), Self::Error>;
+    /// # Errors
+    /// The host's.
+    async fn load_range(&self, prefix: &[String]) -> Result<Vec<(crate::store::Key, Vec<u8>)>, Self::Error>;
     /// False for a host that keeps nothing: then nothing is folded, since a
     /// pack of every record after each change would make adds O(n).
     fn persists(&self) -> bool {
@@ -156,6 +159,22 @@ impl<S: Store> WritePath<S> {
             }
         }
         Ok(outcome)
+    }
+
+    /// Imports a snapshot (`store::snapshot`): its records are saved as one
+    /// pack under this namespace, then memory is rebuilt from everything
+    /// stored there (a union with what was there before).
+    ///
+    /// # Errors
+    /// Those of [`Controller::prepare_import`] and [`Controller::from_storage`];
+    /// the store's (nothing changed).
+    pub async fn import(&self, snapshot: &str) -> Result<(), S::Error> {
+        let w = self.controller.borrow().prepare_import(snapshot)?;
+        self.save(&w).await?;
+        let entries = if self.store.persists() { self.store.load_range(&self.controller.borrow().storage_prefix()).await? } else { vec![(w.key, w.bytes)] };
+        let next = self.controller.borrow().reloaded(entries)?;
+        *self.controller.borrow_mut() = next;
+        Ok(())
     }
 
     /// Stores vectors for items that had none; unstored vectors are not

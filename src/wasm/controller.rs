@@ -58,11 +58,46 @@ impl MemoryController {
     /// `TOKENIZER_LOAD`, `FORMAT_TOO_NEW`, `STORAGE_ERROR`.
     #[wasm_bindgen(unchecked_return_type = "Promise<MemoryController>")]
     pub fn create(#[wasm_bindgen(unchecked_optional_param_type = "CreateOptions")] options: JsValue) -> Async {
-        Ok(spawn(Box::pin(async move { Self::open(options).await.map(JsValue::from) })))
+        Self::open_then_import(options, None)
+    }
+
+    /// Creates a controller as `create` does, then imports `snapshot` (what
+    /// `export` returned) into its namespace: the snapshot's records are
+    /// saved as one pack, so every id, timestamp and the order come back;
+    /// into a namespace that holds data, the result is the union.
+    ///
+    /// Rejects with a `MemoryError`: those of `create`; `INVALID_INPUT` for
+    /// text that is not a snapshot (naming the line); `FORMAT_TOO_NEW`.
+    #[wasm_bindgen(js_name = import, unchecked_return_type = "Promise<MemoryController>")]
+    pub fn import(snapshot: String, #[wasm_bindgen(unchecked_optional_param_type = "CreateOptions")] options: JsValue) -> Async {
+        Self::open_then_import(options, Some(snapshot))
+    }
+
+    /// This namespace as a portable snapshot (JSON lines, versioned):
+    /// messages with ids, timestamps and order, every version of every fact,
+    /// episodes, procedures, usage, forget tombstones; embeddings with
+    /// `{ embeddings: true }`. Never an API key.
+    #[wasm_bindgen(js_name = export, unchecked_return_type = "Promise<string>")]
+    pub fn export(&self, #[wasm_bindgen(unchecked_optional_param_type = "{ embeddings?: boolean }")] options: JsValue) -> Async {
+        let inner = self.inner.clone();
+        let embeddings = Small::read(&options, &["embeddings"]).and_then(|o| o.flag("embeddings"));
+        self.enqueue(async move { Ok(inner.borrow().export(embeddings?.unwrap_or(false)).map_err(js_error)?.into()) })
     }
 }
 
 impl MemoryController {
+    /// `create`, and `import` after it: one future for both (the opening
+    /// sequence is the largest future in the wasm).
+    fn open_then_import(options: JsValue, snapshot: Option<String>) -> Async {
+        Ok(spawn(Box::pin(async move {
+            let memory = Self::open(options).await?;
+            if let Some(snapshot) = snapshot {
+                memory.driver.path.import(&snapshot).await?;
+            }
+            Ok(JsValue::from(memory))
+        })))
+    }
+
     async fn open(options: JsValue) -> Result<MemoryController, JsValue> {
         let (data, hooks) = split_hooks(&options)?;
         let clock = match &hooks[0] {

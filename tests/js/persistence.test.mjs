@@ -220,3 +220,27 @@ test("regenerate and edit: truncateAfter drops the reply, replace swaps a messag
   assert.deepEqual(await again.history(), history);
   assert.deepEqual(await again.episodes(), await memory.episodes());
 });
+
+test("export and import: a snapshot restores under another namespace with every id and order; bad snapshots are refused", async () => {
+  let now = 5_000;
+  const clock = () => (now += 1000);
+  const source = await MemoryController.create({ namespace: "from", model: "gpt-4o", workingMemory: { maxTokens: 200 }, storage: memoryStorage(), clock });
+  for (const m of randomConversation(rng(11), 60)) await source.add(m);
+  await source.remember({ text: "Allergic to peanuts.", key: "allergy" });
+  await source.remember({ text: "Allergic to peanuts and shellfish.", key: "allergy" });
+  await source.recordUsage({ prompt_tokens: 900, completion_tokens: 40 }, { model: "gpt-4o" });
+  const snapshot = await source.export();
+  assert.equal(snapshot.split("\n")[0], '{"agentMemorySnapshot":1}');
+  const storage = memoryStorage();
+  const imported = await MemoryController.import(snapshot, { namespace: "to", model: "gpt-4o", workingMemory: { maxTokens: 200 }, storage, clock });
+  const state = async (m) => ({ history: await m.history(), episodes: await m.episodes(), facts: await m.facts(), allergy: await m.factHistory("allergy"), cost: m.stats().cost });
+  const want = await state(source);
+  assert.ok(want.episodes.length > 0);
+  assert.deepEqual(await state(imported), want);
+  assert.deepEqual(await state(await MemoryController.create({ namespace: "to", model: "gpt-4o", workingMemory: { maxTokens: 200 }, storage })), want);
+  assert.equal(await imported.export(), snapshot);
+  for (const [text, code] of [["not a snapshot", "INVALID_INPUT"], ['{"agentMemorySnapshot":9}', "FORMAT_TOO_NEW"], ['{"agentMemorySnapshot":1}\n{"msg":1}', "INVALID_INPUT"]]) {
+    await assert.rejects(MemoryController.import(text, { namespace: "to", storage }), { name: "MemoryError", code });
+  }
+  assert.deepEqual(await state(await MemoryController.create({ namespace: "to", model: "gpt-4o", workingMemory: { maxTokens: 200 }, storage })), want, "a refused import changed nothing");
+});
