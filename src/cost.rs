@@ -86,12 +86,11 @@ pub struct PurposeCost {
 
 impl CostLedger {
     pub fn record(&mut self, model: &str, price: Option<&ModelInfo>, usage: &Usage) -> Option<f64> {
-        self.record_for(model, price, usage, "chat")
+        self.record_for(model, price.map(|p| usage.usd(p)), usage, "chat")
     }
 
-    /// Adds one call; returns its USD, or `None` when `price` is unknown.
-    pub fn record_for(&mut self, model: &str, price: Option<&ModelInfo>, usage: &Usage, purpose: &str) -> Option<f64> {
-        let usd = price.map(|p| usage.usd(p));
+    /// Adds one call that cost `usd` (`None`: its model has no known price); returns `usd`.
+    pub fn record_for(&mut self, model: &str, usd: Option<f64>, usage: &Usage, purpose: &str) -> Option<f64> {
         match self.by_purpose.iter_mut().find(|p| p.purpose == purpose) {
             Some(p) => {
                 p.calls += 1;
@@ -102,7 +101,7 @@ impl CostLedger {
         let i = match self.by_model.iter().position(|m| m.model == model) {
             Some(i) => i,
             None => {
-                self.by_model.push(ModelCost { model: model.to_string(), usd: price.map(|_| 0.0), ..ModelCost::default() });
+                self.by_model.push(ModelCost { model: model.to_string(), usd: usd.map(|_| 0.0), ..ModelCost::default() });
                 self.by_model.len() - 1
             }
         };

@@ -167,6 +167,28 @@ pub fn resolve(name: &str, host: &[(String, ModelInfo)]) -> Option<ModelInfo> {
         .map(|(_, info)| info.clone())
 }
 
+/// Prices 0.1.0 charged that the table has changed since (input, cached,
+/// output per million): 0.1's usage records hold tokens, not cost, so on
+/// load they are priced as 0.1 priced them.
+const CHANGED_SINCE_0_1: [(&str, f64, f64, f64); 4] = [
+    ("deepseek-chat", 0.27, 0.028, 0.42),
+    ("deepseek-reasoner", 0.27, 0.028, 0.42),
+    ("gemini-2.5-flash", 0.30, 0.075, 2.50),
+    ("gemini-2.5-pro", 1.25, 0.31, 10.0),
+];
+
+/// [`resolve`], with 0.1's prices for the rows changed since (the host's own entries win).
+pub fn resolve_as_of_0_1(name: &str, host: &[(String, ModelInfo)]) -> Option<ModelInfo> {
+    let mut info = resolve(name, host)?;
+    if !host.iter().any(|(n, _)| n == name) {
+        let id = canonical(name);
+        if let Some((_, input, cached, output)) = CHANGED_SINCE_0_1.iter().find(|(n, ..)| id == *n || id.strip_prefix(n).is_some_and(|rest| rest.starts_with('-'))) {
+            (info.input_price, info.cached_input_price, info.output_price) = (*input, *cached, *output);
+        }
+    }
+    Some(info)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

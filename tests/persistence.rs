@@ -455,3 +455,20 @@ fn a_bad_snapshot_is_refused_and_changes_nothing() {
     assert_eq!(*map.borrow(), before);
     assert_eq!(texts(&d), ["kept"]);
 }
+
+#[test]
+fn past_spending_stays_as_charged_when_prices_change() {
+    use agent_memory::models::{ModelInfo, Tokenizer};
+    let price = |input: f64| ModelInfo { tokenizer: Tokenizer::Estimate, context_window: 100_000, max_output: 4_000, input_price: input, cached_input_price: input / 10.0, output_price: input * 4.0, cache_write_price: None };
+    let with_price = |writer: &str, input: f64| Options { models: vec![("house-model".into(), price(input))], ..options(writer, 10) };
+    let counter = common::o200k();
+    let map: Map = Rc::default();
+    let mut d = Durable::open(with_price("w1", 2.0), counter.clone(), Faulty::healthy(&map)).unwrap();
+    let usage = Usage { prompt_tokens: 1_000_000, completion_tokens: 0, ..Usage::default() };
+    assert_eq!(d.record_usage("house-model", &usage, 1.0).unwrap(), Some(2.0));
+    // The price halves; what was spent does not, and new calls cost the new price.
+    let mut r = Durable::open(with_price("w2", 1.0), counter, Faulty::healthy(&map)).unwrap();
+    assert_eq!(r.controller().stats().cost.usd, 2.0);
+    assert_eq!(r.record_usage("house-model", &usage, 2.0).unwrap(), Some(1.0));
+    assert_eq!(r.controller().stats().cost.usd, 3.0);
+}

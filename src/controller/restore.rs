@@ -57,10 +57,13 @@ impl Controller {
                 Record::Procedures { writer, seq, lc, ts, procedures: raw } => procedures.push((lc, ts, writer, seq, raw)),
                 Record::Msg { writer, seq, lc, ts, id, message, task } => msgs.push((lc, ts, writer, seq, id, message, task)),
                 Record::Episode { writer, seq, lc, episode } => episodes.push((lc, writer, seq, episode)),
-                Record::Usage { ref model, ref purpose, .. } => {
-                    // A model nobody prices (any longer) keeps its tokens, at a null cost.
-                    let price = models::resolve(model, &self.opts.models);
-                    self.cost.record_for(model, price.as_ref(), &super::writes::usage_of(&r), purpose);
+                Record::Usage { ref model, ref purpose, usd, .. } => {
+                    // As charged when recorded; a record without (0.1's, or
+                    // of a model then unpriced) at the prices 0.1 charged, or
+                    // today's; a model nobody prices keeps its tokens at a null cost.
+                    let usage = super::writes::usage_of(&r);
+                    let usd = usd.or_else(|| models::resolve_as_of_0_1(model, &self.opts.models).map(|p| usage.usd(&p)));
+                    self.cost.record_for(model, usd, &usage, purpose);
                     self.usages.push(r);
                 }
                 Record::Forget { .. } => self.forgets.push(r),

@@ -129,17 +129,17 @@ impl Controller {
             cache_write: usage.cache_write_tokens,
             reasoning: usage.reasoning_tokens,
             purpose: purpose.to_string(),
+            usd: price.map(|p| usage.usd(&p)),
         };
         let write = Write { key: self.key(seq), bytes: encode_record(&record) };
-        Ok(PreparedUsage { write, record, usd: price.map(|p| usage.usd(&p)) })
+        Ok(PreparedUsage { write, usd: record_usd(&record), record })
     }
 
     /// Charges the usage (and calibrates an estimating counter); returns
     /// USD, or `None` for a model without a known price.
     pub fn commit_usage(&mut self, p: PreparedUsage) -> Option<f64> {
         let Record::Usage { seq, ref model, prompt, ref purpose, .. } = p.record else { unreachable!() };
-        let price = models::resolve(model, &self.opts.models);
-        self.cost.record_for(model, price.as_ref(), &usage_of(&p.record), purpose);
+        self.cost.record_for(model, p.usd, &usage_of(&p.record), purpose);
         if *model == self.opts.model && purpose == "chat" {
             self.calibrate(prompt);
         }
@@ -227,6 +227,14 @@ impl Controller {
     pub fn commit_pack(&mut self, p: PreparedPack) {
         self.next_seq += 1;
         self.folding = crate::store::Folding { known: vec![p.write.key], unfolded: 0, packed: p.records, forced: false };
+    }
+}
+
+/// What a usage record cost, if stored.
+fn record_usd(r: &Record) -> Option<f64> {
+    match r {
+        Record::Usage { usd, .. } => *usd,
+        _ => None,
     }
 }
 

@@ -78,6 +78,11 @@ pub enum Record {
         /// "chat" (the app's own calls), "summarizer" or "embedder".
         #[serde(default = "chat")]
         purpose: String,
+        /// What it cost when recorded, so a later price change does not
+        /// rewrite past spending; absent for a model without a price, and in
+        /// 0.1's records (priced on load, at 0.1's prices where they changed).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usd: Option<f64>,
     },
     /// Ids the user asked to forget: messages, facts and what derived from
     /// them. Holds no content, so it can outlive what it removed.
