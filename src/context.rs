@@ -79,8 +79,9 @@ pub struct KnowledgeSection {
     pub degraded: Option<Degraded>,
 }
 
-/// Why a hook did not help (the embedder failed): the code and message of its error.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// Why a hook did not help (the embedder or the summarizer failed): the
+/// code and message of its error.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Degraded {
     pub code: String,
     pub message: String,

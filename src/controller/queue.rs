@@ -1,0 +1,304 @@
+//! The summary queue: with a summarizer hook, every compacted range becomes
+//! its own episode, summarized in order, one request at a time.
+//!
+//! Invariants:
+//! - a range leaves working memory at once (so working memory stays within
+//!   its limits however slow the summarizer is) and waits here by message
+//!   id; ranges are never merged, and an archived message is in one waiting
+//!   range, or in flight, or covered by one episode;
+//! - no request passes `summary_input_tokens`: a larger range is split, a
+//!   single message larger on its own takes the offline summary
+//!   (`SUMMARIZER_INPUT_LIMIT`), and the previous summary goes along only
+//!   when it fits;
+//! - at most `summary_backlog` ranges wait for the model behind the one it
+//!   is writing; past that the oldest take the offline summary
+//!   (`SUMMARIZER_BACKLOG`). They keep their turn, so episodes stay in
+//!   order, but need no request: they are recorded as soon as the summary
+//!   ahead of them is.
+
+use super::compaction::CompactionJob;
+use super::Controller;
+use crate::context::Degraded;
+use crate::tokens::chat::REPLY_PRIMING;
+use crate::window::Place;
+
+/// A range waiting for the summarizer.
+#[derive(Clone, Debug)]
+pub(crate) struct Queued {
+    ids: Vec<String>,
+    /// Log index of the first message when it was queued: a `forget` since
+    /// can only move it down.
+    hint: usize,
+    tokens_before: usize,
+    failure: Option<Degraded>,
+}
+
+fn limit(code: &str, message: &str) -> Option<Degraded> {
+    Some(Degraded { code: code.into(), message: message.into() })
+}
+
+impl Controller {
+    /// Moves the groups due out of working memory and queues them for the
+    /// summarizer, split to fit its input. Returns whether anything moved.
+    pub fn queue_compaction(&mut self) -> bool {
+        let Some((members, tokens_before)) = self.archive_due() else { return false };
+        for (piece, failure) in self.split(&members) {
+            let queued = Queued { ids: piece.iter().map(|&i| self.window.log[i].id.clone()).collect(), hint: piece[0], tokens_before, failure };
+            self.summaries.push_back(queued);
+        }
+        let waiting = self.summaries.iter().filter(|q| q.failure.is_none()).count();
+        let over = waiting.saturating_sub(self.opts.summary_backlog);
+        let why = format!("more than {} ranges were waiting for the summarizer", self.opts.summary_backlog);
+        for q in self.summaries.iter_mut().filter(|q| q.failure.is_none()).take(over) {
+            q.failure = limit("SUMMARIZER_BACKLOG", &why);
+        }
+        true
+    }
+
+    /// Ranges waiting for the summarizer (not counting the one in flight).
+    pub fn queued_summaries(&self) -> usize {
+        self.summaries.len()
+    }
+
+    /// The oldest waiting range as a job, its request built now from the
+    /// messages not forgotten meanwhile, with the latest episode's summary
+    /// as `previous_summary` when it fits. Ask the summarizer only when
+    /// `job.ask()`; either way finish it before taking the next.
+    pub fn next_summary(&mut self) -> Option<CompactionJob> {
+        while let Some(q) = self.summaries.pop_front() {
+            let mut members = self.find_archived(&q.ids, q.hint);
+            if members.is_empty() {
+                continue;
+            }
+            let mut failure = q.failure;
+            if failure.is_none() {
+                // Calibration may have recounted the messages since the split.
+                let mut pieces = self.split(&members).into_iter();
+                if let Some((first, why)) = pieces.next() {
+                    (members, failure) = (first, why);
+                }
+                for (piece, why) in pieces.rev() {
+                    let ids = piece.iter().map(|&i| self.window.log[i].id.clone()).collect();
+                    self.summaries.push_front(Queued { ids, hint: piece[0], tokens_before: q.tokens_before, failure: why });
+                }
+            }
+            let used = REPLY_PRIMING + members.iter().map(|&i| self.window.log[i].tokens).sum::<usize>();
+            let previous = self.episodes.last().map(|e| e.summary.clone()).filter(|s| used + self.counter.count(s) <= self.opts.summary_input_tokens);
+            return Some(self.job_for(&members, previous, q.tokens_before, failure));
+        }
+        None
+    }
+
+    /// Consecutive pieces of `members` (log indices, in order) whose
+    /// messages fit one request beside a previous summary of
+    /// `summary_tokens`; a message too large alone is a piece of its own,
+    /// marked for the offline summary. A message's stored tokens count its
+    /// sent form, which the summarizer's form (no reasoning) never exceeds.
+    fn split(&self, members: &[usize]) -> Vec<(Vec<usize>, Option<Degraded>)> {
+        let budget = self.opts.summary_input_tokens.saturating_sub(self.opts.summary_tokens + REPLY_PRIMING);
+        let mut out: Vec<(Vec<usize>, Option<Degraded>)> = Vec::new();
+        let (mut cur, mut used) = (Vec::new(), 0);
+        for &i in members {
+            let t = self.window.log[i].tokens;
+            if t > budget {
+                out.extend((!cur.is_empty()).then(|| (std::mem::take(&mut cur), None)));
+                used = 0;
+                let why = format!("one message of {t} tokens passes summaryInputTokens ({})", self.opts.summary_input_tokens);
+                out.push((vec![i], limit("SUMMARIZER_INPUT_LIMIT", &why)));
+                continue;
+            }
+            if used + t > budget {
+                out.push((std::mem::take(&mut cur), None));
+                used = 0;
+            }
+            cur.push(i);
+            used += t;
+        }
+        out.extend((!cur.is_empty()).then_some((cur, None)));
+        out
+    }
+
+    /// Log indices of the archived messages among `ids` (in log order),
+    /// looking from `hint` first: a range's messages sit close together,
+    /// and scanning the whole log per range would make an import quadratic.
+    pub(super) fn find_archived(&self, ids: &[String], hint: usize) -> Vec<usize> {
+        let log = &self.window.log;
+        let archived = |i: &usize| log[*i].place == Place::Archived;
+        let mut found = Vec::with_capacity(ids.len());
+        let mut want = ids.iter().peekable();
+        for (i, s) in log.iter().enumerate().skip(hint.min(log.len())) {
+            let Some(id) = want.peek() else { break };
+            if s.id == **id {
+                found.push(i);
+                want.next();
+            }
+        }
+        if found.len() < ids.len() {
+            // Some were forgotten, or a forget moved them before the hint.
+            let wanted: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
+            found = (0..log.len()).filter(|&i| wanted.contains(log[i].id.as_str())).collect();
+        }
+        found.retain(archived);
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+    use crate::controller::{ForgetTarget, Options};
+    use crate::episodic::SummarySource;
+    use crate::tokens::estimate::Family;
+    use crate::tokens::Counter;
+    use crate::window::WindowConfig;
+
+    fn controller(input: usize, backlog: usize) -> Controller {
+        let working = WindowConfig { max_tokens: 400, ..WindowConfig::default() };
+        let opts = Options { model: "claude-sonnet-4.5".into(), working, summary_tokens: 50, summary_input_tokens: input, summary_backlog: backlog, ..Options::default() };
+        Controller::new(opts, Counter::estimate(Family::Claude.profile())).unwrap()
+    }
+
+    fn add(c: &mut Controller, i: usize) -> String {
+        let role = if i % 2 == 0 { "user" } else { "assistant" };
+        // Lengths vary from a few words to a paragraph, and every 97th is far too long for one request.
+        let words = if i % 97 == 50 { 400 } else { 3 + (i * 7) % 20 };
+        let text: Vec<String> = (0..words).map(|w| format!("w{i}x{w}")).collect();
+        let json = serde_json::json!({ "role": role, "content": format!("Message {i}. {}", text.join(" ")) }).to_string();
+        let p = c.prepare_add(&json, i as f64).unwrap();
+        c.commit_add(p).0
+    }
+
+    /// What `countMessages(request.messages)` + `countTokens(previousSummary)` says.
+    fn request_tokens(c: &Controller, job: &CompactionJob) -> usize {
+        let messages: Vec<serde_json::Value> = job.request.messages.iter().map(|m| serde_json::to_value(m).unwrap()).collect();
+        c.count_messages(&messages, &[]).unwrap() + job.request.previous_summary.as_deref().map_or(0, |s| c.count_tokens(s))
+    }
+
+    /// Runs the queue as the driver does until one request is answered (a
+    /// slow summarizer answers one per call of this) or nothing waits:
+    /// ranges given the offline summary need no request and go at once.
+    /// Fails every other request when `flaky`; returns false when none waited.
+    fn summarize_one(c: &mut Controller, calls: &mut usize, flaky: bool) -> bool {
+        while let Some(mut job) = c.next_summary() {
+            let asked = job.ask();
+            let mut answer = None;
+            if asked {
+                assert!(request_tokens(c, &job) <= c.opts.summary_input_tokens, "a request of {} tokens", request_tokens(c, &job));
+                *calls += 1;
+                if flaky && *calls % 2 == 0 {
+                    job.failed("SUMMARIZER_HTTP", "503");
+                } else {
+                    answer = Some(format!(r#"{{"summary":"{} messages","importance":0.5}}"#, job.request.messages.len()));
+                }
+            }
+            let p = c.finish_compaction(job, answer.as_deref(), 1e6).unwrap();
+            c.commit_compaction(p);
+            if asked {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// 600 messages into a 400-token window while one summary takes as
+    /// long as twenty adds: every range its own episode, in order, none
+    /// merged, no request over the limit, every archived message covered once.
+    fn burst(flaky: bool) {
+        let mut c = controller(200, 3);
+        let (mut ranges, mut calls) = (Vec::new(), 0);
+        let mut archived: HashSet<String> = HashSet::new();
+        for i in 0..600 {
+            add(&mut c, i);
+            if c.queue_compaction() {
+                let now: HashSet<String> = c.window.archived().map(|s| s.id.clone()).collect();
+                ranges.push(now.difference(&archived).cloned().collect::<HashSet<String>>());
+                archived = now;
+            }
+            assert!(c.summaries.iter().filter(|q| q.failure.is_none()).count() <= 3, "the backlog is bounded");
+            if i % 20 == 19 {
+                summarize_one(&mut c, &mut calls, flaky);
+            }
+        }
+        while summarize_one(&mut c, &mut calls, flaky) {}
+        assert_eq!(c.history().len(), 600);
+        let order: Vec<&str> = c.window.log.iter().map(|s| s.id.as_str()).collect();
+        let mut covered = Vec::new();
+        for e in c.episodes() {
+            assert!(ranges.iter().any(|r| e.message_ids.iter().all(|id| r.contains(id))), "an episode spans two ranges");
+            covered.extend(e.message_ids.iter().map(|id| order.iter().position(|o| o == id).unwrap()));
+            match e.summary_source {
+                SummarySource::Model => assert!(e.degraded.is_none()),
+                SummarySource::Fallback => assert!(e.degraded.is_some(), "every fallback says why"),
+            }
+        }
+        let expected: Vec<usize> = (0..600).filter(|&i| c.window.log[i].place == Place::Archived).collect();
+        assert_eq!(covered, expected, "each archived message in exactly one episode, in order");
+        assert!(expected.len() > 400, "most of the burst was archived");
+        let codes: HashSet<&str> = c.episodes().iter().filter_map(|e| e.degraded.as_ref()).map(|d| d.code.as_str()).collect();
+        assert!(codes.contains("SUMMARIZER_BACKLOG") && codes.contains("SUMMARIZER_INPUT_LIMIT"), "{codes:?}");
+        assert_eq!(codes.contains("SUMMARIZER_HTTP"), flaky);
+        assert!(calls > 20 && c.episodes().iter().any(|e| e.summary_source == SummarySource::Model));
+        assert!(ranges.len() < c.episodes().len(), "large ranges were split");
+    }
+
+    #[test]
+    fn a_burst_during_slow_summaries_is_queued_split_and_bounded() {
+        burst(false);
+    }
+
+    #[test]
+    fn a_burst_with_a_summarizer_failing_every_other_call() {
+        burst(true);
+    }
+
+    #[test]
+    fn a_message_forgotten_while_waiting_is_never_sent() {
+        let mut c = controller(6000, 8);
+        let ids: Vec<String> = (0..40).map(|i| add(&mut c, i)).collect();
+        assert!(c.queue_compaction());
+        let first = c.summaries[0].ids.clone();
+        let p = c.prepare_forget(&ForgetTarget::Message(first[1].clone()), 100.0).unwrap();
+        c.commit_forget(p);
+        let job = c.next_summary().unwrap();
+        assert_eq!(job.request.messages.len(), first.len() - 1);
+        assert!(!job.request.messages.iter().any(|m| m.content_text().starts_with("Message 1.")));
+        let p = c.finish_compaction(job, Some(r#"{"summary":"s"}"#), 200.0).unwrap();
+        c.commit_compaction(p);
+        let e = &c.episodes()[0];
+        assert_eq!(e.summary_source, SummarySource::Model, "the request held only what remained");
+        assert!(!e.message_ids.contains(&ids[1]));
+    }
+
+    #[test]
+    fn unreadable_answers_and_hook_errors_are_recorded() {
+        let mut c = controller(6000, 8);
+        for i in 0..40 {
+            add(&mut c, i);
+        }
+        c.queue_compaction();
+        let mut job = c.next_summary().unwrap();
+        assert!(job.ask() && job.request.previous_summary.is_none());
+        job.failed("SUMMARIZER_TIMEOUT", "no answer within 5 ms");
+        let p = c.finish_compaction(job, None, 1.0).unwrap();
+        c.commit_compaction(p);
+        assert_eq!(c.episodes()[0].degraded.as_ref().unwrap().code, "SUMMARIZER_TIMEOUT");
+        for i in 40..80 {
+            add(&mut c, i);
+        }
+        c.queue_compaction();
+        let job = c.next_summary().unwrap();
+        assert_eq!(job.request.previous_summary.as_deref(), Some(c.episodes()[0].summary.as_str()));
+        let p = c.finish_compaction(job, Some(""), 2.0).unwrap();
+        c.commit_compaction(p);
+        assert_eq!(c.episodes()[1].degraded.as_ref().unwrap().code, "SUMMARIZER_INVALID");
+    }
+
+    #[test]
+    fn the_input_limit_must_leave_room_beside_the_previous_summary() {
+        let opts = Options { summary_tokens: 200, summary_input_tokens: 200, ..Options::default() };
+        let err = Controller::new(opts, Counter::estimate(Family::Claude.profile())).err().unwrap();
+        assert_eq!(err.code(), "INVALID_INPUT");
+    }
+}
