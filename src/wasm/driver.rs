@@ -111,6 +111,8 @@ impl Driver {
     pub async fn after_change(&self, now: f64) -> Option<CompactionEvent> {
         let mut event = None;
         if self.summarizer.is_some() {
+            // Archived at once, summarized in turn: one request per range.
+            self.inner.borrow_mut().queue_compaction();
             self.start_summary(now);
         } else {
             let job = self.inner.borrow_mut().begin_compaction();
@@ -133,17 +135,22 @@ impl Driver {
         }
     }
 
-    /// Starts one background compaction if one is due and none is running.
+    /// Summarizes the oldest queued range in the background, if one waits
+    /// and none is running; a range the queue gave the offline summary is
+    /// recorded without asking.
     fn start_summary(&self, now: f64) {
         if self.compacting.get() {
             return;
         }
-        let Some(job) = self.inner.borrow_mut().begin_compaction() else { return };
+        let Some(mut job) = self.inner.borrow_mut().next_summary() else { return };
         self.compacting.set(true);
         let this = self.clone();
         let task = spawn(Box::pin(async move {
             let summarizer = this.summarizer.clone().expect("checked by the caller");
-            let answer = summarizer.summarize(&job.request).await;
+            let answer = if job.ask() { summarizer.summarize(&job.request).await } else { Default::default() };
+            if let Some(f) = &answer.failure {
+                job.failed(&f.code, &f.message);
+            }
             let driver = this.clone();
             let commit = this.enqueue(Box::pin(async move {
                 if let Some((model, prompt, completion)) = &answer.usage {
@@ -152,7 +159,7 @@ impl Driver {
                 driver.finish(job, answer.text.as_deref(), now).await;
                 driver.compacting.set(false);
                 *driver.background.borrow_mut() = None;
-                // Messages added meanwhile may call for another round.
+                // The next range in the queue, if any.
                 driver.start_summary(now);
                 driver.fold().await;
                 Ok(JsValue::UNDEFINED)

@@ -7,6 +7,7 @@
 //! async method again before the last one settled.
 
 mod controller;
+mod deadline;
 mod driver;
 mod embedder;
 mod options;

@@ -26,10 +26,29 @@ pub struct JsOptions {
     models: Option<BTreeMap<String, ModelInfo>>,
     working_memory: Option<Value>,
     summary_tokens: Option<usize>,
+    summary_input_tokens: Option<usize>,
+    summary_backlog: Option<usize>,
     fold_after: Option<usize>,
     recall: Option<crate::episodic::recall::RecallWeights>,
     /// A summarizer that has not answered by then counts as failed.
-    pub summarizer_timeout_ms: Option<f64>,
+    summarizer_timeout_ms: Option<f64>,
+    /// An embedder that has not answered by then counts as failed.
+    embedder_timeout_ms: Option<f64>,
+}
+
+impl JsOptions {
+    /// The hooks' timeouts in ms: summarizer, embedder (default 60 s each).
+    ///
+    /// # Errors
+    /// `INVALID_INPUT` for a value that is not a positive number.
+    pub fn timeouts(&self) -> Result<(f64, f64), JsValue> {
+        let check = |v: Option<f64>, name: &str| match v {
+            None => Ok(60_000.0),
+            Some(ms) if ms > 0.0 && ms.is_finite() => Ok(ms),
+            Some(_) => Err(super::js_error(crate::error::MemoryError::input(format!("options.{name}"), "must be a positive number of milliseconds"))),
+        };
+        Ok((check(self.summarizer_timeout_ms, "summarizerTimeoutMs")?, check(self.embedder_timeout_ms, "embedderTimeoutMs")?))
+    }
 }
 
 
@@ -190,6 +209,8 @@ pub fn core_options(js: JsOptions, writer: String) -> Result<Options, JsValue> {
             recent_messages: w.size("recentMessages")?,
         },
         summary_tokens: js.summary_tokens.unwrap_or(d.summary_tokens),
+        summary_input_tokens: js.summary_input_tokens.unwrap_or(d.summary_input_tokens),
+        summary_backlog: js.summary_backlog.unwrap_or(d.summary_backlog),
         fold_after: js.fold_after.unwrap_or(d.fold_after),
         recall: js.recall.unwrap_or(d.recall),
     })
