@@ -89,7 +89,7 @@ fn options(writer: &str, fold_after: usize) -> Options {
 }
 
 fn texts(d: &Durable<Faulty>) -> Vec<String> {
-    d.controller.history().into_iter().map(|h| h.message.content_text()).collect()
+    d.controller().history().into_iter().map(|h| h.message.content_text()).collect()
 }
 
 #[test]
@@ -100,7 +100,7 @@ fn every_acknowledged_message_survives_faults_and_crashes() {
         let mut rng = Rng(seed * 7919);
         let mut acked: Vec<String> = Vec::new();
         let mut durable = Durable::open(options("w1", 8), counter.clone(), Faulty::healthy(&map)).unwrap();
-        durable.storage = Faulty { map: map.clone(), rng: Rng(seed), fail: 0.15, lost_ack: 0.05, life: Some((rng.next() % 120) as u32) };
+        *durable.storage() = Faulty { map: map.clone(), rng: Rng(seed), fail: 0.15, lost_ack: 0.05, life: Some((rng.next() % 120) as u32) };
         for i in 0..60 {
             let text = format!("turn {i} of run {seed}: 我们明天 meet at {}", rng.next() % 1000);
             let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
@@ -123,7 +123,7 @@ fn every_acknowledged_message_survives_faults_and_crashes() {
         for a in &acked {
             assert!(it.any(|h| h == a), "seed {seed}: acknowledged {a:?} lost or out of order");
         }
-        assert!(reloaded.controller.load_report().corrupt.is_empty());
+        assert!(reloaded.controller().load_report().corrupt.is_empty());
     }
 }
 
@@ -145,12 +145,12 @@ fn reload_equals_the_state_that_was_saved() {
         }
     }
     let r = Durable::open(options("w2", 16), counter, Faulty::healthy(&map)).unwrap();
-    assert_eq!(r.controller.history(), d.controller.history());
-    assert_eq!(r.controller.episodes(), d.controller.episodes());
-    assert_eq!(r.controller.stats().cost, d.controller.stats().cost);
-    assert_eq!(r.controller.stats().messages, d.controller.stats().messages);
+    assert_eq!(r.controller().history(), d.controller().history());
+    assert_eq!(r.controller().episodes(), d.controller().episodes());
+    assert_eq!(r.controller().stats().cost, d.controller().stats().cost);
+    assert_eq!(r.controller().stats().messages, d.controller().stats().messages);
     // Folding kept the key count small: a pack plus a log of at most half the packed records.
-    let records = r.controller.load_report().records;
+    let records = r.controller().load_report().records;
     assert!(map.borrow().len() <= records / 2 + 17, "{} keys for {records} records", map.borrow().len());
     assert!(map.borrow().keys().any(|k| k[1] == "pack"));
 }
@@ -186,11 +186,11 @@ fn damaged_values_are_reported_and_the_rest_loads() {
     let len = map.borrow()[&victim].len();
     map.borrow_mut().get_mut(&victim).unwrap().truncate(len - 3);
     let r = Durable::open(options("w2", 1000), counter, Faulty::healthy(&map)).unwrap();
-    let report = r.controller.load_report();
+    let report = r.controller().load_report().clone();
     assert_eq!(report.corrupt.len(), 1);
     assert_eq!(report.corrupt[0].key, victim);
     assert_eq!(report.corrupt[0].code, "CORRUPT_DATA");
-    assert_eq!(r.controller.history().len(), 9);
+    assert_eq!(r.controller().history().len(), 9);
 }
 
 #[test]
@@ -198,14 +198,14 @@ fn a_failed_add_changes_nothing_and_a_retry_succeeds() {
     let map: Map = Rc::default();
     let mut d = Durable::open(options("w1", 1000), common::o200k(), Faulty::healthy(&map)).unwrap();
     d.add(Message::text(Role::User, "first"), 1.0).unwrap();
-    let before = d.controller.history();
-    d.storage.fail = 1.0;
+    let before = d.controller().history();
+    d.storage().fail = 1.0;
     assert_eq!(d.add(Message::text(Role::User, "second"), 2.0).unwrap_err().code(), "STORAGE_ERROR");
-    assert_eq!(d.controller.history(), before);
-    d.storage.fail = 0.0;
+    assert_eq!(d.controller().history(), before);
+    d.storage().fail = 0.0;
     let id = d.add(Message::text(Role::User, "second"), 3.0).unwrap().id;
-    assert_eq!(d.controller.history().len(), 2);
-    assert!(d.controller.history().iter().any(|h| h.id == id));
+    assert_eq!(d.controller().history().len(), 2);
+    assert!(d.controller().history().iter().any(|h| h.id == id));
 }
 
 #[test]
@@ -243,7 +243,7 @@ fn forgetting_removes_the_text_from_every_stored_byte() {
             secret_id = added.id;
         }
     }
-    assert!(d.controller.episodes().iter().any(|e| e.summary.contains("ZEBRA-7731")), "the summary quoted it");
+    assert!(d.controller().episodes().iter().any(|e| e.summary.contains("ZEBRA-7731")), "the summary quoted it");
     assert!(contains(&stored_bytes(&map), "ZEBRA-7731"));
     let out = d.forget(&ForgetTarget::Message(secret_id.clone()), 100.0).unwrap();
     assert_eq!(out.messages, 1);
@@ -251,11 +251,11 @@ fn forgetting_removes_the_text_from_every_stored_byte() {
     assert!(!contains(&stored_bytes(&map), "ZEBRA-7731"), "forgotten text still stored");
     assert!(!contains(&stored_bytes(&map), "银行卡密码"));
     // Memory agrees, and so does a reload; everything else is still there.
-    assert!(d.controller.history().iter().all(|h| h.id != secret_id));
+    assert!(d.controller().history().iter().all(|h| h.id != secret_id));
     let r = Durable::open(options("w2", 12), counter.clone(), Faulty::healthy(&map)).unwrap();
-    assert_eq!(r.controller.history(), d.controller.history());
-    assert_eq!(r.controller.history().len(), 79);
-    assert!(r.controller.episodes().iter().all(|e| !e.summary.contains("ZEBRA")));
+    assert_eq!(r.controller().history(), d.controller().history());
+    assert_eq!(r.controller().history().len(), 79);
+    assert!(r.controller().episodes().iter().all(|e| !e.summary.contains("ZEBRA")));
 
     // A time range, then the whole namespace.
     let mut d = r;
@@ -265,5 +265,5 @@ fn forgetting_removes_the_text_from_every_stored_byte() {
     assert!(contains(&stored_bytes(&map), "message 25 about"));
     d.forget_namespace().unwrap();
     assert!(map.borrow().is_empty());
-    assert!(d.controller.history().is_empty());
+    assert!(d.controller().history().is_empty());
 }
