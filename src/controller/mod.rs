@@ -139,7 +139,7 @@ pub struct Controller {
     embedding_uids: HashMap<String, (String, u64)>,
     procedures: Option<ProceduresState>,
     /// Archived ranges waiting for the summarizer, oldest first (see `queue`).
-    summaries: std::collections::VecDeque<queue::Queued>,
+    summaries: Vec<queue::Queued>,
 }
 
 /// The procedures in force and the record that set them.

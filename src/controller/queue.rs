@@ -6,10 +6,10 @@
 //!   its limits however slow the summarizer is) and waits here by message
 //!   id; ranges are never merged, and an archived message is in one waiting
 //!   range, or in flight, or covered by one episode;
-//! - no request passes `summary_input_tokens`: a larger range is split, a
-//!   single message larger on its own takes the offline summary
-//!   (`SUMMARIZER_INPUT_LIMIT`), and the previous summary goes along only
-//!   when it fits;
+//! - no request passes `summary_input_tokens`: a larger range is split
+//!   when its turn comes, a single message larger on its own takes the
+//!   offline summary (`SUMMARIZER_INPUT_LIMIT`), and the previous summary
+//!   goes along only when it fits;
 //! - at most `summary_backlog` ranges wait for the model behind the one it
 //!   is writing; past that the oldest take the offline summary
 //!   (`SUMMARIZER_BACKLOG`). They keep their turn, so episodes stay in
@@ -30,7 +30,8 @@ pub(crate) struct Queued {
     /// can only move it down.
     hint: usize,
     tokens_before: usize,
-    failure: Option<Degraded>,
+    /// Past the backlog: gets the offline summary when its turn comes.
+    offline: bool,
 }
 
 fn limit(code: &str, message: &str) -> Option<Degraded> {
@@ -38,48 +39,50 @@ fn limit(code: &str, message: &str) -> Option<Degraded> {
 }
 
 impl Controller {
-    /// Moves the groups due out of working memory and queues them for the
-    /// summarizer, split to fit its input. Returns whether anything moved.
+    /// Moves the groups due out of working memory and queues them as one
+    /// range for the summarizer. Returns whether anything moved.
     pub fn queue_compaction(&mut self) -> bool {
         let Some((members, tokens_before)) = self.archive_due() else { return false };
-        for (piece, failure) in self.split(&members) {
-            let queued = Queued { ids: piece.iter().map(|&i| self.window.log[i].id.clone()).collect(), hint: piece[0], tokens_before, failure };
-            self.summaries.push_back(queued);
-        }
-        let waiting = self.summaries.iter().filter(|q| q.failure.is_none()).count();
-        let over = waiting.saturating_sub(self.opts.summary_backlog);
-        let why = format!("more than {} ranges were waiting for the summarizer", self.opts.summary_backlog);
-        for q in self.summaries.iter_mut().filter(|q| q.failure.is_none()).take(over) {
-            q.failure = limit("SUMMARIZER_BACKLOG", &why);
+        let ids = members.iter().map(|&i| self.window.log[i].id.clone()).collect();
+        self.summaries.push(Queued { ids, hint: members[0], tokens_before, offline: false });
+        let waiting = self.summaries.iter().filter(|q| !q.offline).count();
+        for q in self.summaries.iter_mut().filter(|q| !q.offline).take(waiting.saturating_sub(self.opts.summary_backlog)) {
+            q.offline = true;
         }
         true
     }
 
-    /// Ranges waiting for the summarizer (not counting the one in flight).
-    pub fn queued_summaries(&self) -> usize {
-        self.summaries.len()
-    }
-
     /// The oldest waiting range as a job, its request built now from the
-    /// messages not forgotten meanwhile, with the latest episode's summary
-    /// as `previous_summary` when it fits. Ask the summarizer only when
-    /// `job.ask()`; either way finish it before taking the next.
+    /// messages not forgotten meanwhile: the longest start of the range
+    /// that fits `summary_input_tokens` beside a previous summary of
+    /// `summary_tokens` (the rest waits at the front), with the latest
+    /// episode's summary as `previous_summary` when it fits. Ask the
+    /// summarizer only when `job.ask()`; either way finish the job before
+    /// taking the next. A message's stored tokens count its sent form,
+    /// which the summarizer's form (no reasoning) never exceeds.
     pub fn next_summary(&mut self) -> Option<CompactionJob> {
-        while let Some(q) = self.summaries.pop_front() {
+        let budget = self.opts.summary_input_tokens.saturating_sub(self.opts.summary_tokens + REPLY_PRIMING);
+        while !self.summaries.is_empty() {
+            let q = self.summaries.remove(0);
             let mut members = self.find_archived(&q.ids, q.hint);
             if members.is_empty() {
                 continue;
             }
-            let mut failure = q.failure;
-            if failure.is_none() {
-                // Calibration may have recounted the messages since the split.
-                let mut pieces = self.split(&members).into_iter();
-                if let Some((first, why)) = pieces.next() {
-                    (members, failure) = (first, why);
+            let mut failure = if q.offline { limit("SUMMARIZER_BACKLOG", "too many ranges were waiting for the summarizer (summaryBacklog)") } else { None };
+            if !q.offline {
+                let mut used = 0;
+                let mut fit = members.iter().take_while(|&&i| {
+                    used += self.window.log[i].tokens;
+                    used <= budget
+                }).count();
+                if fit == 0 {
+                    failure = limit("SUMMARIZER_INPUT_LIMIT", "one message alone passes summaryInputTokens");
+                    fit = 1;
                 }
-                for (piece, why) in pieces.rev() {
-                    let ids = piece.iter().map(|&i| self.window.log[i].id.clone()).collect();
-                    self.summaries.push_front(Queued { ids, hint: piece[0], tokens_before: q.tokens_before, failure: why });
+                let rest = members.split_off(fit);
+                if let Some(&hint) = rest.first() {
+                    let ids = rest.iter().map(|&i| self.window.log[i].id.clone()).collect();
+                    self.summaries.insert(0, Queued { ids, hint, tokens_before: q.tokens_before, offline: false });
                 }
             }
             let used = REPLY_PRIMING + members.iter().map(|&i| self.window.log[i].tokens).sum::<usize>();
@@ -87,35 +90,6 @@ impl Controller {
             return Some(self.job_for(&members, previous, q.tokens_before, failure));
         }
         None
-    }
-
-    /// Consecutive pieces of `members` (log indices, in order) whose
-    /// messages fit one request beside a previous summary of
-    /// `summary_tokens`; a message too large alone is a piece of its own,
-    /// marked for the offline summary. A message's stored tokens count its
-    /// sent form, which the summarizer's form (no reasoning) never exceeds.
-    fn split(&self, members: &[usize]) -> Vec<(Vec<usize>, Option<Degraded>)> {
-        let budget = self.opts.summary_input_tokens.saturating_sub(self.opts.summary_tokens + REPLY_PRIMING);
-        let mut out: Vec<(Vec<usize>, Option<Degraded>)> = Vec::new();
-        let (mut cur, mut used) = (Vec::new(), 0);
-        for &i in members {
-            let t = self.window.log[i].tokens;
-            if t > budget {
-                out.extend((!cur.is_empty()).then(|| (std::mem::take(&mut cur), None)));
-                used = 0;
-                let why = format!("one message of {t} tokens passes summaryInputTokens ({})", self.opts.summary_input_tokens);
-                out.push((vec![i], limit("SUMMARIZER_INPUT_LIMIT", &why)));
-                continue;
-            }
-            if used + t > budget {
-                out.push((std::mem::take(&mut cur), None));
-                used = 0;
-            }
-            cur.push(i);
-            used += t;
-        }
-        out.extend((!cur.is_empty()).then_some((cur, None)));
-        out
     }
 
     /// Log indices of the archived messages among `ids` (in log order),
@@ -216,7 +190,7 @@ mod tests {
                 ranges.push(now.difference(&archived).cloned().collect::<HashSet<String>>());
                 archived = now;
             }
-            assert!(c.summaries.iter().filter(|q| q.failure.is_none()).count() <= 3, "the backlog is bounded");
+            assert!(c.summaries.iter().filter(|q| !q.offline).count() <= 3, "the backlog is bounded");
             if i % 20 == 19 {
                 summarize_one(&mut c, &mut calls, flaky);
             }
