@@ -81,7 +81,7 @@ pub struct KnowledgeSection {
 
 /// Why a hook did not help (the embedder or the summarizer failed): the
 /// code and message of its error.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Degraded {
     pub code: String,
     pub message: String,

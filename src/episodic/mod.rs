@@ -44,6 +44,6 @@ pub struct Episode {
     /// error (`SUMMARIZER_TIMEOUT`, `SUMMARIZER_HTTP`, ...), an unreadable
     /// answer, or the queue's limits (`SUMMARIZER_BACKLOG`,
     /// `SUMMARIZER_INPUT_LIMIT`).
-    #[serde(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degraded: Option<crate::context::Degraded>,
 }
