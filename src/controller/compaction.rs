@@ -58,8 +58,8 @@ impl CompactionJob {
 
     /// Records why the summarizer gave no usable answer (its error's code
     /// and message); the episode keeps it as `degraded`.
-    pub fn failed(&mut self, code: &str, message: &str) {
-        self.failure = Some(Degraded { code: code.into(), message: message.into() });
+    pub fn failed(&mut self, why: Degraded) {
+        self.failure = Some(why);
     }
 }
 

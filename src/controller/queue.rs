@@ -56,37 +56,34 @@ impl Controller {
     /// messages not forgotten meanwhile: the longest start of the range
     /// that fits `summary_input_tokens` beside a previous summary of
     /// `summary_tokens` (the rest waits at the front), with the latest
-    /// episode's summary as `previous_summary` when it fits. Ask the
-    /// summarizer only when `job.ask()`; either way finish the job before
-    /// taking the next. A message's stored tokens count its sent form,
-    /// which the summarizer's form (no reasoning) never exceeds.
+    /// episode's summary as `previous_summary` when it is that short. Ask
+    /// the summarizer only when `job.ask()`; either way finish the job
+    /// before taking the next. A message's stored tokens count its sent
+    /// form, which the summarizer's form (no reasoning) never exceeds.
     pub fn next_summary(&mut self) -> Option<CompactionJob> {
         let budget = self.opts.summary_input_tokens.saturating_sub(self.opts.summary_tokens + REPLY_PRIMING);
         while !self.summaries.is_empty() {
             let q = self.summaries.remove(0);
             let mut members = self.find_archived(&q.ids, q.hint);
-            if members.is_empty() {
-                continue;
+            let mut used = 0;
+            let fit = members.iter().take_while(|&&i| {
+                used += self.window.log[i].tokens;
+                q.offline || used <= budget
+            });
+            let rest = members.split_off(fit.count().max(1).min(members.len()));
+            if let Some(&hint) = rest.first() {
+                let ids = rest.iter().map(|&i| self.window.log[i].id.clone()).collect();
+                self.summaries.insert(0, Queued { ids, hint, tokens_before: q.tokens_before, offline: false });
             }
-            let mut failure = if q.offline { limit("SUMMARIZER_BACKLOG", "too many ranges were waiting for the summarizer (summaryBacklog)") } else { None };
-            if !q.offline {
-                let mut used = 0;
-                let mut fit = members.iter().take_while(|&&i| {
-                    used += self.window.log[i].tokens;
-                    used <= budget
-                }).count();
-                if fit == 0 {
-                    failure = limit("SUMMARIZER_INPUT_LIMIT", "one message alone passes summaryInputTokens");
-                    fit = 1;
-                }
-                let rest = members.split_off(fit);
-                if let Some(&hint) = rest.first() {
-                    let ids = rest.iter().map(|&i| self.window.log[i].id.clone()).collect();
-                    self.summaries.insert(0, Queued { ids, hint, tokens_before: q.tokens_before, offline: false });
-                }
-            }
-            let used = REPLY_PRIMING + members.iter().map(|&i| self.window.log[i].tokens).sum::<usize>();
-            let previous = self.episodes.last().map(|e| e.summary.clone()).filter(|s| used + self.counter.count(s) <= self.opts.summary_input_tokens);
+            let Some(&first) = members.first() else { continue };
+            let failure = if q.offline {
+                limit("SUMMARIZER_BACKLOG", "more ranges waited than summaryBacklog")
+            } else if self.window.log[first].tokens > budget {
+                limit("SUMMARIZER_INPUT_LIMIT", "one message alone passes summaryInputTokens")
+            } else {
+                None
+            };
+            let previous = self.episodes.last().filter(|e| e.tokens <= self.opts.summary_tokens).map(|e| e.summary.clone());
             return Some(self.job_for(&members, previous, q.tokens_before, failure));
         }
         None
@@ -109,8 +106,7 @@ impl Controller {
         }
         if found.len() < ids.len() {
             // Some were forgotten, or a forget moved them before the hint.
-            let wanted: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
-            found = (0..log.len()).filter(|&i| wanted.contains(log[i].id.as_str())).collect();
+            found = (0..log.len()).filter(|&i| ids.contains(&log[i].id)).collect();
         }
         found.retain(archived);
         found
@@ -162,7 +158,7 @@ mod tests {
                 assert!(request_tokens(c, &job) <= c.opts.summary_input_tokens, "a request of {} tokens", request_tokens(c, &job));
                 *calls += 1;
                 if flaky && *calls % 2 == 0 {
-                    job.failed("SUMMARIZER_HTTP", "503");
+                    job.failed(Degraded { code: "SUMMARIZER_HTTP".into(), message: "503".into() });
                 } else {
                     answer = Some(format!(r#"{{"summary":"{} messages","importance":0.5}}"#, job.request.messages.len()));
                 }
@@ -254,7 +250,7 @@ mod tests {
         c.queue_compaction();
         let mut job = c.next_summary().unwrap();
         assert!(job.ask() && job.request.previous_summary.is_none());
-        job.failed("SUMMARIZER_TIMEOUT", "no answer within 5 ms");
+        job.failed(Degraded { code: "SUMMARIZER_TIMEOUT".into(), message: "no answer within 5 ms".into() });
         let p = c.finish_compaction(job, None, 1.0).unwrap();
         c.commit_compaction(p);
         assert_eq!(c.episodes()[0].degraded.as_ref().unwrap().code, "SUMMARIZER_TIMEOUT");

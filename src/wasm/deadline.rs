@@ -5,7 +5,6 @@
 
 use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use super::js_error;
 use crate::error::MemoryError;
@@ -14,25 +13,28 @@ fn global_fn(name: &str) -> Option<Function> {
     Reflect::get(&js_sys::global(), &name.into()).ok().and_then(|f| f.dyn_into().ok())
 }
 
-/// What `called` (a hook's return value) settles to, or `late` as a
-/// `MemoryError` if it has not settled within `ms`.
-pub async fn within(called: &JsValue, ms: f64, late: MemoryError) -> Result<JsValue, JsValue> {
-    let mut id = JsValue::UNDEFINED;
+/// A promise that settles as `called` (a hook's return value) does, or
+/// rejects with `late` as a `MemoryError` after `ms`; and the timer, for
+/// [`clear`]. Not an async fn: one future type less in the wasm.
+pub fn race(called: &JsValue, ms: f64, late: MemoryError) -> (Promise, JsValue) {
+    let (mut id, err) = (JsValue::UNDEFINED, js_error(late));
     let timer = Promise::new(&mut |_, reject| {
         if let Some(set_timeout) = global_fn("setTimeout") {
-            let err = js_error(late.clone());
+            let err = err.clone();
             let fire = Closure::once_into_js(move || {
                 let _ = reject.call1(&JsValue::NULL, &err);
             });
             id = set_timeout.call2(&JsValue::NULL, &fire, &ms.into()).unwrap_or(JsValue::UNDEFINED);
         }
     });
-    let race = Promise::race(&js_sys::Array::of2(&Promise::resolve(called), &timer));
-    let settled = JsFuture::from(race).await;
+    (Promise::race(&js_sys::Array::of2(&Promise::resolve(called), &timer)), id)
+}
+
+/// Clears a [`race`]'s timer once it settled.
+pub fn clear(id: &JsValue) {
     if let Some(clear) = global_fn("clearTimeout") {
-        let _ = clear.call1(&JsValue::NULL, &id);
+        let _ = clear.call1(&JsValue::NULL, id);
     }
-    settled
 }
 
 /// The `code` and `message` of what a hook threw or rejected with;

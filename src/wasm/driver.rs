@@ -144,9 +144,9 @@ impl Driver {
         self.compacting.set(true);
         let this = self.clone();
         let task = spawn(Box::pin(async move {
-            let answer = if job.ask() { summarizer.summarize(&job.request).await } else { Default::default() };
-            if let Some(f) = &answer.failure {
-                job.failed(&f.code, &f.message);
+            let mut answer = if job.ask() { summarizer.summarize(&job.request).await } else { Default::default() };
+            if let Some(why) = answer.failure.take() {
+                job.failed(why);
             }
             let driver = this.clone();
             let commit = this.enqueue(Box::pin(async move {

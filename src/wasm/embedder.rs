@@ -2,8 +2,9 @@
 
 use js_sys::{Array, Float32Array, Function};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
-use super::deadline::{failure, within};
+use super::deadline::{clear, failure, race};
 use super::js_error;
 use crate::error::MemoryError;
 
@@ -27,7 +28,10 @@ impl Embedder {
         let fail = |e: JsValue| failure(&e, "EMBEDDER_FAILED");
         let input: Array = texts.iter().map(|t| JsValue::from_str(t)).collect();
         let called = self.0.call1(&JsValue::NULL, &input).map_err(fail)?;
-        let got = within(&called, self.1, MemoryError::EmbedderTimeout(self.1 as u64)).await.map_err(fail)?;
+        let (race, timer) = race(&called, self.1, MemoryError::EmbedderTimeout(self.1 as u64));
+        let settled = JsFuture::from(race).await;
+        clear(&timer);
+        let got = settled.map_err(fail)?;
         let invalid = |why: &str| EmbedFailure { code: "EMBEDDER_INVALID".into(), message: why.into() };
         let rows: Array = got.dyn_into().map_err(|_| invalid("the embedder did not return an array"))?;
         let mut out = Vec::with_capacity(rows.length() as usize);

@@ -42,12 +42,12 @@ impl JsOptions {
     /// # Errors
     /// `INVALID_INPUT` for a value that is not a positive number.
     pub fn timeouts(&self) -> Result<(f64, f64), JsValue> {
-        let check = |v: Option<f64>, name: &str| match v {
-            None => Ok(60_000.0),
-            Some(ms) if ms > 0.0 && ms.is_finite() => Ok(ms),
-            Some(_) => Err(super::js_error(crate::error::MemoryError::input(format!("options.{name}"), "must be a positive number of milliseconds"))),
-        };
-        Ok((check(self.summarizer_timeout_ms, "summarizerTimeoutMs")?, check(self.embedder_timeout_ms, "embedderTimeoutMs")?))
+        let (s, e) = (self.summarizer_timeout_ms.unwrap_or(60_000.0), self.embedder_timeout_ms.unwrap_or(60_000.0));
+        if s > 0.0 && e > 0.0 {
+            Ok((s, e))
+        } else {
+            Err(super::js_error(crate::error::MemoryError::input("options", "summarizerTimeoutMs and embedderTimeoutMs must be positive")))
+        }
     }
 }
 

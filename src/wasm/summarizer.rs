@@ -3,8 +3,9 @@
 
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
-use super::deadline::{failure, within};
+use super::deadline::{clear, failure, race};
 use super::js_error;
 use crate::context::Degraded;
 use crate::controller::SummaryRequest;
@@ -48,7 +49,10 @@ impl Summarizer {
             Ok(called) => called,
             Err(e) => return failed(&e),
         };
-        let got = match within(&called, self.timeout_ms, MemoryError::SummarizerTimeout(self.timeout_ms as u64)).await {
+        let (race, timer) = race(&called, self.timeout_ms, MemoryError::SummarizerTimeout(self.timeout_ms as u64));
+        let settled = JsFuture::from(race).await;
+        clear(&timer);
+        let got = match settled {
             Ok(got) => got,
             Err(e) => return failed(&e),
         };
