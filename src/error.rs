@@ -56,12 +56,6 @@ pub enum MemoryError {
     /// The storage adapter failed; nothing in memory changed.
     #[error("storage {op} failed: {reason}")]
     Storage { op: String, reason: String },
-    /// The summarizer hook did not settle within `summarizerTimeoutMs`.
-    #[error("the summarizer did not answer within {0} ms")]
-    SummarizerTimeout(u64),
-    /// The embedder hook did not settle within `embedderTimeoutMs`.
-    #[error("the embedder did not answer within {0} ms")]
-    EmbedderTimeout(u64),
     /// The controller was closed; create a new one.
     #[error("this MemoryController is closed")]
     Closed,
@@ -90,8 +84,6 @@ impl MemoryError {
             MemoryError::FormatTooNew { .. } => "FORMAT_TOO_NEW",
             MemoryError::CorruptData { .. } => "CORRUPT_DATA",
             MemoryError::Storage { .. } => "STORAGE_ERROR",
-            MemoryError::SummarizerTimeout(_) => "SUMMARIZER_TIMEOUT",
-            MemoryError::EmbedderTimeout(_) => "EMBEDDER_TIMEOUT",
             MemoryError::Closed => "CLOSED",
             MemoryError::InvalidToolSchema { .. } => "INVALID_TOOL_SCHEMA",
         }

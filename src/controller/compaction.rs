@@ -40,8 +40,6 @@ pub struct SummaryRequest {
 #[derive(Debug)]
 pub struct CompactionJob {
     ids: Vec<String>,
-    /// Log index of the first message when the job was made.
-    hint: usize,
     pub request: SummaryRequest,
     tokens_before: usize,
     /// Why this range gets the offline summary although a summarizer
@@ -100,8 +98,7 @@ impl Controller {
         // The summarizer reads what a model would: the sent form, without reasoning.
         let messages = members.iter().map(|&i| request_form(&self.window.log[i].message, false, &[])).collect();
         let ids = members.iter().map(|&i| self.window.log[i].id.clone()).collect();
-        let hint = members.first().copied().unwrap_or(0);
-        CompactionJob { ids, hint, request: SummaryRequest { messages, previous_summary }, tokens_before, failure }
+        CompactionJob { ids, request: SummaryRequest { messages, previous_summary }, tokens_before, failure }
     }
 
     /// The episode and facts for a begun compaction. `answer` is the
@@ -109,7 +106,7 @@ impl Controller {
     /// answer that cannot be read falls back to the offline summary too.
     /// `None` when every message of the job was forgotten meanwhile.
     pub fn finish_compaction(&self, job: CompactionJob, answer: Option<&str>, now: f64) -> Option<PreparedCompaction> {
-        let members = self.find_archived(&job.ids, job.hint);
+        let members = self.find_archived(&job.ids);
         if members.is_empty() {
             return None;
         }

@@ -362,8 +362,14 @@ impl Controller {
     /// Where an indexed message is, by id, through the search index's id map
     /// (no log scan on the context path; instructions are not indexed).
     fn message_place(&self, id: &str) -> Option<Place> {
+        self.message_at(id).map(|i| self.window.log[i].place)
+    }
+
+    /// The log position of a message other than an instruction, by id.
+    fn message_at(&self, id: &str) -> Option<usize> {
         let slot = *self.index.slots.get(id)?;
-        (slot % 2 == 1).then(|| self.window.log.get((slot / 2) as usize)).flatten().filter(|s| s.id == id).map(|s| s.place)
+        let i = (slot / 2) as usize;
+        (slot % 2 == 1 && self.window.log.get(i).is_some_and(|s| s.id == id)).then_some(i)
     }
 
     pub fn episodes(&self) -> &[Episode] {

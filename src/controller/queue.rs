@@ -26,9 +26,6 @@ use crate::window::Place;
 #[derive(Clone, Debug)]
 pub(crate) struct Queued {
     ids: Vec<String>,
-    /// Log index of the first message when it was queued: a `forget` since
-    /// can only move it down.
-    hint: usize,
     tokens_before: usize,
     /// Past the backlog: gets the offline summary when its turn comes.
     offline: bool,
@@ -44,7 +41,7 @@ impl Controller {
     pub fn queue_compaction(&mut self) -> bool {
         let Some((members, tokens_before)) = self.archive_due() else { return false };
         let ids = members.iter().map(|&i| self.window.log[i].id.clone()).collect();
-        self.summaries.push(Queued { ids, hint: members[0], tokens_before, offline: false });
+        self.summaries.push(Queued { ids, tokens_before, offline: false });
         let waiting = self.summaries.iter().filter(|q| !q.offline).count();
         for q in self.summaries.iter_mut().filter(|q| !q.offline).take(waiting.saturating_sub(self.opts.summary_backlog)) {
             q.offline = true;
@@ -64,16 +61,16 @@ impl Controller {
         let budget = self.opts.summary_input_tokens.saturating_sub(self.opts.summary_tokens + REPLY_PRIMING);
         while !self.summaries.is_empty() {
             let q = self.summaries.remove(0);
-            let mut members = self.find_archived(&q.ids, q.hint);
+            let mut members = self.find_archived(&q.ids);
             let mut used = 0;
             let fit = members.iter().take_while(|&&i| {
                 used += self.window.log[i].tokens;
                 q.offline || used <= budget
             });
             let rest = members.split_off(fit.count().max(1).min(members.len()));
-            if let Some(&hint) = rest.first() {
+            if !rest.is_empty() {
                 let ids = rest.iter().map(|&i| self.window.log[i].id.clone()).collect();
-                self.summaries.insert(0, Queued { ids, hint, tokens_before: q.tokens_before, offline: false });
+                self.summaries.insert(0, Queued { ids, tokens_before: q.tokens_before, offline: false });
             }
             let Some(&first) = members.first() else { continue };
             let failure = if q.offline {
@@ -89,27 +86,10 @@ impl Controller {
         None
     }
 
-    /// Log indices of the archived messages among `ids` (in log order),
-    /// looking from `hint` first: a range's messages sit close together,
-    /// and scanning the whole log per range would make an import quadratic.
-    pub(super) fn find_archived(&self, ids: &[String], hint: usize) -> Vec<usize> {
-        let log = &self.window.log;
-        let archived = |i: &usize| log[*i].place == Place::Archived;
-        let mut found = Vec::with_capacity(ids.len());
-        let mut want = ids.iter().peekable();
-        for (i, s) in log.iter().enumerate().skip(hint.min(log.len())) {
-            let Some(id) = want.peek() else { break };
-            if s.id == **id {
-                found.push(i);
-                want.next();
-            }
-        }
-        if found.len() < ids.len() {
-            // Some were forgotten, or a forget moved them before the hint.
-            found = (0..log.len()).filter(|&i| ids.contains(&log[i].id)).collect();
-        }
-        found.retain(archived);
-        found
+    /// Log positions of the archived messages among `ids` (in log
+    /// order), through the search index's id map: no log scan per range.
+    pub(super) fn find_archived(&self, ids: &[String]) -> Vec<usize> {
+        ids.iter().filter_map(|id| self.message_at(id)).filter(|&i| self.window.log[i].place == Place::Archived).collect()
     }
 }
 

@@ -70,10 +70,9 @@ impl MemoryController {
             v => Some(v.clone().dyn_into::<Function>().map_err(|_| js_error(MemoryError::input("options.clock", "expected a function returning milliseconds")))?),
         };
         let storage = if hooks[1].is_undefined() { None } else { Some(Storage::from_js(hooks[1].clone())?) };
+        let embedder = if hooks[2].is_undefined() { None } else { Some(Embedder::from_js(hooks[2].clone())?) };
         let js_opts = read::<JsOptions>(&data, "options")?;
-        let (summarizer_ms, embedder_ms) = js_opts.timeouts()?;
-        let embedder = if hooks[2].is_undefined() { None } else { Some(Embedder::from_js(hooks[2].clone(), embedder_ms)?) };
-        let summarizer = if hooks[3].is_undefined() { None } else { Some(Summarizer::from_js(hooks[3].clone(), summarizer_ms)?) };
+        let summarizer = if hooks[3].is_undefined() { None } else { Some(Summarizer::from_js(hooks[3].clone())?) };
         let opts = core_options(js_opts, random_writer())?;
         let counter = match Controller::tokenizer_for(&opts.model, &opts.models) {
             Tokenizer::O200kBase => Counter::Exact(ranks::load(Encoding::O200kBase, &hooks[4]).await?),

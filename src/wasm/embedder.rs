@@ -1,37 +1,34 @@
 //! The host's embedder hook: `(texts: string[]) => Promise<(Float32Array | number[])[]>`.
 
-use js_sys::{Array, Float32Array, Function};
+use js_sys::{Array, Float32Array, Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::deadline::{clear, failure, race};
+use super::hook::failure;
 use super::js_error;
 use crate::error::MemoryError;
 
-/// The hook, and the milliseconds after which a call counts as failed.
+/// The hook, raced against `embedderTimeoutMs` (in `js/deadline.js`).
 #[derive(Clone)]
-pub struct Embedder(Function, f64);
+pub struct Embedder(Function);
 
 /// Why embedding did not happen; search degrades to lexical and says this.
 pub type EmbedFailure = crate::context::Degraded;
 
 impl Embedder {
-    pub fn from_js(v: JsValue, timeout_ms: f64) -> Result<Embedder, JsValue> {
-        v.dyn_into::<Function>().map(|f| Embedder(f, timeout_ms)).map_err(|_| js_error(MemoryError::input("options.embedder", "expected an async function (texts) => vectors")))
+    pub fn from_js(v: JsValue) -> Result<Embedder, JsValue> {
+        v.dyn_into::<Function>().map(Embedder).map_err(|_| js_error(MemoryError::input("options.embedder", "expected an async function (texts) => vectors")))
     }
 
     /// # Errors
     /// What the hook threw (its `code`, else `EMBEDDER_FAILED`),
-    /// `EMBEDDER_TIMEOUT` past the timeout, `EMBEDDER_INVALID` for vectors
+    /// `EMBEDDER_TIMEOUT` past the timeout (from `js/deadline.js`), `EMBEDDER_INVALID` for vectors
     /// of the wrong shape.
     pub async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedFailure> {
         let fail = |e: JsValue| failure(&e, "EMBEDDER_FAILED");
         let input: Array = texts.iter().map(|t| JsValue::from_str(t)).collect();
         let called = self.0.call1(&JsValue::NULL, &input).map_err(fail)?;
-        let (race, timer) = race(&called, self.1, MemoryError::EmbedderTimeout(self.1 as u64));
-        let settled = JsFuture::from(race).await;
-        clear(&timer);
-        let got = settled.map_err(fail)?;
+        let got = JsFuture::from(Promise::resolve(&called)).await.map_err(fail)?;
         let invalid = |why: &str| EmbedFailure { code: "EMBEDDER_INVALID".into(), message: why.into() };
         let rows: Array = got.dyn_into().map_err(|_| invalid("the embedder did not return an array"))?;
         let mut out = Vec::with_capacity(rows.length() as usize);

@@ -7,9 +7,9 @@
 //! async method again before the last one settled.
 
 mod controller;
-mod deadline;
 mod driver;
 mod embedder;
+mod hook;
 mod options;
 mod ranks;
 mod retrieval;

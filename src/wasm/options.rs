@@ -30,25 +30,6 @@ pub struct JsOptions {
     summary_backlog: Option<usize>,
     fold_after: Option<usize>,
     recall: Option<crate::episodic::recall::RecallWeights>,
-    /// A summarizer that has not answered by then counts as failed.
-    summarizer_timeout_ms: Option<f64>,
-    /// An embedder that has not answered by then counts as failed.
-    embedder_timeout_ms: Option<f64>,
-}
-
-impl JsOptions {
-    /// The hooks' timeouts in ms: summarizer, embedder (default 60 s each).
-    ///
-    /// # Errors
-    /// `INVALID_INPUT` for a value that is not a positive number.
-    pub fn timeouts(&self) -> Result<(f64, f64), JsValue> {
-        let (s, e) = (self.summarizer_timeout_ms.unwrap_or(60_000.0), self.embedder_timeout_ms.unwrap_or(60_000.0));
-        if s > 0.0 && e > 0.0 {
-            Ok((s, e))
-        } else {
-            Err(super::js_error(crate::error::MemoryError::input("options", "summarizerTimeoutMs and embedderTimeoutMs must be positive")))
-        }
-    }
 }
 
 

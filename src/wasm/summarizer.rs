@@ -1,11 +1,11 @@
 //! The host's summarizer hook: `(request) => Promise<string | { text, usage? } | { summary, ... }>`,
-//! raced against `summarizerTimeoutMs` so a hook that never settles cannot stall compaction.
+//! raced against `summarizerTimeoutMs` (in `js/deadline.js`) so a hook that never settles cannot stall compaction.
 
-use js_sys::{Function, Reflect};
+use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::deadline::{clear, failure, race};
+use super::hook::failure;
 use super::js_error;
 use crate::context::Degraded;
 use crate::controller::SummaryRequest;
@@ -14,7 +14,6 @@ use crate::error::MemoryError;
 #[derive(Clone)]
 pub struct Summarizer {
     hook: Function,
-    timeout_ms: f64,
 }
 
 /// What came back: the text to parse, and the usage to charge if reported;
@@ -31,9 +30,9 @@ fn failed(e: &JsValue) -> Answer {
 }
 
 impl Summarizer {
-    pub fn from_js(v: JsValue, timeout_ms: f64) -> Result<Summarizer, JsValue> {
+    pub fn from_js(v: JsValue) -> Result<Summarizer, JsValue> {
         let hook = v.dyn_into::<Function>().map_err(|_| js_error(MemoryError::input("options.summarizer", "expected an async function (request) => summary")))?;
-        Ok(Summarizer { hook, timeout_ms })
+        Ok(Summarizer { hook })
     }
 
     /// Never fails: a throw (its `code`, else `SUMMARIZER_FAILED`), a
@@ -49,10 +48,7 @@ impl Summarizer {
             Ok(called) => called,
             Err(e) => return failed(&e),
         };
-        let (race, timer) = race(&called, self.timeout_ms, MemoryError::SummarizerTimeout(self.timeout_ms as u64));
-        let settled = JsFuture::from(race).await;
-        clear(&timer);
-        let got = match settled {
+        let got = match JsFuture::from(Promise::resolve(&called)).await {
             Ok(got) => got,
             Err(e) => return failed(&e),
         };
