@@ -137,11 +137,11 @@ impl Controller {
 
         // Facts, and the embeddings of everything forgotten.
         next.semantic = crate::semantic::Semantic::default();
-        for (f, (writer, seq)) in self.semantic.facts.iter().zip(&self.semantic.uids) {
+        for (f, (writer, seq, lc)) in self.semantic.facts.iter().zip(&self.semantic.uids) {
             if doomed_facts.contains(&f.id) {
                 remove.push(log_key(ns, writer, *seq));
             } else {
-                next.semantic.push(f.clone(), writer.clone(), *seq);
+                next.semantic.push(f.clone(), writer.clone(), *seq, *lc);
             }
         }
         for id in doomed.iter().chain(&doomed_facts) {
@@ -164,10 +164,10 @@ impl Controller {
         // Episodes: summarize again from the remaining messages, or drop.
         next.episodes.clear();
         next.episode_uids.clear();
-        for (e, (writer, seq)) in self.episodes.iter().zip(&self.episode_uids) {
+        for (e, (writer, seq, lc)) in self.episodes.iter().zip(&self.episode_uids) {
             if !e.message_ids.iter().any(|m| doomed.contains(m)) {
                 next.episodes.push(e.clone());
-                next.episode_uids.push((writer.clone(), *seq));
+                next.episode_uids.push((writer.clone(), *seq, *lc));
                 continue;
             }
             remove.push(log_key(ns, writer, *seq));
@@ -185,9 +185,11 @@ impl Controller {
             next.next_seq = seq + 1 + facts.len() as u64;
             let writer = next.opts.writer.clone();
             next.episodes.push(episode);
-            next.episode_uids.push((writer.clone(), seq));
+            // The rewrite takes the place of the episode it replaces, and
+            // so does what it taught: the old one's order, not a new one.
+            next.episode_uids.push((writer.clone(), seq, *lc));
             for (fact, fseq) in facts {
-                next.semantic.push(fact, writer.clone(), fseq);
+                next.semantic.push(fact, writer.clone(), fseq, *lc);
             }
             outcome.episodes_rewritten += 1;
         }
