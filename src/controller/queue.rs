@@ -26,7 +26,6 @@ use crate::window::Place;
 #[derive(Clone, Debug)]
 pub(crate) struct Queued {
     ids: Vec<String>,
-    tokens_before: usize,
     /// Past the backlog: gets the offline summary when its turn comes.
     offline: bool,
 }
@@ -39,9 +38,9 @@ impl Controller {
     /// Moves the groups due out of working memory and queues them as one
     /// range for the summarizer. Returns whether anything moved.
     pub fn queue_compaction(&mut self) -> bool {
-        let Some((members, tokens_before)) = self.archive_due() else { return false };
+        let Some((members, _)) = self.archive_due() else { return false };
         let ids = members.iter().map(|&i| self.window.log[i].id.clone()).collect();
-        self.summaries.push(Queued { ids, tokens_before, offline: false });
+        self.summaries.push(Queued { ids, offline: false });
         let waiting = self.summaries.iter().filter(|q| !q.offline).count();
         for q in self.summaries.iter_mut().filter(|q| !q.offline).take(waiting.saturating_sub(self.opts.summary_backlog)) {
             q.offline = true;
@@ -70,7 +69,7 @@ impl Controller {
             let rest = members.split_off(fit.count().max(1).min(members.len()));
             if !rest.is_empty() {
                 let ids = rest.iter().map(|&i| self.window.log[i].id.clone()).collect();
-                self.summaries.insert(0, Queued { ids, tokens_before: q.tokens_before, offline: false });
+                self.summaries.insert(0, Queued { ids, offline: false });
             }
             let Some(&first) = members.first() else { continue };
             let failure = if q.offline {
@@ -81,7 +80,8 @@ impl Controller {
                 None
             };
             let previous = self.episodes.last().filter(|e| e.tokens <= self.opts.summary_tokens).map(|e| e.summary.clone());
-            return Some(self.job_for(&members, previous, q.tokens_before, failure));
+            // No compaction event is reported for a summarized range: no tokens before.
+            return Some(self.job_for(&members, previous, 0, failure));
         }
         None
     }
