@@ -9,7 +9,7 @@
 //! - no request passes `summary_input_tokens`: a larger range is split
 //!   when its turn comes, a single message larger on its own takes the
 //!   offline summary (`SUMMARIZER_INPUT_LIMIT`), and the previous summary
-//!   goes along only when it fits;
+//!   goes along only when it is within `summary_tokens`;
 //! - at most `summary_backlog` ranges wait for the model behind the one it
 //!   is writing; past that the oldest take the offline summary
 //!   (`SUMMARIZER_BACKLOG`). They keep their turn, so episodes stay in

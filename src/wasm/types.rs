@@ -117,7 +117,7 @@ export interface CreateOptions {
   summarizerTimeoutMs?: number;
   /**
    * Most tokens one summarizer request carries: its messages as `countMessages`
-   * counts them plus the previous summary (sent only when it fits). A larger
+   * counts them plus the previous summary (sent when within `summaryTokens`). A larger
    * compacted range is split; a single message larger on its own gets the
    * offline summary. Must exceed `summaryTokens`. Default 6000.
    */
