@@ -62,8 +62,8 @@ pub struct Options {
     /// `count_messages` counts them, plus the previous summary); a larger
     /// compacted range is split. Must exceed `summary_tokens`. Default 6000.
     pub summary_input_tokens: usize,
-    /// Most ranges waiting for the summarizer behind the one it is writing;
-    /// past it the oldest take the offline summary. Default 8.
+    /// Most ranges waiting for the summarizer behind the one it is writing
+    /// (at least 1); past it the oldest take the offline summary. Default 8.
     pub summary_backlog: usize,
     /// Fold the log into a pack once it holds this many records (and half
     /// the packed ones). Default 256.
@@ -172,6 +172,10 @@ impl Controller {
         opts.working.validate()?;
         if opts.summary_input_tokens <= opts.summary_tokens {
             return Err(MemoryError::input("options.summaryInputTokens", "must exceed summaryTokens (room for the previous summary)"));
+        }
+        // A range is queued before the idle summarizer takes it: 0 would send none.
+        if opts.summary_backlog == 0 {
+            return Err(MemoryError::input("options.summaryBacklog", "must be at least 1"));
         }
         let model = models::resolve(&opts.model, &opts.models).unwrap_or(models::UNKNOWN);
         let matches = match (&counter, model.tokenizer) {

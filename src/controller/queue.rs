@@ -250,5 +250,17 @@ mod tests {
         let opts = Options { summary_tokens: 200, summary_input_tokens: 200, ..Options::default() };
         let err = Controller::new(opts, Counter::estimate(Family::Claude.profile())).err().unwrap();
         assert_eq!(err.code(), "INVALID_INPUT");
+        let opts = Options { summary_backlog: 0, ..Options::default() };
+        assert_eq!(Controller::new(opts, Counter::estimate(Family::Claude.profile())).err().unwrap().code(), "INVALID_INPUT");
+    }
+
+    #[test]
+    fn a_range_queued_while_the_summarizer_is_idle_is_asked_for_even_with_a_backlog_of_one() {
+        let mut c = controller(6000, 1);
+        for i in 0..40 {
+            add(&mut c, i);
+        }
+        assert!(c.queue_compaction());
+        assert!(c.next_summary().unwrap().ask());
     }
 }

@@ -124,8 +124,8 @@ export interface CreateOptions {
   summaryInputTokens?: number;
   /**
    * Most compacted ranges waiting for the summarizer behind the one it is
-   * writing; past it the oldest get the offline summary (`SUMMARIZER_BACKLOG`
-   * on the episode). Default 8.
+   * writing (at least 1); past it the oldest get the offline summary
+   * (`SUMMARIZER_BACKLOG` on the episode). Default 8.
    */
   summaryBacklog?: number;
   /** An embedder that has not answered by then counts as failed: search is lexical, `degraded.code` is `EMBEDDER_TIMEOUT`. Default 60000. */

@@ -91,6 +91,8 @@ test("nodeFileStorage: three processes writing one key, a reader only ever sees 
   const storage = nodeFileStorage(dir);
   const children = await Promise.all([1, 2, 3].map((seed) => writer(dir, seed)));
   try {
+    // Read only once each has saved: 300 quick reads could otherwise all come before the first save.
+    await Promise.all(children.map((child) => saves(child, 1)));
     let seen = 0;
     for (let i = 0; i < 300; i++) {
       const got = await storage.load(["crash", "k"]);

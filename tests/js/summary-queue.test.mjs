@@ -109,6 +109,7 @@ test("summaryInputTokens, summaryBacklog and the hook timeouts are validated", a
     { summaryInputTokens: 200 }, // not above summaryTokens (200)
     { summaryTokens: 500, summaryInputTokens: 400 },
     { summaryBacklog: -1 },
+    { summaryBacklog: 0 },
     { summarizerTimeoutMs: 0 },
     { summarizerTimeoutMs: -1 },
     { embedderTimeoutMs: 0 },
@@ -117,7 +118,7 @@ test("summaryInputTokens, summaryBacklog and the hook timeouts are validated", a
   for (const options of bad) {
     await assert.rejects(MemoryController.create(options), (e) => e.name === "MemoryError" && e.code === "INVALID_INPUT", JSON.stringify(options));
   }
-  const ok = await MemoryController.create({ summaryInputTokens: 201, summaryBacklog: 0, summarizerTimeoutMs: 1, embedderTimeoutMs: 1 });
+  const ok = await MemoryController.create({ summaryInputTokens: 201, summaryBacklog: 1, summarizerTimeoutMs: 1, embedderTimeoutMs: 1 });
   assert.equal(ok.stats().messages.total, 0);
 });
 
