@@ -109,6 +109,14 @@ MemoryController.create = async function (options) {
   await ready();
   return create.call(MemoryController, hooked);
 };
+// `import` opens as `create` does: the same checks, deadlines and loading.
+const importSnapshot = MemoryController.import;
+MemoryController.import = async function (snapshot, options) {
+  if (typeof options?.ranks !== "function") checkRankSource(options?.ranks, "options.ranks");
+  const hooked = withDeadlines(options);
+  await ready();
+  return importSnapshot.call(MemoryController, snapshot, hooked);
+};
 
 function requireLoaded(what) {
   if (!loaded) throw memoryError("NOT_READY", `${what} needs the WebAssembly module: await ready() first (MemoryController.create does it for you)`);

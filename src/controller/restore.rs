@@ -70,6 +70,26 @@ impl Controller {
         self.last_lc = max_lc;
         msgs.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then_with(|| a.2.cmp(&b.2)).then(a.3.cmp(&b.3)));
         episodes.sort_by(|a, b| a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        // A message is in one episode. Two that share one are a compaction
+        // whose save failed after it landed (a lost acknowledgement, a crash)
+        // and the retry that replaced it, or two writers compacting the same
+        // messages: the later one stands, alike for every reader; the other
+        // goes, with what it taught, and its messages not covered otherwise
+        // go back to working memory to be compacted again.
+        let mut claimed: HashSet<String> = HashSet::new();
+        let mut superseded: HashSet<String> = HashSet::new();
+        for (_, _, _, e) in episodes.iter().rev() {
+            if e.message_ids.iter().any(|m| claimed.contains(m)) {
+                superseded.insert(e.id.clone());
+            } else {
+                claimed.extend(e.message_ids.iter().cloned());
+            }
+        }
+        if !superseded.is_empty() {
+            episodes.retain(|(_, _, _, e)| !superseded.contains(&e.id));
+            facts.retain(|(_, _, _, f)| !(f.tags.iter().any(|t| t == "auto") && f.source.as_ref().is_some_and(|s| superseded.contains(s))));
+            resurrected = true; // fold them away
+        }
         let archived: HashSet<&str> = episodes.iter().flat_map(|(_, _, _, e)| e.message_ids.iter().map(String::as_str)).collect();
 
         let mut window = Window::default();

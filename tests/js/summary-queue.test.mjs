@@ -159,6 +159,15 @@ test("an embedder hook that never answers: search and buildContext degrade to le
   assert.equal(ctx.sections.knowledge.degraded?.code, "EMBEDDER_TIMEOUT");
 });
 
+test("import opens as create does: the hooks' deadlines apply", async () => {
+  const source = await MemoryController.create({ model: "gpt-4o" });
+  await source.remember({ text: "The user's flight to Chengdu leaves on June 12." });
+  const memory = await MemoryController.import(await source.export(), { model: "gpt-4o", embedder: () => new Promise(() => {}), embedderTimeoutMs: 20 });
+  const hits = await memory.search("flight Chengdu");
+  assert.equal(hits.degraded?.code, "EMBEDDER_TIMEOUT");
+  await assert.rejects(MemoryController.import(await source.export(), { summarizerTimeoutMs: -1 }), (e) => e.code === "INVALID_INPUT");
+});
+
 test("the built-in embedder on an endpoint that hangs: search reports EMBEDDER_TIMEOUT", async () => {
   server.reset();
   server.script(...Array.from({ length: 10 }, () => hang()));
