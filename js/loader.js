@@ -10,6 +10,7 @@
 import { Bm25Index as WasmBm25Index, MemoryController, VectorIndex as WasmVectorIndex, setRankLoader, wasmMemoryBytes as wasmBytes } from "./wasm/agent_memory.js";
 import { gunzip } from "./gunzip.js";
 import { memoryError } from "./storage-shared.js";
+import { withDeadlines } from "./deadline.js";
 
 let runtime;
 let loading; // the promise of the load in progress or done; cleared when it fails
@@ -104,8 +105,17 @@ export async function responseBytes(res, what) {
 const create = MemoryController.create;
 MemoryController.create = async function (options) {
   if (typeof options?.ranks !== "function") checkRankSource(options?.ranks, "options.ranks");
+  const hooked = withDeadlines(options);
   await ready();
-  return create.call(MemoryController, options);
+  return create.call(MemoryController, hooked);
+};
+// `import` opens as `create` does: the same checks, deadlines and loading.
+const importSnapshot = MemoryController.import;
+MemoryController.import = async function (snapshot, options) {
+  if (typeof options?.ranks !== "function") checkRankSource(options?.ranks, "options.ranks");
+  const hooked = withDeadlines(options);
+  await ready();
+  return importSnapshot.call(MemoryController, snapshot, hooked);
 };
 
 function requireLoaded(what) {

@@ -79,11 +79,22 @@ pub struct KnowledgeSection {
     pub degraded: Option<Degraded>,
 }
 
-/// Why a hook did not help (the embedder failed): the code and message of its error.
+/// Why a hook did not help (the embedder or the summarizer failed): the
+/// code and message of its error.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Degraded {
     pub code: String,
     pub message: String,
+}
+
+/// Read back from a stored episode through `Value`, whose reader the
+/// records already need: a derived reader cost the wasm about 1 KB gzip.
+impl<'de> serde::Deserialize<'de> for Degraded {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+        Ok(Degraded { code: text("code"), message: text("message") })
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

@@ -3,7 +3,8 @@
 //! 1. `begin_compaction` moves the oldest groups to the archive in memory at
 //!    once (their raw records are already stored), so messages added while
 //!    the summary is being written are never planned twice;
-//! 2. the host asks its summarizer for `job.request` (or not: offline);
+//! 2. the host asks its summarizer for `job.request` (or not: offline; with
+//!    a summarizer, ranges wait their turn in `queue`, one request each);
 //! 3. `finish_compaction` turns the answer (or its absence) into an episode,
 //!    the facts and preferences it named, and the preferences the
 //!    high-value-phrase pass found, as records to save;
@@ -13,6 +14,7 @@
 use serde::Serialize;
 
 use super::{CompactionEvent, Controller};
+use crate::context::Degraded;
 use crate::wire::request_form;
 use crate::episodic::parse::{parse_summary, ModelSummary};
 use crate::episodic::{Episode, SummarySource};
@@ -40,6 +42,23 @@ pub struct CompactionJob {
     ids: Vec<String>,
     pub request: SummaryRequest,
     tokens_before: usize,
+    /// Why this range gets the offline summary although a summarizer
+    /// exists; the episode records it.
+    failure: Option<Degraded>,
+}
+
+impl CompactionJob {
+    /// Whether the summarizer should be asked: not for a range the queue
+    /// already gave the offline summary (see `queue`).
+    pub fn ask(&self) -> bool {
+        self.failure.is_none()
+    }
+
+    /// Records why the summarizer gave no usable answer (its error's code
+    /// and message); the episode keeps it as `degraded`.
+    pub fn failed(&mut self, why: Degraded) {
+        self.failure = Some(why);
+    }
 }
 
 /// The records one compaction stores: the episode first.
@@ -60,14 +79,26 @@ const MAX_PHRASE_PREFERENCES: usize = 5;
 impl Controller {
     /// Starts a compaction if working memory passed its threshold.
     pub fn begin_compaction(&mut self) -> Option<CompactionJob> {
+        let (members, tokens_before) = self.archive_due()?;
+        let previous_summary = self.episodes.last().map(|e| e.summary.clone());
+        Some(self.job_for(&members, previous_summary, tokens_before, None))
+    }
+
+    /// Moves the groups due out of working memory to the archive: their log
+    /// indices in order, and the working tokens before.
+    pub(super) fn archive_due(&mut self) -> Option<(Vec<usize>, usize)> {
         let plan = self.window.plan_compaction(&self.opts.working)?;
         let tokens_before = self.window.working_tokens();
         self.window.apply_compaction(&plan);
+        Some((plan.members, tokens_before))
+    }
+
+    /// The job for the archived messages at `members` (log indices).
+    pub(super) fn job_for(&self, members: &[usize], previous_summary: Option<String>, tokens_before: usize, failure: Option<Degraded>) -> CompactionJob {
         // The summarizer reads what a model would: the sent form, without reasoning.
-        let messages = plan.members.iter().map(|&i| request_form(&self.window.log[i].message, false, &[])).collect();
-        let ids = plan.members.iter().map(|&i| self.window.log[i].id.clone()).collect();
-        let previous_summary = self.episodes.last().map(|e| e.summary.clone());
-        Some(CompactionJob { ids, request: SummaryRequest { messages, previous_summary }, tokens_before })
+        let messages = members.iter().map(|&i| request_form(&self.window.log[i].message, false, &[])).collect();
+        let ids = members.iter().map(|&i| self.window.log[i].id.clone()).collect();
+        CompactionJob { ids, request: SummaryRequest { messages, previous_summary }, tokens_before, failure }
     }
 
     /// The episode and facts for a begun compaction. `answer` is the
@@ -75,8 +106,7 @@ impl Controller {
     /// answer that cannot be read falls back to the offline summary too.
     /// `None` when every message of the job was forgotten meanwhile.
     pub fn finish_compaction(&self, job: CompactionJob, answer: Option<&str>, now: f64) -> Option<PreparedCompaction> {
-        let wanted: std::collections::HashSet<&str> = job.ids.iter().map(String::as_str).collect();
-        let members: Vec<usize> = (0..self.window.log.len()).filter(|&i| wanted.contains(self.window.log[i].id.as_str()) && self.window.log[i].place == Place::Archived).collect();
+        let members = self.find_archived(&job.ids);
         if members.is_empty() {
             return None;
         }
@@ -88,7 +118,12 @@ impl Controller {
         let model = answer.and_then(parse_summary);
         let ts = now.max(self.last_ts);
         let seq = self.next_seq;
-        let episode = self.episode_for(&moved, model.as_ref(), seq, ts);
+        let mut episode = self.episode_for(&moved, model.as_ref(), seq, ts);
+        episode.degraded = match (&model, answer) {
+            (Some(_), _) => None,
+            (None, Some(_)) => Some(Degraded { code: "SUMMARIZER_INVALID".into(), message: "the summarizer's answer holds no summary".into() }),
+            (None, None) => job.failure,
+        };
         let facts = self.learned_facts(&moved, model.as_ref(), &episode.id, ts, seq + 1);
         let record = Record::Episode { writer: self.opts.writer.clone(), seq, lc: self.lc_at(ts, seq), episode };
         let mut writes = vec![Write { key: self.key(seq), bytes: encode_record(&record) }];
@@ -124,6 +159,7 @@ impl Controller {
             pending_tasks,
             task_id,
             last_recalled: created_at,
+            degraded: None,
         }
     }
 

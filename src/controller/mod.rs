@@ -10,6 +10,7 @@
 mod compaction;
 mod forget;
 mod knowledge;
+mod queue;
 mod restore;
 mod search;
 mod stats;
@@ -57,6 +58,13 @@ pub struct Options {
     pub working: WindowConfig,
     /// Token budget of one episode summary.
     pub summary_tokens: usize,
+    /// Most tokens one summarizer request may carry (its messages as
+    /// `count_messages` counts them, plus the previous summary); a larger
+    /// compacted range is split. Must exceed `summary_tokens`. Default 6000.
+    pub summary_input_tokens: usize,
+    /// Most ranges waiting for the summarizer behind the one it is writing
+    /// (at least 1); past it the oldest take the offline summary. Default 8.
+    pub summary_backlog: usize,
     /// Fold the log into a pack once it holds this many records (and half
     /// the packed ones). Default 256.
     pub fold_after: usize,
@@ -66,7 +74,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { namespace: "default".into(), writer: "local".into(), model: "gpt-4o".into(), models: Vec::new(), working: WindowConfig::default(), summary_tokens: 200, fold_after: 256, recall: Default::default() }
+        Options { namespace: "default".into(), writer: "local".into(), model: "gpt-4o".into(), models: Vec::new(), working: WindowConfig::default(), summary_tokens: 200, summary_input_tokens: 6000, summary_backlog: 8, fold_after: 256, recall: Default::default() }
     }
 }
 
@@ -135,6 +143,8 @@ pub struct Controller {
     /// Item id → the record identity of its embedding.
     embedding_uids: HashMap<String, (String, u64)>,
     procedures: Option<ProceduresState>,
+    /// Archived ranges waiting for the summarizer, oldest first (see `queue`).
+    summaries: Vec<queue::Queued>,
 }
 
 /// The procedures in force and the record that set them.
@@ -163,6 +173,13 @@ impl Controller {
     /// not the one the model needs.
     pub fn new(opts: Options, counter: Counter) -> Result<Controller> {
         opts.working.validate()?;
+        if opts.summary_input_tokens <= opts.summary_tokens {
+            return Err(MemoryError::input("options.summaryInputTokens", "must exceed summaryTokens (room for the previous summary)"));
+        }
+        // A range is queued before the idle summarizer takes it: 0 would send none.
+        if opts.summary_backlog == 0 {
+            return Err(MemoryError::input("options.summaryBacklog", "must be at least 1"));
+        }
         let model = models::resolve(&opts.model, &opts.models).unwrap_or(models::UNKNOWN);
         let matches = match (&counter, model.tokenizer) {
             (Counter::Exact(bpe), Tokenizer::O200kBase) => bpe.encoding() == crate::tokens::exact::Encoding::O200kBase,
@@ -198,6 +215,7 @@ impl Controller {
             index: SearchIndex::default(),
             embedding_uids: HashMap::new(),
             procedures: None,
+            summaries: Default::default(),
         })
     }
 
@@ -367,8 +385,14 @@ impl Controller {
     /// Where an indexed message is, by id, through the search index's id map
     /// (no log scan on the context path; instructions are not indexed).
     fn message_place(&self, id: &str) -> Option<Place> {
+        self.message_at(id).map(|i| self.window.log[i].place)
+    }
+
+    /// The log position of a message other than an instruction, by id.
+    fn message_at(&self, id: &str) -> Option<usize> {
         let slot = *self.index.slots.get(id)?;
-        (slot % 2 == 1).then(|| self.window.log.get((slot / 2) as usize)).flatten().filter(|s| s.id == id).map(|s| s.place)
+        let i = (slot / 2) as usize;
+        (slot % 2 == 1 && self.window.log.get(i).is_some_and(|s| s.id == id)).then_some(i)
     }
 
     pub fn episodes(&self) -> &[Episode] {

@@ -40,4 +40,10 @@ pub struct Episode {
     /// When recall last put this episode in a context (ms); starts at creation.
     #[serde(default)]
     pub last_recalled: f64,
+    /// Why a summarizer exists but this summary is the offline one: its
+    /// error (`SUMMARIZER_TIMEOUT`, `SUMMARIZER_HTTP`, ...), an unreadable
+    /// answer, or the queue's limits (`SUMMARIZER_BACKLOG`,
+    /// `SUMMARIZER_INPUT_LIMIT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub degraded: Option<crate::context::Degraded>,
 }

@@ -65,6 +65,7 @@ mod tests {
             pending_tasks: vec![],
             task_id: None,
             last_recalled: created,
+            degraded: None,
         }
     }
 

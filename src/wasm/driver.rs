@@ -131,22 +131,29 @@ impl Driver {
         if self.summarizer.is_none() {
             return self.path.settle(now).await.0;
         }
+        // Archived at once, summarized in turn: one request per range.
+        self.inner.borrow_mut().queue_compaction();
         self.start_summary(now);
         let _ = self.path.fold().await;
         None
     }
 
-    /// Starts one background compaction if one is due and none is running.
+    /// Summarizes the oldest queued range in the background, if one waits
+    /// and none is running; a range the queue gave the offline summary is
+    /// recorded without asking.
     fn start_summary(&self, now: f64) {
         let Some(summarizer) = self.summarizer.clone() else { return };
         if self.compacting.get() {
             return;
         }
-        let Some(job) = self.inner.borrow_mut().begin_compaction() else { return };
+        let Some(mut job) = self.inner.borrow_mut().next_summary() else { return };
         self.compacting.set(true);
         let this = self.clone();
         let task = spawn(Box::pin(async move {
-            let answer = summarizer.summarize(&job.request).await;
+            let mut answer = if job.ask() { summarizer.summarize(&job.request).await } else { Default::default() };
+            if let Some(why) = answer.failure.take() {
+                job.failed(why);
+            }
             let driver = this.clone();
             let commit = this.enqueue(Box::pin(async move {
                 if let Some((model, prompt, completion)) = &answer.usage {
@@ -158,7 +165,7 @@ impl Driver {
                 let _ = driver.path.compact(job, answer.text.as_deref(), now).await;
                 driver.compacting.set(false);
                 *driver.background.borrow_mut() = None;
-                // Messages added meanwhile may call for another round.
+                // The next range in the queue, if any.
                 driver.start_summary(now);
                 let _ = driver.path.fold().await;
                 Ok(JsValue::UNDEFINED)

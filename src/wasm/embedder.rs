@@ -1,12 +1,14 @@
 //! The host's embedder hook: `(texts: string[]) => Promise<(Float32Array | number[])[]>`.
 
-use js_sys::{Array, Float32Array, Function, Promise, Reflect};
+use js_sys::{Array, Float32Array, Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+use super::hook::failure;
 use super::js_error;
 use crate::error::MemoryError;
 
+/// The hook, raced against `embedderTimeoutMs` (in `js/deadline.js`).
 #[derive(Clone)]
 pub struct Embedder(Function);
 
@@ -18,11 +20,12 @@ impl Embedder {
         v.dyn_into::<Function>().map(Embedder).map_err(|_| js_error(MemoryError::input("options.embedder", "expected an async function (texts) => vectors")))
     }
 
+    /// # Errors
+    /// What the hook threw (its `code`, else `EMBEDDER_FAILED`),
+    /// `EMBEDDER_TIMEOUT` past the timeout (from `js/deadline.js`), `EMBEDDER_INVALID` for vectors
+    /// of the wrong shape.
     pub async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedFailure> {
-        let fail = |e: JsValue| EmbedFailure {
-            code: Reflect::get(&e, &"code".into()).ok().and_then(|c| c.as_string()).unwrap_or_else(|| "EMBEDDER_FAILED".into()),
-            message: Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_else(|| format!("{e:?}")),
-        };
+        let fail = |e: JsValue| failure(&e, "EMBEDDER_FAILED");
         let input: Array = texts.iter().map(|t| JsValue::from_str(t)).collect();
         let called = self.0.call1(&JsValue::NULL, &input).map_err(fail)?;
         let got = JsFuture::from(Promise::resolve(&called)).await.map_err(fail)?;

@@ -9,6 +9,7 @@
 mod controller;
 mod driver;
 mod embedder;
+mod hook;
 mod options;
 mod ranks;
 mod retrieval;

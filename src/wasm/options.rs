@@ -26,10 +26,10 @@ pub struct JsOptions {
     models: Option<BTreeMap<String, ModelInfo>>,
     working_memory: Option<Value>,
     summary_tokens: Option<usize>,
+    summary_input_tokens: Option<usize>,
+    summary_backlog: Option<usize>,
     fold_after: Option<usize>,
     recall: Option<crate::episodic::recall::RecallWeights>,
-    /// A summarizer that has not answered by then counts as failed.
-    pub summarizer_timeout_ms: Option<f64>,
 }
 
 
@@ -166,6 +166,8 @@ pub fn core_options(js: JsOptions, writer: String) -> Result<Options, JsValue> {
             recent_messages: w.size("recentMessages")?,
         },
         summary_tokens: js.summary_tokens.unwrap_or(d.summary_tokens),
+        summary_input_tokens: js.summary_input_tokens.unwrap_or(d.summary_input_tokens),
+        summary_backlog: js.summary_backlog.unwrap_or(d.summary_backlog),
         fold_after: js.fold_after.unwrap_or(d.fold_after),
         recall: js.recall.unwrap_or(d.recall),
     })

@@ -113,8 +113,23 @@ export interface CreateOptions {
    * May return the model's text, `{ text, usage? }`, or a summary object.
    */
   summarizer?: (request: { messages: ChatMessage[]; previousSummary?: string }) => Promise<string | { text: string; usage?: { promptTokens: number; completionTokens: number; model: string } } | { summary: string; keyPoints?: string[]; pendingTasks?: string[]; facts?: { key: string; value: string }[]; preferences?: { key: string; value: string }[]; importance?: number }>;
-  /** A summarizer that has not answered by then counts as failed. Default 60000. */
+  /** A summarizer that has not answered by then counts as failed (`SUMMARIZER_TIMEOUT` on the episode). Default 60000. */
   summarizerTimeoutMs?: number;
+  /**
+   * Most tokens one summarizer request carries: its messages as `countMessages`
+   * counts them plus the previous summary (sent when within `summaryTokens`). A larger
+   * compacted range is split; a single message larger on its own gets the
+   * offline summary. Must exceed `summaryTokens`. Default 6000.
+   */
+  summaryInputTokens?: number;
+  /**
+   * Most compacted ranges waiting for the summarizer behind the one it is
+   * writing (at least 1); past it the oldest get the offline summary
+   * (`SUMMARIZER_BACKLOG` on the episode). Default 8.
+   */
+  summaryBacklog?: number;
+  /** An embedder that has not answered by then counts as failed: search is lexical, `degraded.code` is `EMBEDDER_TIMEOUT`. Default 60000. */
+  embedderTimeoutMs?: number;
   /** Recall scoring of episodes: weights (default 1, 1, 2) and recency half-life (default 3 days). */
   recall?: { recency?: number; importance?: number; relevance?: number; halfLifeMs?: number };
   /**
@@ -232,6 +247,13 @@ export interface Episode {
   pendingTasks?: string[];
   taskId?: string;
   lastRecalled: number;
+  /**
+   * Why a summarizer exists but this is the offline summary: the hook's error
+   * (`SUMMARIZER_TIMEOUT`, `SUMMARIZER_HTTP`, …, or `SUMMARIZER_FAILED` for a
+   * throw without a code), an answer without a summary (`SUMMARIZER_INVALID`),
+   * or the queue's limits (`SUMMARIZER_BACKLOG`, `SUMMARIZER_INPUT_LIMIT`).
+   */
+  degraded?: { code: string; message: string };
 }
 export interface ContextOptions {
   /** Replaces the stored system/developer messages for this call. */

@@ -17,6 +17,29 @@ function summarizer(timeoutMs = 400) {
   return openAICompatibleSummarizer({ baseURL: server.baseURL, apiKey: API_KEY, model: "gpt-4o-mini", timeoutMs, maxRetries: 1 });
 }
 
+/**
+ * Wraps a summarizer hook: `first` resolves when it is first called,
+ * `calls()` counts calls, `most()` is the most that were in flight at once.
+ */
+function watch(hook) {
+  let called;
+  const first = new Promise((r) => (called = r));
+  let calls = 0;
+  let inFlight = 0;
+  let most = 0;
+  const watched = async (request) => {
+    calls++;
+    most = Math.max(most, ++inFlight);
+    called();
+    try {
+      return await hook(request);
+    } finally {
+      inFlight--;
+    }
+  };
+  return { hook: watched, first, calls: () => calls, most: () => most };
+}
+
 /** Adds `n` turns to a small working memory so that compaction happens, then waits for it. */
 async function converse(memory, n, prefix = "turn") {
   const ids = [];
@@ -88,18 +111,20 @@ test("many adds while a slow summary is in flight: nothing lost, nothing summari
   const gate = new Promise((r) => (release = r));
   const slow = (req, res, record) => gate.then(() => chat(JSON.stringify(SUMMARY), { model: "gpt-4o-mini" })(req, res, record));
   server.script(...Array.from({ length: 30 }, () => slow));
-  const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 200 }, summarizer: summarizer(5000) });
+  const watched = watch(summarizer(5000));
+  // A backlog large enough that every range waits for the model.
+  const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 200 }, summarizer: watched.hook, summaryBacklog: 40 });
   const adds = [];
   for (let i = 0; i < 40; i++) adds.push(memory.add({ role: i % 2 ? "assistant" : "user", content: `message ${i} 关于杭州的行程和预算 ${i}` }));
   const results = await Promise.all(adds); // resolve while the summary is still pending
   assert.equal(results.length, 40);
-  const summaries = () => server.requests.filter((r) => r.url.endsWith("/chat/completions")).length;
-  for (let i = 0; i < 100 && summaries() === 0; i++) await new Promise((r) => setTimeout(r, 10));
-  await new Promise((r) => setTimeout(r, 100));
-  assert.equal(summaries(), 1, "one summary at a time, while 40 adds went through");
+  await watched.first;
+  assert.equal(watched.calls(), 1, "one summary at a time, while 40 adds went through");
   release();
   await memory.flush();
-  await checkNothingLost(memory, results.map((r) => r.id), "model");
+  assert.equal(watched.most(), 1, "never two requests in flight");
+  const episodes = await checkNothingLost(memory, results.map((r) => r.id), "model");
+  assert.equal(episodes.length, watched.calls(), "one request per range, none merged");
 });
 
 test("preferences stated early in Chinese and English survive 20 compactions and lead the context; a changed one supersedes", async () => {
@@ -194,10 +219,11 @@ test("forgetting a message while its range is being summarized: the summary cann
   const quoting = (req, res, record) => gate.then(() => chat(JSON.stringify({ summary: "The user said their PIN is 8812." }), { model: "gpt-4o-mini" })(req, res, record));
   server.script(quoting, ...Array.from({ length: 10 }, () => chat(JSON.stringify(SUMMARY), { model: "gpt-4o-mini" })));
   const storage = memoryStorage();
-  const memory = await MemoryController.create({ namespace: "race", workingMemory: { maxTokens: 200 }, storage, summarizer: summarizer(5000) });
+  const watched = watch(summarizer(5000));
+  const memory = await MemoryController.create({ namespace: "race", workingMemory: { maxTokens: 200 }, storage, summarizer: watched.hook });
   const { id } = await memory.add({ role: "user", content: "my PIN is 8812, keep it secret" });
   for (let i = 0; i < 12; i++) await memory.add({ role: i % 2 ? "user" : "assistant", content: `message ${i} about the weekend plans in 杭州 and the budget` });
-  for (let i = 0; i < 100 && server.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  await watched.first;
   await memory.forget(id); // while the summary of its range is still being written
   release();
   await memory.flush();

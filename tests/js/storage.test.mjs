@@ -60,6 +60,14 @@ async function writer(dir, seed) {
   });
   return child;
 }
+/** Resolves once `child` has reported `n` completed saves (it is then in the middle of the next). */
+const saves = (child, n) =>
+  new Promise((resolve, reject) => {
+    let seen = 0;
+    const on = (m) => m === "saved" && ++seen >= n && (child.off("message", on), resolve());
+    child.on("message", on);
+    child.once("exit", (code) => reject(new Error(`writer exited early (${code})`)));
+  });
 const killed = (child) => (child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((resolve) => (child.once("exit", resolve), child.kill("SIGKILL"))));
 
 test("nodeFileStorage: a writer killed mid-write (SIGKILL) never leaves a torn value", async () => {
@@ -67,7 +75,7 @@ test("nodeFileStorage: a writer killed mid-write (SIGKILL) never leaves a torn v
   const storage = nodeFileStorage(dir);
   for (let round = 0; round < 6; round++) {
     const child = await writer(dir, round);
-    await new Promise((resolve) => setTimeout(resolve, 30 + round * 37));
+    await saves(child, 1 + round * 3);
     await killed(child);
     const got = await storage.load(["crash", "k"]);
     if (got === undefined) continue; // killed before its first rename
@@ -83,6 +91,8 @@ test("nodeFileStorage: three processes writing one key, a reader only ever sees 
   const storage = nodeFileStorage(dir);
   const children = await Promise.all([1, 2, 3].map((seed) => writer(dir, seed)));
   try {
+    // Read only once each has saved: 300 quick reads could otherwise all come before the first save.
+    await Promise.all(children.map((child) => saves(child, 1)));
     let seen = 0;
     for (let i = 0; i < 300; i++) {
       const got = await storage.load(["crash", "k"]);
