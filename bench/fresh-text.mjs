@@ -141,7 +141,8 @@ function chinese(quota, rand) {
 
 let cached = null;
 
-/** { text, parts: [{ kind, documents, bytes }] }, deterministic for a given node_modules. */
+/** { text, parts: [{ kind, documents, bytes }], documents: { docs, source, dialogue, chinese } },
+ *  deterministic for a given node_modules. */
 export function freshText() {
   if (cached) return cached;
   const rand = mulberry32(SEED);
@@ -159,7 +160,7 @@ export function freshText() {
   const all = shuffle(Object.values(kinds).flat(), rand);
   const text = all.join("\n\n");
   const parts = Object.entries(kinds).map(([kind, docs]) => ({ kind, documents: docs.length, bytes: docs.reduce((n, d) => n + utf8Bytes(d), 0) }));
-  cached = { text, parts };
+  cached = { text, parts, documents: kinds };
   return cached;
 }
 
