@@ -137,16 +137,17 @@ async function langChain(msgs, start, calls, perMessage) {
   const setupMs = performance.now() - t0;
   const options = { maxTokens: BUDGET, strategy: "last", includeSystem: true, startOn: "human", tokenCounter };
   const ms = [];
-  let out;
+  const outputs = [];
   stats.counterCalls = 0;
   for (const group of calls) {
     const t = performance.now();
     for (const i of group) list.push(toLangChain(msgs[i], i));
-    out = await trimMessages(list, options);
+    const out = await trimMessages(list, options);
     ms.push(performance.now() - t);
+    outputs.push({ messages: out.map(fromLangChain), ids: out.map((m) => Number(m.id.slice(1))) });
     if (ms.reduce((a, b) => a + b, 0) > LC_SECONDS * 1000 || ms.length >= OUR_CALLS) break;
   }
-  return { setupMs, ms, out: out.map(fromLangChain), ids: out.map((m) => Number(m.id.slice(1))), counterCalls: stats.counterCalls / ms.length };
+  return { setupMs, ms, outputs, counterCalls: stats.counterCalls / ms.length };
 }
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -200,8 +201,8 @@ export function report({ sizes }) {
     const lastIndex = mine.recent.at(-1);
     const oldestMine = Math.min(...mine.recent);
     const describe = (lc) => {
-      const kept = lc.ids.filter((i) => i > 0);
-      const tokens = exactTotal(lc.out);
+      const kept = lc.outputs[k].ids.filter((i) => i > 0);
+      const tokens = exactTotal(lc.outputs[k].messages);
       const sameEnd = kept.at(-1) === lastIndex;
       const inside = mine.recent.every((i) => kept.includes(i));
       return { kept, tokens, sameEnd, inside };
@@ -211,7 +212,7 @@ export function report({ sizes }) {
     notes.push(
       `- ${int(n)} messages, outputs at call ${k + 1}: ours ${int(mine.ctx.messages.length)} messages, ${int(mine.ctx.tokens)} tokens ` +
         `(recounted ${int(mine.tokens)}): the system prompt, ${int(s.summary.episodeIds.length)} episode summaries ` +
-        `(${int(s.summary.tokens)} tokens, standing for ${int(s.summary.hiddenMessages)} older messages), ` +
+        `(${int(s.summary.tokens)} tokens, picked from the episodes of the ${int(s.summary.hiddenMessages)} messages not shown), ` +
         `${s.preferences ? `preferences (${int(s.preferences)} tokens), ` : ""}${s.knowledge.tokens ? `knowledge (${int(s.knowledge.tokens)} tokens), ` : ""}` +
         `and the newest ${int(mine.recent.length)} messages (${int(s.recent.tokens)} tokens, from #${int(oldestMine)}). ` +
         `LangChain exact: the system prompt and the newest ${int(e.kept.length)} messages, ${int(e.tokens)} tokens ` +
