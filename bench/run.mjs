@@ -5,20 +5,24 @@
 //   node bench/run.mjs             (needs a built dist/)
 //   node bench/run.mjs tokens size (only these; BENCH_RUNS=n for more runs)
 //
+// results.md keeps one block per benchmark between <!-- bench:NAME -->
+// markers, each ending with when and how it was measured: a run of some
+// benchmarks replaces their blocks and keeps the others.
 // Not part of `npm test`: benchmarks take minutes and wall-clock figures
 // depend on the machine.
 
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { ROOT } from "./lib.mjs";
 
 const BENCHMARKS = [
-  ["tokens", "exact o200k counting throughput"],
+  ["tokens-fresh", "exact o200k counting of ~7 MiB of fresh text, one pass per new process"],
+  ["tokens", "exact o200k counting of repeated text, caches warm"],
   ["coldstart", "fresh process to first count"],
   ["size", "package size and memory"],
-  ["context", "buildContext vs LangChain trimMessages on 10,000 messages"],
-  ["estimator", "estimator error for Claude, Gemini, DeepSeek"],
+  ["context", "cost per model call (add + compaction + buildContext) at 1k/10k/100k messages vs LangChain trimMessages"],
+  ["estimator", "estimator error for Claude, Gemini, DeepSeek, in-sample and held-out"],
   ["persistence", "bytes per add vs a naive full rewrite; save and load of 10,000 messages"],
   ["chunking", "remember() of 1 MB without sentence ends vs counting it"],
   ["retrieval", "vector top-10 and BM25 vs a JS loop, orama, voy, hnswlib-wasm"],
@@ -32,7 +36,17 @@ if (chosen.length === 0) {
   process.exit(2);
 }
 
-const sections = [];
+const RESULTS = ROOT + "bench/results.md";
+const machine = `Node ${process.version} on ${process.platform}/${process.arch}, ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`;
+
+/** The blocks of an existing results.md, by benchmark name. */
+function previousBlocks() {
+  if (!existsSync(RESULTS)) return new Map();
+  const text = readFileSync(RESULTS, "utf8");
+  return new Map([...text.matchAll(/<!-- bench:([\w-]+) -->\n([\s\S]*?)\n<!-- \/bench:\1 -->/g)].map((m) => [m[1], m[2]]));
+}
+
+const blocks = previousBlocks();
 let failed = false;
 for (const [name, what] of chosen) {
   process.stderr.write(`── bench/${name}.mjs: ${what} ... `);
@@ -44,29 +58,30 @@ for (const [name, what] of chosen) {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const secs = ((performance.now() - t0) / 1000).toFixed(0);
+  const stamp = `_Measured ${new Date().toISOString().replace(/\.\d+Z$/, "Z")}, ${machine}, \`node bench/${name}.mjs\`${process.env.BENCH_RUNS ? ` with BENCH_RUNS=${process.env.BENCH_RUNS}` : ""}._`;
   if (child.status === 0) {
     process.stderr.write(`${secs} s\n`);
-    sections.push(child.stdout.trim());
+    blocks.set(name, `${child.stdout.trim()}\n\n${stamp}`);
   } else {
     failed = true;
     process.stderr.write(`FAILED after ${secs} s\n${child.stderr}\n`);
-    sections.push(`## bench/${name}.mjs failed\n\n\`\`\`\n${(child.stderr || child.stdout).trim().slice(-4000)}\n\`\`\``);
+    blocks.set(name, `## bench/${name}.mjs failed\n\n\`\`\`\n${(child.stderr || child.stdout).trim().slice(-4000)}\n\`\`\`\n\n${stamp}`);
   }
 }
+const sections = BENCHMARKS.filter(([name]) => blocks.has(name)).map(([name]) => [name, blocks.get(name)]);
 
 // Every benchmark states its targets on lines ending in **met** / **not met**.
-const targets = sections.flatMap((s) => s.split("\n").filter((l) => /\*\*(not )?met\*\*/.test(l)));
+const targets = sections.flatMap(([, s]) => s.split("\n").filter((l) => /\*\*(not )?met\*\*/.test(l)));
 
 const viaNpm = process.env.npm_lifecycle_event === "bench";
 const command = viaNpm ? "`npm run bench` (setup, build, then `node bench/run.mjs`)" : `\`node bench/run.mjs${only.length ? " " + only.join(" ") : ""}\``;
 const header = [
   "# agent-memory benchmarks",
   "",
-  `- Date: ${new Date().toISOString().replace(/\.\d+Z$/, "Z")}`,
-  `- Node ${process.version} on ${process.platform}/${process.arch}, ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
-  `- Command: ${command}${process.env.BENCH_RUNS ? ` with BENCH_RUNS=${process.env.BENCH_RUNS}` : ""}`,
-  "- Each benchmark runs in its own Node process; figures are medians of several runs on the same input, side by side; " +
-    "they vary with the machine, compare the ratios.",
+  `- Last run: ${new Date().toISOString().replace(/\.\d+Z$/, "Z")}, ${command}${process.env.BENCH_RUNS ? ` with BENCH_RUNS=${process.env.BENCH_RUNS}` : ""}; ` +
+    "each section ends with when, where and how it was measured.",
+  "- Each benchmark runs in its own Node process and states its input (fresh or repeated text, cache state) and what is timed; " +
+    "peers run side by side on the same input. Figures vary with the machine (a shared one gives lower, noisier figures): compare the ratios.",
   "- The estimator's profiles are fitted by `node bench/fit-estimator.mjs` (not run here).",
   "",
   "## Targets",
@@ -74,7 +89,7 @@ const header = [
   ...targets.map((l) => `- ${l.replace(/^- /, "")}`),
   "",
 ];
-const markdown = [...header, ...sections.flatMap((s) => [s, ""])].join("\n");
-writeFileSync(ROOT + "bench/results.md", markdown);
+const markdown = [...header, ...sections.flatMap(([name, s]) => [`<!-- bench:${name} -->`, s, `<!-- /bench:${name} -->`, ""])].join("\n");
+writeFileSync(RESULTS, markdown);
 console.log(markdown);
 process.exit(failed ? 1 : 0);

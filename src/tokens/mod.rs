@@ -24,9 +24,11 @@ pub enum Counter {
 }
 
 impl Counter {
-    /// The default safety margin on estimates. With it, 3–5 % of corpus
-    /// paragraphs are still under-counted (bench/estimator.mjs; README):
-    /// calibration from billed usage narrows the rest.
+    /// The default safety margin on estimates. With it, 3–5 % of the corpus
+    /// paragraphs the profiles were fitted on are still under-counted, 1–4 %
+    /// of paragraphs they never saw, and 3–10 % of held-out halves when
+    /// fitted on the other half (bench/estimator.mjs; README): calibration
+    /// from billed usage narrows the rest.
     pub const DEFAULT_MARGIN: f64 = 1.15;
 
     pub fn estimate(profile: Profile) -> Counter {

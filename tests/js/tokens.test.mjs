@@ -61,7 +61,8 @@ test("countMessages follows OpenAI's chat rule: 3 per message, 1 per name, 3 rep
   ];
   const want = messages.reduce((n, m) => n + 3 + o200k(m.role).length + o200k(m.content).length + (m.name ? o200k(m.name).length + 1 : 0), 0) + 3;
   assert.equal(memory.countMessages(messages), want);
-  // The cookbook's own worked example for gpt-4o-style models: 129 prompt tokens.
+  // The cookbook's own worked example: 124 prompt tokens on gpt-4o and gpt-4o-mini
+  // (o200k_base), 129 on gpt-4 and gpt-3.5-turbo (cl100k_base).
   const cookbook = [
     { role: "system", content: "You are a helpful, pattern-following assistant that translates corporate jargon into plain English." },
     { role: "system", name: "example_user", content: "New synergies will help drive top-line growth." },
