@@ -64,8 +64,9 @@ impl Controller {
         let tokens_before = self.window.working_tokens();
         self.window.apply_compaction(&plan);
         // The summarizer reads what a model would: the sent form, without reasoning.
-        let messages = plan.members.iter().map(|&i| request_form(&self.window.log[i].message, false, &[])).collect();
-        let ids = plan.members.iter().map(|&i| self.window.log[i].id.clone()).collect();
+        let moved = || plan.members.iter().filter_map(|&i| self.window.log.get(i));
+        let messages = moved().map(|s| request_form(&s.message, false, &[])).collect();
+        let ids = moved().map(|s| s.id.clone()).collect();
         let previous_summary = self.episodes.last().map(|e| e.summary.clone());
         Some(CompactionJob { ids, request: SummaryRequest { messages, previous_summary }, tokens_before })
     }
@@ -76,7 +77,7 @@ impl Controller {
     /// `None` when every message of the job was forgotten meanwhile.
     pub fn finish_compaction(&self, job: CompactionJob, answer: Option<&str>, now: f64) -> Option<PreparedCompaction> {
         let wanted: std::collections::HashSet<&str> = job.ids.iter().map(String::as_str).collect();
-        let members: Vec<usize> = (0..self.window.log.len()).filter(|&i| wanted.contains(self.window.log[i].id.as_str()) && self.window.log[i].place == Place::Archived).collect();
+        let members: Vec<usize> = self.window.log.iter().enumerate().filter(|(_, s)| wanted.contains(s.id.as_str()) && s.place == Place::Archived).map(|(i, _)| i).collect();
         if members.is_empty() {
             return None;
         }
@@ -84,7 +85,7 @@ impl Controller {
         // may quote them: only the offline summary of what remains is safe.
         let answer = if members.len() == job.ids.len() { answer } else { None };
         let plan = CompactionPlan { groups: vec![], members };
-        let moved: Vec<&Stored> = plan.members.iter().map(|&i| &self.window.log[i]).collect();
+        let moved: Vec<&Stored> = plan.members.iter().filter_map(|&i| self.window.log.get(i)).collect();
         let model = answer.and_then(parse_summary);
         let ts = now.max(self.last_ts);
         let seq = self.next_seq;

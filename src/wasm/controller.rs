@@ -27,7 +27,7 @@ use crate::tokens::Counter;
 /// A random writer id: two controllers on one namespace never share one.
 fn random_writer() -> String {
     const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    (0..10).map(|_| DIGITS[(js_sys::Math::random() * 36.0) as usize % 36] as char).collect()
+    (0..10).filter_map(|_| DIGITS.get((js_sys::Math::random() * 36.0) as usize % 36)).map(|&d| d as char).collect()
 }
 
 /// What every async method returns. `Result<Promise, _>` rather than a bare
@@ -64,20 +64,20 @@ impl MemoryController {
 
 impl MemoryController {
     async fn open(options: JsValue) -> Result<MemoryController, JsValue> {
-        let (data, hooks) = split_hooks(&options)?;
-        let clock = match &hooks[0] {
+        let (data, [clock, storage, embedder, summarizer, ranks]) = split_hooks(&options)?;
+        let clock = match &clock {
             v if v.is_undefined() => None,
             v => Some(v.clone().dyn_into::<Function>().map_err(|_| js_error(MemoryError::input("options.clock", "expected a function returning milliseconds")))?),
         };
-        let storage = if hooks[1].is_undefined() { None } else { Some(Storage::from_js(hooks[1].clone())?) };
-        let embedder = if hooks[2].is_undefined() { None } else { Some(Embedder::from_js(hooks[2].clone())?) };
+        let storage = if storage.is_undefined() { None } else { Some(Storage::from_js(storage)?) };
+        let embedder = if embedder.is_undefined() { None } else { Some(Embedder::from_js(embedder)?) };
         let js_opts = read::<JsOptions>(&data, "options")?;
         let timeout = js_opts.summarizer_timeout_ms.unwrap_or(60_000.0);
-        let summarizer = if hooks[3].is_undefined() { None } else { Some(Summarizer::from_js(hooks[3].clone(), timeout)?) };
+        let summarizer = if summarizer.is_undefined() { None } else { Some(Summarizer::from_js(summarizer, timeout)?) };
         let opts = core_options(js_opts, random_writer())?;
         let counter = match Controller::tokenizer_for(&opts.model, &opts.models) {
-            Tokenizer::O200kBase => Counter::Exact(ranks::load(Encoding::O200kBase, &hooks[4]).await?),
-            Tokenizer::Cl100kBase => Counter::Exact(ranks::load(Encoding::Cl100kBase, &hooks[4]).await?),
+            Tokenizer::O200kBase => Counter::Exact(ranks::load(Encoding::O200kBase, &ranks).await?),
+            Tokenizer::Cl100kBase => Counter::Exact(ranks::load(Encoding::Cl100kBase, &ranks).await?),
             Tokenizer::Estimate => Counter::estimate(Family::of_model(&opts.model).profile()),
         };
         let inner = match &storage {
@@ -292,7 +292,9 @@ impl MemoryController {
                 JsForget::Range { from, to } => ForgetTarget::Range { from, to },
                 JsForget::Namespace { namespace: true } => {
                     if let Some(s) = &storage {
-                        s.remove_range(&inner.borrow().storage_prefix()).await?;
+                        // Not borrowed across the await: a call made meanwhile would find it borrowed.
+                        let prefix = inner.borrow().storage_prefix();
+                        s.remove_range(&prefix).await?;
                     }
                     let messages = inner.borrow().history().len();
                     inner.borrow_mut().reset();

@@ -135,14 +135,11 @@ impl Driver {
 
     /// Starts one background compaction if one is due and none is running.
     fn start_summary(&self, now: f64) {
-        if self.compacting.get() {
-            return;
-        }
+        let Some(summarizer) = self.summarizer.clone().filter(|_| !self.compacting.get()) else { return };
         let Some(job) = self.inner.borrow_mut().begin_compaction() else { return };
         self.compacting.set(true);
         let this = self.clone();
         let task = spawn(Box::pin(async move {
-            let summarizer = this.summarizer.clone().expect("checked by the caller");
             let answer = summarizer.summarize(&job.request).await;
             let driver = this.clone();
             let commit = this.enqueue(Box::pin(async move {
