@@ -140,8 +140,14 @@ function retire(b, cause) {
   }
 }
 
-/** `e` as the caller should see it: a trap becomes INTERNAL (and retires `b`), anything else is itself. */
+/**
+ * `e` as the caller should see it: a trap becomes INTERNAL (and retires
+ * `b`); a TypeError of the generated glue, which converts arguments before
+ * calling into the module (a number where a string goes, a BigInt where a
+ * number goes), becomes INVALID_INPUT; anything else is itself.
+ */
 function trapped(b, e, what) {
+  if (e instanceof TypeError) return memoryError("INVALID_INPUT", `${what}: an argument has the wrong type (${e.message})`, e);
   if (!(e instanceof WebAssembly.RuntimeError)) return e;
   retire(b, e);
   return internal(what, e);
@@ -159,7 +165,7 @@ function guard(b, what, fn) {
       result = fn.apply(this, args);
     } catch (e) {
       const err = trapped(b, e, what);
-      if (err === e) throw e;
+      if (err === e || err.code !== "INTERNAL") throw err;
       return fail(err);
     }
     if (!isAsync || !(result instanceof Promise)) return result;

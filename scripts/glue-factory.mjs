@@ -14,6 +14,10 @@
 //   callback) that traps reports it to `onTrap` instead of throwing into a
 //   microtask, where nobody could catch it (Node would exit);
 // - a dead instance's closures and finalizers never call into it again;
+// - a string parameter given anything else is a TypeError (which the loader
+//   reports as INVALID_INPUT) before it reaches the module: the glue would
+//   read `arg.length` of a number or an object as a size and make the
+//   allocator trap ("memory access out of bounds");
 // - the compiled module is exposed, so the next instance skips compiling.
 
 const PATCHES = [
@@ -34,6 +38,13 @@ const PATCHES = [
         }`,
   ],
   ["\nexport { initSync, __wbg_init as default };", ""],
+  [
+    `function passStringToWasm0(arg, malloc, realloc) {
+`,
+    `function passStringToWasm0(arg, malloc, realloc) {
+    if (typeof arg !== "string") throw new TypeError(\`expected a string, got \${arg === null ? "null" : typeof arg}\`);
+`,
+  ],
 ];
 
 export function toFactory(glue) {

@@ -332,11 +332,9 @@ impl MemoryController {
 
     /// Tokens of `text` for this controller's model (exact for tiktoken models).
     #[wasm_bindgen(js_name = countTokens)]
-    pub fn count_tokens(&self, text: &js_sys::JsString) -> Result<usize, JsValue> {
-        if !text.is_valid_utf16() {
-            return Err(js_error(MemoryError::LoneSurrogate("text".into())));
-        }
-        Ok(self.inner.borrow().count_tokens(&String::from(text)))
+    pub fn count_tokens(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<usize, JsValue> {
+        let text = super::retrieval::text(&text, "text")?;
+        Ok(self.inner.borrow().count_tokens(&text))
     }
 
     /// Tokens a chat request with these messages (and tool definitions) costs.
