@@ -126,8 +126,8 @@ async function seeded(seed, calls) {
   assert.deepEqual((await reopened.history()).map((h) => h.id), ids);
 }
 
-for (const seed of [1, 2, 3, 4, 5, 6]) {
-  test(`MemoryController methods with arbitrary arguments (seed ${seed})`, () => seeded(seed, 250));
+for (const seed of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]) {
+  test(`MemoryController methods with arbitrary arguments (seed ${seed})`, () => seeded(seed, 500));
 }
 
 test("every exported function and constructor with arbitrary arguments", async () => {
