@@ -41,8 +41,12 @@ fn failure(op: &str, e: JsValue) -> JsValue {
     err
 }
 
+/// Awaits what an adapter method returned. Through `Promise.resolve`: an
+/// adapter that returns a plain value (not a promise) would otherwise make
+/// `then` throw inside a microtask, an uncaught exception that ends Node.
 async fn settle(op: &str, p: Result<Promise, JsValue>) -> Result<JsValue, JsValue> {
-    JsFuture::from(p.map_err(|e| failure(op, e))?).await.map_err(|e| failure(op, e))
+    let p = Promise::resolve(&p.map_err(|e| failure(op, e))?);
+    JsFuture::from(p).await.map_err(|e| failure(op, e))
 }
 
 /// The adapter, checked to have the five methods.

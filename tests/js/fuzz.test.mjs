@@ -173,3 +173,36 @@ test("every exported function and constructor with arbitrary arguments", async (
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("hooks that return or throw anything: every call settles with a value or a MemoryError", async () => {
+  const r = rng(7);
+  const g = generator(r);
+  // A hook's answer: a plain value, a promise of one, a rejection with anything, or a throw.
+  const answer = () => {
+    const v = g.value();
+    return g.pick([() => v, () => Promise.resolve(v), () => Promise.reject(v), () => { throw v; }, () => ({ then: (ok) => ok(v) })])();
+  };
+  for (let round = 0; round < 40; round++) {
+    const inner = memoryStorage();
+    const storage = { ...inner };
+    const broken = g.pick(["save", "remove", "loadRange", "removeRange", "load"]);
+    storage[broken] = () => answer();
+    const options = { model: "gpt-4o", namespace: "hooks", storage, workingMemory: { maxTokens: 80 } };
+    if (r() < 0.5) options.summarizer = () => answer();
+    if (r() < 0.5) options.embedder = () => answer();
+    const where = `round ${round}: ${broken}`;
+    const created = await call(`${where} create`, () => MemoryController.create(options));
+    if (created.error) continue;
+    const memory = created.result;
+    for (let i = 0; i < 8; i++) {
+      const out = await call(`${where} add ${i}`, () => memory.add({ role: i % 2 ? "assistant" : "user", content: `message ${i} about storage and hooks` }));
+      assert.notEqual(out.error, "INTERNAL", where);
+    }
+    for (const [name, f] of [["remember", () => memory.remember({ key: "k", text: "a fact" })], ["search", () => memory.search("message")], ["forget", () => memory.forget({ key: "k" })], ["flush", () => memory.flush()], ["buildContext", () => memory.buildContext({ maxTokens: 300, query: "hooks" })]]) {
+      const out = await call(`${where} ${name}`, f);
+      assert.notEqual(out.error, "INTERNAL", `${where} ${name}`);
+    }
+    // The controller still answers from memory.
+    assert.ok(Array.isArray(await memory.history()), where);
+  }
+});
