@@ -9,14 +9,14 @@
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::options::{core_options, read, split_hooks, JsForget, JsOptions, Small, CONTEXT_OPTIONS};
+use super::options::{core_options, read, split_hooks, JsOptions, Small, CONTEXT_OPTIONS};
 use super::driver::{spawn, Driver, Inner};
 use super::embedder::Embedder;
 use super::storage::Storage;
 use super::summarizer::Summarizer;
 use super::{from_js, js_error, ranks, to_js, to_json};
 use crate::context::ContextRequest;
-use crate::controller::{Added, Controller, ForgetTarget, Forgotten};
+use crate::controller::{Added, Controller, ForgetTarget};
 use crate::error::MemoryError;
 use crate::models::Tokenizer;
 use crate::tokens::estimate::Family;
@@ -121,9 +121,7 @@ impl MemoryController {
         let task_id = Small::read(&options, &["taskId"]).and_then(|o| o.string("taskId"));
         self.enqueue(async move {
             let message = crate::message::Message::parse_json(&json?).map_err(js_error)?;
-            let prepared = d.inner.borrow().prepare_add_in_task(message, task_id?, now).map_err(js_error)?;
-            d.save(&prepared.write).await?;
-            let (id, tokens) = d.inner.borrow_mut().commit_add(prepared);
+            let (id, tokens) = d.path.add(message, task_id?, now).await?;
             let compaction = d.after_change(now).await;
             to_js(&Added { id, tokens, compaction })
         })
@@ -187,11 +185,7 @@ impl MemoryController {
         let (d, now) = (self.driver.clone(), self.now());
         let parsed = from_js::<crate::semantic::RememberInput>(&input, "remember");
         self.enqueue(async move {
-            let prepared = d.inner.borrow().prepare_remember(parsed?, now).map_err(js_error)?;
-            for w in &prepared.writes {
-                d.save(w).await?;
-            }
-            let out = d.inner.borrow_mut().commit_remember(prepared);
+            let out = d.path.remember(parsed?, now).await?;
             d.after_change(now).await;
             to_js(&out)
         })
@@ -227,9 +221,7 @@ impl MemoryController {
         let (d, now) = (self.driver.clone(), self.now());
         let raw = from_js::<serde_json::Value>(&procedures, "procedures");
         self.enqueue(async move {
-            let prepared = d.inner.borrow().prepare_procedures(raw?, now).map_err(js_error)?;
-            d.save(&prepared.write).await?;
-            d.inner.borrow_mut().commit_procedures(prepared);
+            d.path.set_procedures(raw?, now).await?;
             Ok(JsValue::UNDEFINED)
         })
     }
@@ -266,9 +258,7 @@ impl MemoryController {
         self.enqueue(async move {
             let reported = parsed?;
             let model = option_model?.or(reported.model).unwrap_or_else(|| d.inner.borrow().options().model.clone());
-            let prepared = d.inner.borrow().prepare_usage(&model, &reported.usage, now).map_err(js_error)?;
-            d.save(&prepared.write).await?;
-            let usd = d.inner.borrow_mut().commit_usage(prepared);
+            let usd = d.path.record_usage(&model, &reported.usage, "chat", now).await?;
             d.after_change(now).await;
             Ok(usd.map_or(JsValue::NULL, JsValue::from_f64))
         })
@@ -282,41 +272,8 @@ impl MemoryController {
     #[wasm_bindgen(unchecked_return_type = "Promise<ForgetResult>")]
     pub fn forget(&self, #[wasm_bindgen(unchecked_param_type = "string | { id: string } | { key: string } | { from: number; to: number } | { namespace: true }")] target: JsValue) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
-        let (inner, storage) = (d.inner.clone(), d.storage.clone());
-        let parsed = from_js::<serde_json::Value>(&target, "forget").and_then(|v| JsForget::parse(&v).map_err(js_error));
-        self.enqueue(async move {
-            let target = match parsed? {
-                JsForget::Id(id) if !inner.borrow().has_message(&id) => ForgetTarget::Fact(id),
-                JsForget::Id(id) | JsForget::Message { id } => ForgetTarget::Message(id),
-                JsForget::Fact { key } => ForgetTarget::Fact(key),
-                JsForget::Range { from, to } => ForgetTarget::Range { from, to },
-                JsForget::Namespace { namespace: true } => {
-                    if let Some(s) = &storage {
-                        // Not borrowed across the await: a call made meanwhile would find it borrowed.
-                        let prefix = inner.borrow().storage_prefix();
-                        s.remove_range(&prefix).await?;
-                    }
-                    let messages = inner.borrow().history().len();
-                    inner.borrow_mut().reset();
-                    return to_js(&Forgotten { messages, ..Forgotten::default() });
-                }
-                JsForget::Namespace { namespace: false } => return Err(js_error(MemoryError::input("forget.namespace", "expected true"))),
-            };
-            let p = inner.borrow().prepare_forget(&target, now).map_err(js_error)?;
-            d.save(&p.tombstone).await?;
-            d.save(&p.pack).await?;
-            let remove = p.remove.clone();
-            let mut outcome = inner.borrow_mut().commit_forget(p);
-            if let Some(s) = &storage {
-                for key in remove {
-                    if s.remove(&key).await.is_err() {
-                        inner.borrow_mut().retry_removal(key);
-                        outcome.pending_removals += 1;
-                    }
-                }
-            }
-            to_js(&outcome)
-        })
+        let parsed = from_js::<serde_json::Value>(&target, "forget").and_then(|v| ForgetTarget::from_json(&v).map_err(js_error));
+        self.enqueue(async move { to_js(&d.path.forget(&parsed?, now).await?) })
     }
 
     /// Resolves when every call made before it, and the background

@@ -15,11 +15,11 @@ import { rng } from "./helpers.mjs";
 
 const { MemoryController, Bm25Index, VectorIndex, memoryStorage } = pkg;
 
-// The documented codes: the MemoryError type's union (src/wasm/types.rs) and the loader's own.
+// The documented codes: the MemoryErrorCode union (src/wasm/types.rs).
 const dts = readFileSync(new URL("../../dist/wasm/agent_memory.d.ts", import.meta.url), "utf8");
-const union = dts.slice(dts.indexOf("export interface MemoryError"));
-const codeField = union.slice(union.indexOf("code:"));
-const CODES = new Set([...codeField.slice(0, codeField.indexOf(";")).matchAll(/"([A-Z_]+)"/g)].map((m) => m[1]).concat(["WASM_LOAD", "NOT_READY"]));
+const union = dts.slice(dts.indexOf("export type MemoryErrorCode"));
+const CODES = new Set([...union.slice(0, union.indexOf(";")).matchAll(/"([A-Z_]+)"/g)].map((m) => m[1]));
+assert.ok(CODES.has("INVALID_INPUT") && CODES.has("NOT_READY"), [...CODES].join());
 CODES.delete("INTERNAL");
 
 /** Random values of every kind a caller could pass, biased to edge cases. */
