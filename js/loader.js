@@ -16,7 +16,7 @@
 // `INTERNAL`, so do the pending and later calls of every controller of that
 // instance, and the next `create` (or `ready()`) starts a new instance,
 // where a controller reloads its state from storage.
-import { createBinding } from "./wasm/agent_memory.js";
+import { ASYNC_METHODS, createBinding } from "./wasm/agent_memory.js";
 import { gunzip } from "./gunzip.js";
 import { memoryError } from "./storage-shared.js";
 
@@ -26,8 +26,8 @@ let loaded = false;
 let binding; // the live instance's glue, once loaded
 let compiled; // the compiled module of a trapped instance: the next one skips fetching and compiling
 
-// The methods that return a promise: a trap during one rejects, elsewhere throws.
-const ASYNC = new Set(["add", "buildContext", "callTool", "close", "create", "episodes", "factHistory", "facts", "flush", "forget", "history", "recordUsage", "remember", "search", "setProcedures"].map((m) => `MemoryController.${m}`));
+// The methods declared to return a promise: a trap during one rejects, elsewhere throws.
+const ASYNC = new Set(ASYNC_METHODS);
 
 /**
  * Registers how this runtime gets its assets; the entry calls it at import.

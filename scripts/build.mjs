@@ -21,7 +21,7 @@ step("wasm-bindgen");
 const built = join(targetDir, "wasm32-unknown-unknown", "release", "agent_memory.wasm");
 run(join(toolsBin, "wasm-bindgen"), [built, "--out-dir", wasmOut, "--target", "web", "--omit-default-module-path"]);
 const glue = join(wasmOut, "agent_memory.js");
-writeFileSync(glue, toFactory(readFileSync(glue, "utf8")));
+writeFileSync(glue, toFactory(readFileSync(glue, "utf8"), readFileSync(join(wasmOut, "agent_memory.d.ts"), "utf8")));
 
 step("wasm-opt -O3");
 const bg = join(wasmOut, "agent_memory_bg.wasm");
