@@ -53,6 +53,9 @@ impl<S: Storage> Store for SyncStore<S> {
     async fn remove_range(&self, prefix: &[String]) -> Result<()> {
         self.0.borrow_mut().remove_range(prefix).map_err(|e| storage_error("removeRange", e))
     }
+    async fn load_range(&self, prefix: &[String]) -> Result<Vec<(Key, Vec<u8>)>> {
+        self.0.borrow_mut().load_range(prefix).map_err(|e| storage_error("loadRange", e))
+    }
 }
 
 /// Runs a write-path future over a [`SyncStore`]: it awaits nothing that
@@ -105,7 +108,7 @@ impl<S: Storage> Durable<S> {
     pub fn add(&mut self, message: Message, now: f64) -> Result<Added> {
         let (id, tokens) = ready(self.path.add(message, None, now))??;
         let compaction = self.settle(now)?;
-        Ok(Added { id, tokens, compaction })
+        Ok(Added { id, tokens, compaction, forgotten: None })
     }
 
     /// # Errors
@@ -147,6 +150,24 @@ impl<S: Storage> Durable<S> {
     /// the pack could not be saved (nothing changed).
     pub fn forget(&mut self, target: &ForgetTarget, now: f64) -> Result<Forgotten> {
         ready(self.path.forget(target, now))?
+    }
+
+    /// Replaces the message `id` and everything after it with `message`.
+    ///
+    /// # Errors
+    /// See [`Controller::prepare_replace`]; `STORAGE_ERROR` (nothing changed).
+    pub fn replace(&mut self, id: &str, message: Message, now: f64) -> Result<Added> {
+        let (forgotten, (id, tokens)) = ready(self.path.replace(id, message, None, now))??;
+        let compaction = self.settle(now)?;
+        Ok(Added { id, tokens, compaction, forgotten: Some(forgotten) })
+    }
+
+    /// Imports a snapshot ([`Controller::export`]'s text) into this namespace.
+    ///
+    /// # Errors
+    /// See [`WritePath::import`].
+    pub fn import(&mut self, snapshot: &str) -> Result<()> {
+        ready(self.path.import(snapshot))?
     }
 
     /// Forgets the whole namespace: every stored key under it, then memory.

@@ -42,6 +42,9 @@ pub trait Store {
     /// # Errors
     /// The host's.
     async fn remove_range(&self, prefix: &[String]) -> Result<(), Self::Error>;
+    /// # Errors
+    /// The host's.
+    async fn load_range(&self, prefix: &[String]) -> Result<Vec<(crate::store::Key, Vec<u8>)>, Self::Error>;
     /// False for a host that keeps nothing: then nothing is folded, since a
     /// pack of every record after each change would make adds O(n).
     fn persists(&self) -> bool {
@@ -127,6 +130,24 @@ impl<S: Store> WritePath<S> {
             return Ok(Forgotten { messages, ..Forgotten::default() });
         }
         let p = self.controller.borrow().prepare_forget(target, now)?;
+        self.apply_forget(p).await
+    }
+
+    /// Replaces the message `id` and everything after it with `message`
+    /// (a chat UI's edit; regenerate is `forget(Tail)`), in one change:
+    /// resolves to what was forgotten and the new message's id and tokens.
+    ///
+    /// # Errors
+    /// Those of [`Controller::prepare_replace`]; the store's (nothing changed).
+    pub async fn replace(&self, id: &str, message: Message, task: Option<String>, now: f64) -> Result<(Forgotten, (String, usize)), S::Error> {
+        let p = self.controller.borrow().prepare_replace(id, message, task, now)?;
+        let added = p.added.clone().ok_or_else(|| MemoryError::input("replace", "nothing was added"))?;
+        Ok((self.apply_forget(p).await?, added))
+    }
+
+    /// Saves a prepared forget (tombstone, then pack), commits it, then
+    /// removes the old keys; a key not removed is retried by the next fold.
+    async fn apply_forget(&self, p: crate::controller::PreparedForget) -> Result<Forgotten, S::Error> {
         self.save(&p.tombstone).await?;
         self.save(&p.pack).await?;
         let remove = p.remove.clone();
@@ -138,6 +159,22 @@ impl<S: Store> WritePath<S> {
             }
         }
         Ok(outcome)
+    }
+
+    /// Imports a snapshot (`store::snapshot`): its records are saved as one
+    /// pack under this namespace, then memory is rebuilt from everything
+    /// stored there (a union with what was there before).
+    ///
+    /// # Errors
+    /// Those of [`Controller::prepare_import`] and [`Controller::from_storage`];
+    /// the store's (nothing changed).
+    pub async fn import(&self, snapshot: &str) -> Result<(), S::Error> {
+        let w = self.controller.borrow().prepare_import(snapshot)?;
+        self.save(&w).await?;
+        let entries = if self.store.persists() { self.store.load_range(&self.controller.borrow().storage_prefix()).await? } else { vec![(w.key, w.bytes)] };
+        let next = self.controller.borrow().reloaded(entries)?;
+        *self.controller.borrow_mut() = next;
+        Ok(())
     }
 
     /// Stores vectors for items that had none; unstored vectors are not

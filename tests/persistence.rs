@@ -274,6 +274,41 @@ fn forgetting_removes_the_text_from_every_stored_byte() {
     assert!(d.controller().history().is_empty());
 }
 
+#[test]
+fn edit_and_regenerate_replace_the_tail_and_what_was_derived_from_it() {
+    let counter = common::o200k();
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w1", 12), counter.clone(), Faulty::healthy(&map)).unwrap();
+    let mut ids = Vec::new();
+    for i in 0..40 {
+        let text = if i == 30 { "记住：酒店在春熙路 KESTREL-88 附近。".to_string() } else { format!("message {i} about the trip to Chengdu, 我们明天出发") };
+        ids.push(d.add(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, text), i as f64).unwrap().id);
+    }
+    let before = d.controller().history().len();
+    // Regenerate: drop the last reply, keep the question.
+    let out = d.forget(&agent_memory::controller::ForgetTarget::Tail { from: ids[38].clone(), inclusive: false }, 50.0).unwrap();
+    assert_eq!(out.messages, 1);
+    assert_eq!(d.controller().history().last().unwrap().id, ids[38]);
+    // A tool result answering nothing is refused against what would remain, and nothing changes.
+    let bad = Message::parse(&json!({"role": "tool", "tool_call_id": "nope", "content": "x"})).unwrap();
+    assert_eq!(d.replace(&ids[20], bad, 51.0).unwrap_err().code(), "TOOL_RESULT_WITHOUT_CALL");
+    assert_eq!(d.controller().history().len(), before - 1);
+    assert_eq!(d.replace("m-nobody-1", Message::text(Role::User, "x"), 51.0).unwrap_err().code(), "INVALID_INPUT");
+    // Edit message 20: it and everything after go (the hotel text with them,
+    // from every stored byte), the new text takes its place.
+    assert!(contains(&stored_bytes(&map), "KESTREL-88"));
+    let added = d.replace(&ids[20], Message::text(Role::User, "edited question about 火锅"), 52.0).unwrap();
+    assert_eq!(added.forgotten.as_ref().unwrap().messages, 19);
+    let texts_now = texts(&d);
+    assert_eq!(texts_now.len(), 21);
+    assert_eq!(texts_now.last().unwrap(), "edited question about 火锅");
+    assert!(!contains(&stored_bytes(&map), "KESTREL-88"), "the replaced tail is still stored");
+    assert!(d.controller().episodes().iter().all(|e| e.message_ids.iter().all(|m| d.controller().has_message(m))), "an episode covers a removed message");
+    let r = Durable::open(options("w2", 12), counter, Faulty::healthy(&map)).unwrap();
+    assert_eq!(r.controller().history(), d.controller().history());
+    assert_eq!(r.controller().episodes(), d.controller().episodes());
+}
+
 /// A clock that ties and runs backwards: the same reading, a jump back of
 /// up to ten seconds, or a step forward, at random.
 fn wild_clock(rng: &mut Rng, now: &mut f64) -> f64 {
@@ -360,4 +395,63 @@ fn records_of_0_1_keep_their_time_order_and_new_ones_follow() {
     d.add(Message::text(Role::User, "fourth"), 1.0).unwrap();
     let r = Durable::open(options("r", 10), counter, Faulty::healthy(&map)).unwrap();
     assert_eq!(texts(&r), ["first", "second", "third", "fourth"]);
+}
+
+#[test]
+fn export_then_import_is_lossless_under_any_namespace() {
+    use agent_memory::semantic::RememberInput;
+    let counter = common::o200k();
+    for seed in 1..=20u64 {
+        let mut rng = Rng(seed * 31_337);
+        let map: Map = Rc::default();
+        let mut d = Durable::open(options("w1", 10), counter.clone(), Faulty::healthy(&map)).unwrap();
+        d.set_procedures(json!({ "rules": ["Answer in the user's language."] }), 0.0).unwrap();
+        let mut ids = Vec::new();
+        for i in 0..(20 + rng.next() % 40) {
+            let text = format!("seed {seed} message {i}: 我们 {} 去成都", rng.next() % 100);
+            ids.push(d.add(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, text), (rng.next() % 1000) as f64).unwrap().id);
+            if rng.next() % 5 == 0 {
+                let key = format!("k{}", rng.next() % 3);
+                d.remember(RememberInput { text: format!("fact {i} of seed {seed}"), key: Some(key), ..RememberInput::default() }, i as f64).unwrap();
+            }
+            if rng.next() % 7 == 0 {
+                d.record_usage("gpt-4o", &Usage { prompt_tokens: 100, completion_tokens: 5, ..Usage::default() }, i as f64).unwrap();
+            }
+        }
+        let secret = ids[(rng.next() % ids.len() as u64) as usize].clone();
+        d.forget(&agent_memory::controller::ForgetTarget::Message(secret.clone()), 2000.0).unwrap();
+        let snapshot = d.controller().export(true).unwrap();
+        assert!(snapshot.starts_with("{\"agentMemorySnapshot\":1}\n"));
+        assert!(!snapshot.contains(&format!("\"id\":\"{secret}\",\"message\"")), "seed {seed}: a forgotten message was exported");
+
+        let other: Map = Rc::default();
+        let mut target = Durable::open(Options { namespace: "another".into(), ..options("w9", 10) }, counter.clone(), Faulty::healthy(&other)).unwrap();
+        target.import(&snapshot).unwrap();
+        let reopened = Durable::open(Options { namespace: "another".into(), ..options("w8", 10) }, counter.clone(), Faulty::healthy(&other)).unwrap();
+        for imported in [&target, &reopened] {
+            let (a, b) = (d.controller(), imported.controller());
+            assert_eq!(a.history(), b.history(), "seed {seed}");
+            assert_eq!(a.episodes(), b.episodes(), "seed {seed}");
+            assert_eq!(a.facts(), b.facts(), "seed {seed}");
+            for k in ["k0", "k1", "k2"] {
+                assert_eq!(a.fact_history(k), b.fact_history(k), "seed {seed}");
+            }
+            assert_eq!(a.stats().cost, b.stats().cost, "seed {seed}");
+            assert_eq!(a.export(true).unwrap(), b.export(true).unwrap(), "seed {seed}: a second export differs");
+        }
+    }
+}
+
+#[test]
+fn a_bad_snapshot_is_refused_and_changes_nothing() {
+    let counter = common::o200k();
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w1", 10), counter, Faulty::healthy(&map)).unwrap();
+    d.add(Message::text(Role::User, "kept"), 1.0).unwrap();
+    let before = map.borrow().clone();
+    for (text, code) in [("", "INVALID_INPUT"), ("{\"agentMemorySnapshot\":1}\n{\"msg\":{}}", "INVALID_INPUT"), ("{\"agentMemorySnapshot\":2}\n", "FORMAT_TOO_NEW"), ("[1,2]", "INVALID_INPUT")] {
+        assert_eq!(d.import(text).unwrap_err().code(), code, "{text:?}");
+    }
+    assert_eq!(*map.borrow(), before);
+    assert_eq!(texts(&d), ["kept"]);
 }

@@ -26,6 +26,9 @@ pub enum ForgetTarget {
     Message(String),
     /// Every message with `from <= ts <= to` (ms).
     Range { from: f64, to: f64 },
+    /// Every message after the one with id `from`, and that one too when
+    /// `inclusive` (a chat UI's regenerate and edit).
+    Tail { from: String, inclusive: bool },
     /// A fact or chunk by id, every version of a key, or a whole document by its id.
     Fact(String),
     /// Everything under the namespace: the write path removes its storage
@@ -82,12 +85,29 @@ pub struct PreparedForget {
     pub remove: Vec<Key>,
     next: Box<Controller>,
     pub outcome: Forgotten,
+    /// The id and tokens of the message added in its place ([`Controller::prepare_replace`]).
+    pub added: Option<(String, usize)>,
 }
 
 impl Controller {
     /// # Errors
     /// `INVALID_INPUT` for an unknown message id or an empty range; `CLOSED`.
     pub fn prepare_forget(&self, target: &ForgetTarget, now: f64) -> Result<PreparedForget> {
+        self.prepare_forget_then(target, now, None)
+    }
+
+    /// Replaces the message `id` and everything after it with `message`, in
+    /// one change: the pack that follows the tombstone holds the new message,
+    /// so storage never has the old tail and the new message together.
+    ///
+    /// # Errors
+    /// Those of [`Controller::prepare_forget`] and [`Controller::prepare_add_in_task`]
+    /// (the new message is checked against what remains).
+    pub fn prepare_replace(&self, id: &str, message: crate::message::Message, task_id: Option<String>, now: f64) -> Result<PreparedForget> {
+        self.prepare_forget_then(&ForgetTarget::Tail { from: id.to_string(), inclusive: true }, now, Some((message, task_id)))
+    }
+
+    fn prepare_forget_then(&self, target: &ForgetTarget, now: f64, then_add: Option<(crate::message::Message, Option<String>)>) -> Result<PreparedForget> {
         self.open()?;
         let ts = self.stamp(now)?;
         let mut doomed_facts: HashSet<String> = HashSet::new();
@@ -119,6 +139,10 @@ impl Controller {
                     return Err(MemoryError::input("forget", "expected from <= to"));
                 }
                 self.window.log.iter().filter(|s| s.ts >= *from && s.ts <= *to).map(|s| s.id.clone()).collect()
+            }
+            ForgetTarget::Tail { from, inclusive } => {
+                let at = self.window.log.iter().position(|s| s.id == *from).ok_or_else(|| MemoryError::input("id", format!("no message with id {from:?}")))?;
+                self.window.log.iter().skip(at + usize::from(!inclusive)).map(|s| s.id.clone()).collect()
             }
         };
         // What compaction learned from a range with a forgotten message may
@@ -195,6 +219,13 @@ impl Controller {
         }
 
         next.rebuild_index();
+        let added = match then_add {
+            Some((message, task_id)) => {
+                let p = next.prepare_add_in_task(message, task_id, now)?;
+                Some(next.commit_add(p))
+            }
+            None => None,
+        };
 
         // The tombstone, then a pack of everything live.
         ids.sort();
@@ -212,7 +243,7 @@ impl Controller {
         remove.retain(|k| *k != pack.key);
         remove.sort();
         remove.dedup();
-        Ok(PreparedForget { tombstone: tombstone_write, pack, remove, next, outcome })
+        Ok(PreparedForget { tombstone: tombstone_write, pack, remove, next, outcome, added })
     }
 
     /// Applies a forget whose tombstone and pack were saved.

@@ -79,6 +79,9 @@ pub struct Added {
     /// Set when this add pushed working memory past its threshold.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compaction: Option<CompactionEvent>,
+    /// What a `replace` removed to make room for the message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forgotten: Option<Forgotten>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -266,7 +269,7 @@ impl Controller {
         let prepared = self.prepare_add_message(message, now)?;
         let (id, tokens) = self.commit_add(prepared);
         let compaction = self.compact_offline(now);
-        Ok(Added { id, tokens, compaction })
+        Ok(Added { id, tokens, compaction, forgotten: None })
     }
 
     /// # Errors

@@ -179,6 +179,38 @@ impl Controller {
         out
     }
 
+    /// This namespace as a snapshot (`store::snapshot`): every live record,
+    /// embeddings only when asked for (the embedder can remake them).
+    ///
+    /// # Errors
+    /// `CLOSED`.
+    pub fn export(&self, embeddings: bool) -> Result<String> {
+        self.open()?;
+        let records = self.live_records();
+        Ok(crate::store::snapshot::write(records.iter().filter(|r| embeddings || !matches!(r, Record::Embedding { .. }))))
+    }
+
+    /// A snapshot's records as one pack under this namespace, to save
+    /// before [`Controller::reloaded`] with what storage then holds.
+    ///
+    /// # Errors
+    /// Those of [`crate::store::snapshot::read`]; `CLOSED`.
+    pub fn prepare_import(&self, snapshot: &str) -> Result<Write> {
+        self.open()?;
+        let records = crate::store::snapshot::read(snapshot)?;
+        let refs: Vec<&Record> = records.iter().collect();
+        Ok(Write { key: pack_key(&self.opts.namespace, &self.opts.writer, self.next_seq), bytes: encode_pack(&refs) })
+    }
+
+    /// This controller rebuilt from `entries` (what storage holds now), with
+    /// the same options, writer and tokenizer.
+    ///
+    /// # Errors
+    /// Those of [`Controller::from_storage`].
+    pub fn reloaded(&self, entries: Vec<(Key, Vec<u8>)>) -> Result<Controller> {
+        Controller::from_storage(self.opts.clone(), self.counter.clone(), entries)
+    }
+
     /// A pack folding the log, when the log has grown enough to be worth it.
     pub fn prepare_pack(&self) -> Option<PreparedPack> {
         if self.closed || !self.folding.due(self.opts.fold_after) {

@@ -14,6 +14,7 @@
 
 pub mod crc;
 pub mod record;
+pub mod snapshot;
 mod vector;
 
 use std::collections::HashSet;

@@ -58,11 +58,46 @@ impl MemoryController {
     /// `TOKENIZER_LOAD`, `FORMAT_TOO_NEW`, `STORAGE_ERROR`.
     #[wasm_bindgen(unchecked_return_type = "Promise<MemoryController>")]
     pub fn create(#[wasm_bindgen(unchecked_optional_param_type = "CreateOptions")] options: JsValue) -> Async {
-        Ok(spawn(Box::pin(async move { Self::open(options).await.map(JsValue::from) })))
+        Self::open_then_import(options, None)
+    }
+
+    /// Creates a controller as `create` does, then imports `snapshot` (what
+    /// `export` returned) into its namespace: the snapshot's records are
+    /// saved as one pack, so every id, timestamp and the order come back;
+    /// into a namespace that holds data, the result is the union.
+    ///
+    /// Rejects with a `MemoryError`: those of `create`; `INVALID_INPUT` for
+    /// text that is not a snapshot (naming the line); `FORMAT_TOO_NEW`.
+    #[wasm_bindgen(js_name = import, unchecked_return_type = "Promise<MemoryController>")]
+    pub fn import(snapshot: String, #[wasm_bindgen(unchecked_optional_param_type = "CreateOptions")] options: JsValue) -> Async {
+        Self::open_then_import(options, Some(snapshot))
+    }
+
+    /// This namespace as a portable snapshot (JSON lines, versioned):
+    /// messages with ids, timestamps and order, every version of every fact,
+    /// episodes, procedures, usage, forget tombstones; embeddings with
+    /// `{ embeddings: true }`. Never an API key.
+    #[wasm_bindgen(js_name = export, unchecked_return_type = "Promise<string>")]
+    pub fn export(&self, #[wasm_bindgen(unchecked_optional_param_type = "{ embeddings?: boolean }")] options: JsValue) -> Async {
+        let inner = self.inner.clone();
+        let embeddings = Small::read(&options, &["embeddings"]).and_then(|o| o.flag("embeddings"));
+        self.enqueue(async move { Ok(inner.borrow().export(embeddings?.unwrap_or(false)).map_err(js_error)?.into()) })
     }
 }
 
 impl MemoryController {
+    /// `create`, and `import` after it: one future for both (the opening
+    /// sequence is the largest future in the wasm).
+    fn open_then_import(options: JsValue, snapshot: Option<String>) -> Async {
+        Ok(spawn(Box::pin(async move {
+            let memory = Self::open(options).await?;
+            if let Some(snapshot) = snapshot {
+                memory.driver.path.import(&snapshot).await?;
+            }
+            Ok(JsValue::from(memory))
+        })))
+    }
+
     async fn open(options: JsValue) -> Result<MemoryController, JsValue> {
         let (data, [clock, storage, embedder, summarizer, ranks]) = split_hooks(&options)?;
         let clock = match &clock {
@@ -99,6 +134,22 @@ impl MemoryController {
         }
     }
 
+    /// `add`, or with `replacing` `replace`: one queued job for both.
+    fn add_in_place_of(&self, replacing: Option<String>, message: &JsValue, options: &JsValue) -> Async {
+        let (d, now) = (self.driver.clone(), self.now());
+        let json = to_json(message, "message");
+        let task_id = Small::read(options, &["taskId"]).and_then(|o| o.string("taskId"));
+        self.enqueue(async move {
+            let message = crate::message::Message::parse_json(&json?).map_err(js_error)?;
+            let (forgotten, (id, tokens)) = match replacing {
+                Some(old) => d.path.replace(&old, message, task_id?, now).await.map(|(f, added)| (Some(f), added))?,
+                None => (None, d.path.add(message, task_id?, now).await?),
+            };
+            let compaction = d.after_change(now).await;
+            to_js(&Added { id, tokens, compaction, forgotten })
+        })
+    }
+
     fn enqueue<F: std::future::Future<Output = Result<JsValue, JsValue>> + 'static>(&self, job: F) -> Async {
         Ok(self.driver.enqueue(Box::pin(job)))
     }
@@ -116,15 +167,7 @@ impl MemoryController {
         #[wasm_bindgen(unchecked_param_type = "ChatMessage")] message: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "{ taskId?: string }")] options: JsValue,
     ) -> Async {
-        let (d, now) = (self.driver.clone(), self.now());
-        let json = to_json(&message, "message");
-        let task_id = Small::read(&options, &["taskId"]).and_then(|o| o.string("taskId"));
-        self.enqueue(async move {
-            let message = crate::message::Message::parse_json(&json?).map_err(js_error)?;
-            let (id, tokens) = d.path.add(message, task_id?, now).await?;
-            let compaction = d.after_change(now).await;
-            to_js(&Added { id, tokens, compaction })
-        })
+        self.add_in_place_of(None, &message, &options)
     }
 
     /// Every message ever added, in order, with id, timestamp and place.
@@ -274,6 +317,27 @@ impl MemoryController {
         let (d, now) = (self.driver.clone(), self.now());
         let parsed = from_js::<serde_json::Value>(&target, "forget").and_then(|v| ForgetTarget::from_json(&v).map_err(js_error));
         self.enqueue(async move { to_js(&d.path.forget(&parsed?, now).await?) })
+    }
+
+    /// Drops every message after `id` (a chat UI's regenerate), and what was
+    /// derived from them, as `forget` does.
+    #[wasm_bindgen(js_name = truncateAfter, unchecked_return_type = "Promise<ForgetResult>")]
+    pub fn truncate_after(&self, id: String) -> Async {
+        let (d, now) = (self.driver.clone(), self.now());
+        self.enqueue(async move { to_js(&d.path.forget(&ForgetTarget::Tail { from: id, inclusive: false }, now).await?) })
+    }
+
+    /// Replaces the message `id` and everything after it with `message` (a
+    /// chat UI's edit), in one change, and resolves like `add` with
+    /// `forgotten`: what was removed, as `forget` reports it.
+    #[wasm_bindgen(unchecked_return_type = "Promise<AddResult>")]
+    pub fn replace(
+        &self,
+        id: String,
+        #[wasm_bindgen(unchecked_param_type = "ChatMessage")] message: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ taskId?: string }")] options: JsValue,
+    ) -> Async {
+        self.add_in_place_of(Some(id), &message, &options)
     }
 
     /// Resolves when every call made before it, and the background

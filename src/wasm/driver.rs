@@ -57,6 +57,12 @@ impl Store for Option<Storage> {
             None => Ok(()),
         }
     }
+    async fn load_range(&self, prefix: &[String]) -> Result<Vec<(crate::store::Key, Vec<u8>)>, JsValue> {
+        match self {
+            Some(s) => s.load_range(prefix).await,
+            None => Ok(Vec::new()),
+        }
+    }
     fn persists(&self) -> bool {
         self.is_some()
     }

@@ -108,6 +108,14 @@ impl Small {
             .collect()
     }
 
+    pub fn flag(&self, key: &str) -> Result<Option<bool>, JsValue> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(_) => Err(self.bad(key, "expected true or false")),
+        }
+    }
+
     pub fn count(&self, key: &str) -> Result<Option<u64>, JsValue> {
         match self.0.get(key) {
             None | Some(Value::Null) => Ok(None),

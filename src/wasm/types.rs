@@ -210,6 +210,8 @@ export interface AddResult {
   id: string;
   tokens: number;
   compaction?: CompactionEvent;
+  /** Set by `replace`: what it removed to make room for the message. */
+  forgotten?: ForgetResult;
 }
 export interface HistoryItem {
   id: string;
