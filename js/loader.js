@@ -16,7 +16,7 @@
 // `INTERNAL`, so do the pending and later calls of every controller of that
 // instance, and the next `create` (or `ready()`) starts a new instance,
 // where a controller reloads its state from storage.
-import { ASYNC_METHODS, createBinding } from "./wasm/agent_memory.js";
+import { ASYNC_METHODS, STATIC_METHODS, createBinding } from "./wasm/agent_memory.js";
 import { gunzip } from "./gunzip.js";
 import { memoryError } from "./storage-shared.js";
 
@@ -254,4 +254,23 @@ export function trapForTest(when = "now") {
   if (when !== "now" && when !== "next") throw memoryError("INVALID_INPUT", 'forceTrapForTest(when): expected "now" or "next"');
   requireLoaded("forceTrapForTest()");
   guard(binding, "forceTrapForTest", binding.__agentMemoryTrapForTest)(when === "next" ? 2 : 1);
+}
+
+// The other static methods (`MemoryController.import`, …) go to the live
+// instance's class: an async one loads the module first, as `create` does.
+for (const what of STATIC_METHODS) {
+  const [cls, name] = what.split(".");
+  const target = { MemoryController, Bm25Index, VectorIndex }[cls];
+  if (!target || Object.hasOwn(target, name)) continue;
+  target[name] = ASYNC.has(what)
+    ? async function (...args) {
+        await ready();
+        const b = binding;
+        return guard(b, what, b[cls][name]).apply(b[cls], args);
+      }
+    : function (...args) {
+        requireLoaded(`${what}()`);
+        const b = binding;
+        return guard(b, what, b[cls][name]).apply(b[cls], args);
+      };
 }

@@ -96,8 +96,8 @@ async function seeded(seed, calls) {
   // (`__destroy_into_raw` and the like are the generated glue's internals, not API.)
   const methods = Object.getOwnPropertyNames(Object.getPrototypeOf(memory)).filter((m) => m !== "constructor" && !m.startsWith("__") && typeof memory[m] === "function");
   assert.ok(methods.length > 20, `found ${methods.length} methods`);
-  // forget deletes on purpose, close and free end the controller: they get a scratch controller.
-  const destructive = new Set(["forget", "close", "free"]);
+  // forget, replace and truncateAfter delete on purpose, close and free end the controller: they get a scratch controller.
+  const destructive = new Set(["forget", "replace", "truncateAfter", "close", "free"]);
   for (let i = 0; i < calls; i++) {
     const name = g.pick(methods);
     const args = Array.from({ length: Math.floor(r() * 3) }, (_, j) => (name === "add" && j === 0 && r() < 0.7 ? g.message() : r() < 0.3 ? g.string() : g.value()));
@@ -164,6 +164,10 @@ test("every exported function and constructor with arbitrary arguments", async (
       const options = r() < 0.5 ? g.value() : { model: g.pick(["gpt-4o", "gpt-4", "claude-sonnet-4.5", g.string()]), [g.pick(["namespace", "workingMemory", "ranks", "clock", "models", "summarizerTimeoutMs"])]: g.value() };
       const out = await call(`create(${describe([options])})`, () => MemoryController.create(options));
       assert.notEqual(out.error, "INTERNAL");
+      // import: arbitrary snapshot text, or a real one with a line damaged.
+      const snapshot = r() < 0.5 ? (r() < 0.5 ? g.string() : g.value()) : (await (await MemoryController.create({ model: "gpt-4o" })).export()).replace(/\n[^\n]*/, `\n${g.string()}`);
+      const imported = await call(`import(${describe([snapshot, options])})`, () => MemoryController.import(snapshot, options));
+      assert.notEqual(imported.error, "INTERNAL");
     }
     // The module still serves.
     const memory = await MemoryController.create({ model: "gpt-4o" });
