@@ -169,8 +169,9 @@ function guard(b, what, fn) {
       return fail(err);
     }
     if (!isAsync || !(result instanceof Promise)) return result;
+    // (A rejection's TypeError is not the glue's argument check: only a trap is mapped.)
     return Promise.race([result, b.died]).catch((e) => {
-      throw trapped(b, e, what);
+      throw e instanceof WebAssembly.RuntimeError ? trapped(b, e, what) : e;
     });
   };
 }
