@@ -4,7 +4,6 @@
 // literal path, the form Vite, webpack, Turbopack and Rollup recognise: they
 // emit the file as an asset and rewrite the URL to it.
 import { defineRuntime, responseBytes } from "./loader.js";
-import init from "./wasm/agent_memory.js";
 
 const RANKS = {
   o200k_base: () => new URL("./ranks/o200k_base.bin", import.meta.url),
@@ -14,7 +13,7 @@ const RANKS = {
 const read = async (url, what) => responseBytes(await fetch(url), what);
 
 defineRuntime({
-  load: (source) => init({ module_or_path: source ?? new URL("./wasm/agent_memory_bg.wasm", import.meta.url) }),
+  load: (source, binding) => binding.init({ module_or_path: source ?? new URL("./wasm/agent_memory_bg.wasm", import.meta.url) }),
   asset: (encoding) => read(RANKS[encoding](), `${encoding} ranks`),
   read,
 });

@@ -7,18 +7,32 @@
 // gets the bytes (`defineRuntime`); this module decides when, and turns a
 // host's `ranks` option (bytes, a URL, a Response, or a function of the
 // encoding) into the uncompressed rank file for src/wasm/ranks.rs.
-import { Bm25Index as WasmBm25Index, MemoryController, VectorIndex as WasmVectorIndex, setRankLoader, wasmMemoryBytes as wasmBytes } from "./wasm/agent_memory.js";
+//
+// It also contains a trap. With panic = "abort", a panic in Rust (a bug: no
+// input should cause one) traps the instance mid-operation, and every
+// controller on it is then unusable. Each instance is a fresh copy of the
+// glue (`createBinding`, see scripts/glue-factory.mjs) whose methods are
+// guarded here: the call that trapped rejects (or throws) a MemoryError
+// `INTERNAL`, so do the pending and later calls of every controller of that
+// instance, and the next `create` (or `ready()`) starts a new instance,
+// where a controller reloads its state from storage.
+import { ASYNC_METHODS, STATIC_METHODS, createBinding } from "./wasm/agent_memory.js";
 import { gunzip } from "./gunzip.js";
 import { memoryError } from "./storage-shared.js";
 import { withDeadlines } from "./deadline.js";
 
 let runtime;
-let loading; // the promise of the load in progress or done; cleared when it fails
+let loading; // the promise of the load in progress or done; cleared when it fails or its instance traps
 let loaded = false;
+let binding; // the live instance's glue, once loaded
+let compiled; // the compiled module of a trapped instance: the next one skips fetching and compiling
+
+// The methods declared to return a promise: a trap during one rejects, elsewhere throws.
+const ASYNC = new Set(ASYNC_METHODS);
 
 /**
  * Registers how this runtime gets its assets; the entry calls it at import.
- * - `load(source)`: instantiates the module through wasm-bindgen's init, from
+ * - `load(source, binding)`: instantiates the module through `binding`'s init (a fresh glue copy), from
  *   a host's `ready({ wasm })` value or, when it is undefined, the package's file;
  * - `asset(encoding)`: the package's own rank file for `encoding`;
  * - `read(href, what)`: the bytes at a URL (in Node also a path) the host gave;
@@ -44,12 +58,20 @@ export function ready(options) {
     return loading;
   }
   loading = (async () => {
+    const b = createBinding((e) => retire(b, e));
+    b.died = new Promise((_, reject) => (b.kill = reject));
+    b.died.catch(() => {}); // observed by the calls it rejects, if any
     try {
-      await runtime.load(options?.wasm);
+      if (compiled) await b.init({ module_or_path: compiled });
+      else await runtime.load(options?.wasm, b);
     } catch (e) {
       throw memoryError("WASM_LOAD", `the WebAssembly module could not be loaded: ${e?.message ?? e}`, e);
     }
-    setRankLoader(loadRanks);
+    adopt(b, MemoryController, "MemoryController");
+    adopt(b, Bm25Index, "Bm25Index");
+    adopt(b, VectorIndex, "VectorIndex");
+    b.setRankLoader(loadRanks);
+    binding = b;
     loaded = true;
   })();
   loading.catch(() => (loading = undefined)); // a failed load (offline, 404) may be retried
@@ -100,47 +122,167 @@ export async function responseBytes(res, what) {
   return res.arrayBuffer();
 }
 
-// `create` first loads the module. Patched on the generated class, so its
-// instances stay `instanceof MemoryController` and keep their types.
-const create = MemoryController.create;
-MemoryController.create = async function (options) {
-  if (typeof options?.ranks !== "function") checkRankSource(options?.ranks, "options.ranks");
-  const hooked = withDeadlines(options);
-  await ready();
-  return create.call(MemoryController, hooked);
-};
-// `import` opens as `create` does: the same checks, deadlines and loading.
-const importSnapshot = MemoryController.import;
-MemoryController.import = async function (snapshot, options) {
-  if (typeof options?.ranks !== "function") checkRankSource(options?.ranks, "options.ranks");
-  const hooked = withDeadlines(options);
-  await ready();
-  return importSnapshot.call(MemoryController, snapshot, hooked);
-};
+function internal(what, cause) {
+  const why = cause ? `the WebAssembly module trapped (${cause.message})` : "its WebAssembly instance trapped earlier";
+  return memoryError("INTERNAL", `${what}: ${why}. This is a bug in agent-memory; please report it with the panic message logged to the console. Controllers of that instance are closed; MemoryController.create starts a fresh instance, which reloads what storage holds.`, cause);
+}
+
+/** Retires a trapped instance: nothing calls into it again, its pending calls reject, the next load starts another. */
+function retire(b, cause) {
+  if (b.dead) return;
+  b.dead = true;
+  b.retire();
+  b.kill(internal("a pending call", cause));
+  if (binding === b) {
+    compiled = b.module();
+    binding = undefined;
+    loaded = false;
+    loading = undefined;
+  }
+}
+
+/**
+ * `e` as the caller should see it: a trap becomes INTERNAL (and retires
+ * `b`); a TypeError of the generated glue, which converts arguments before
+ * calling into the module (a number where a string goes, a BigInt where a
+ * number goes), becomes INVALID_INPUT; anything else is itself.
+ */
+function trapped(b, e, what) {
+  if (e instanceof TypeError) return memoryError("INVALID_INPUT", `${what}: an argument has the wrong type (${e.message})`, e);
+  if (!(e instanceof WebAssembly.RuntimeError)) return e;
+  retire(b, e);
+  return internal(what, e);
+}
+
+/** `fn` of instance `b`, refusing once `b` trapped and turning a trap into INTERNAL. */
+function guard(b, what, fn) {
+  const isAsync = ASYNC.has(what);
+  const release = what.endsWith(".free") || what.endsWith(".Symbol(Symbol.dispose)");
+  return function (...args) {
+    const fail = (e) => (isAsync ? Promise.reject(e) : (() => { throw e; })());
+    if (b.dead) return release ? undefined : fail(internal(what));
+    let result;
+    try {
+      result = fn.apply(this, args);
+    } catch (e) {
+      const err = trapped(b, e, what);
+      if (err === e || err.code !== "INTERNAL") throw err;
+      return fail(err);
+    }
+    if (!isAsync || !(result instanceof Promise)) return result;
+    // (A rejection's TypeError is not the glue's argument check: only a trap is mapped.)
+    return Promise.race([result, b.died]).catch((e) => {
+      throw e instanceof WebAssembly.RuntimeError ? trapped(b, e, what) : e;
+    });
+  };
+}
+
+/**
+ * Makes instance `b`'s class for `cls` a subclass of it (so its objects are
+ * `instanceof` the package's class whichever instance made them) and guards
+ * its methods.
+ */
+function adopt(b, cls, name) {
+  const generated = b[name];
+  Object.setPrototypeOf(generated.prototype, cls.prototype);
+  for (const key of Reflect.ownKeys(generated.prototype)) {
+    const d = Object.getOwnPropertyDescriptor(generated.prototype, key);
+    const what = `${name}.${String(key)}`;
+    if (typeof d.value === "function" && key !== "constructor") d.value = guard(b, what, d.value);
+    else if (d.get) d.get = guard(b, what, d.get);
+    else continue;
+    Object.defineProperty(generated.prototype, key, d);
+  }
+}
 
 function requireLoaded(what) {
   if (!loaded) throw memoryError("NOT_READY", `${what} needs the WebAssembly module: await ready() first (MemoryController.create does it for you)`);
 }
 
+/** `new` of the live instance's class `name`, a trap turned into INTERNAL. */
+function construct(name, options) {
+  requireLoaded(`new ${name}()`);
+  const b = binding;
+  try {
+    return new b[name](options);
+  } catch (e) {
+    throw trapped(b, e, `new ${name}()`);
+  }
+}
+
+/**
+ * One conversation's memory: `await MemoryController.create(options)`. Its
+ * objects come from the live WebAssembly instance's generated class, a
+ * subclass of this one (methods and types: src/wasm/controller.rs).
+ */
+export class MemoryController {
+  constructor() {
+    throw memoryError("INVALID_INPUT", "use `await MemoryController.create(options)`, not `new MemoryController()`");
+  }
+
+  /** Loads the module (a fresh instance if the last one trapped), then creates the controller. */
+  static async create(options) {
+    if (typeof options?.ranks !== "function") checkRankSource(options?.ranks, "options.ranks");
+    const hooked = withDeadlines(options);
+    await ready();
+    const b = binding;
+    return guard(b, "MemoryController.create", b.MemoryController.create).call(b.MemoryController, hooked);
+  }
+
+  /** Opens as `create` does (the same checks, deadlines and loading), then imports `snapshot`. */
+  static async import(snapshot, options) {
+    if (typeof options?.ranks !== "function") checkRankSource(options?.ranks, "options.ranks");
+    const hooked = withDeadlines(options);
+    await ready();
+    const b = binding;
+    return guard(b, "MemoryController.import", b.MemoryController.import).call(b.MemoryController, snapshot, hooked);
+  }
+}
+
 /** Bytes of WebAssembly memory this instance holds now; 0 before the module is loaded. */
 export function wasmMemoryBytes() {
-  return loaded ? wasmBytes() : 0;
+  return loaded ? guard(binding, "wasmMemoryBytes", binding.wasmMemoryBytes)() : 0;
 }
 
 /** `Bm25Index` of the wasm module; constructing it before `ready()` throws `NOT_READY`. */
-export class Bm25Index extends WasmBm25Index {
+export class Bm25Index {
   constructor(options) {
-    requireLoaded("new Bm25Index()");
-    super(options);
+    return construct("Bm25Index", options);
   }
 }
 
 /** `VectorIndex` of the wasm module; constructing it before `ready()` throws `NOT_READY`. */
-export class VectorIndex extends WasmVectorIndex {
+export class VectorIndex {
   constructor(options) {
-    requireLoaded("new VectorIndex()");
-    super(options);
+    return construct("VectorIndex", options);
   }
 }
 
-export { MemoryController };
+/**
+ * Test-only (`forceTrapForTest` of `agent-memory/testing`): makes the live
+ * instance trap now (`"now"`) or in the next queued controller call (`"next"`).
+ */
+export function trapForTest(when = "now") {
+  if (when !== "now" && when !== "next") throw memoryError("INVALID_INPUT", 'forceTrapForTest(when): expected "now" or "next"');
+  requireLoaded("forceTrapForTest()");
+  guard(binding, "forceTrapForTest", binding.__agentMemoryTrapForTest)(when === "next" ? 2 : 1);
+}
+
+// The other static methods (`MemoryController.import`, …) go to the live
+// instance's class: an async one loads the module first, as `create` does.
+for (const what of STATIC_METHODS) {
+  const [cls, name] = what.split(".");
+  const target = { MemoryController, Bm25Index, VectorIndex }[cls];
+  if (!target || Object.hasOwn(target, name)) continue;
+  target[name] = ASYNC.has(what)
+    ? async function (...args) {
+        await ready();
+        const b = binding;
+        return guard(b, what, b[cls][name]).apply(b[cls], args);
+      }
+    : function (...args) {
+        requireLoaded(`${what}()`);
+        const b = binding;
+        return guard(b, what, b[cls][name]).apply(b[cls], args);
+      };
+}

@@ -13,7 +13,6 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 import { defineRuntime, responseBytes } from "./loader.js";
-import { initSync } from "./wasm/agent_memory.js";
 
 const FILES = {
   wasm: ["wasm/agent_memory_bg.wasm", () => new URL("./wasm/agent_memory_bg.wasm", import.meta.url)],
@@ -45,15 +44,15 @@ async function read(location, what) {
   return readFile(location.startsWith("file:") ? fileURLToPath(location) : location);
 }
 
-/** Instantiates the package's module, or the one the host named or gave. */
-async function load(source) {
+/** Instantiates, in `binding` (a fresh copy of the glue), the package's module or the one the host named or gave. */
+async function load(source, binding) {
   let module = source;
   if (source === undefined) module = await packageFile("wasm");
   else if (typeof source === "string" || source instanceof URL) module = await read(String(source), "the wasm module");
   else if (source instanceof Response) module = await responseBytes(source, "the wasm module");
   // Synchronously, as at import before loading became lazy: the first count
   // comes about 12 ms sooner than through WebAssembly.instantiate.
-  initSync({ module: module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module) });
+  binding.initSync({ module: module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module) });
 }
 
 defineRuntime({ load, asset: packageFile, read, inflate: gunzipSync });

@@ -37,3 +37,18 @@ export declare function assertStorageAdapter(
   makeAdapter: () => StorageAdapter | Promise<StorageAdapter>,
   options?: StorageAdapterTestOptions,
 ): Promise<StorageAdapterTestResult[]>;
+
+/**
+ * Test-only: makes the package's WebAssembly module trap the way a bug in
+ * it would (a Rust panic), to test what an app does then. `"now"` traps in
+ * this call, which throws; `"next"` traps in the next queued controller
+ * call (`add`, `remember`, …), which rejects. Either way every controller
+ * of that instance then fails with `INTERNAL`, and the next
+ * `MemoryController.create` starts a fresh instance that reloads storage.
+ * Never call it in production code.
+ *
+ * # Errors
+ * Throws `INTERNAL` (`"now"`), `NOT_READY` before the module is loaded,
+ * `INVALID_INPUT` for another `when`.
+ */
+export declare function forceTrapForTest(when?: "now" | "next"): void;

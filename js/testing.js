@@ -10,6 +10,10 @@
 // no keys (a fresh directory, database, or prefix), since cases read ranges
 // back exactly.
 
+// Also `forceTrapForTest`: makes the WebAssembly module trap on purpose, so
+// an app can test what its users see when a bug in agent-memory traps it.
+export { trapForTest as forceTrapForTest } from "./loader.js";
+
 const MB = 1024 * 1024;
 
 class Failure extends Error {}

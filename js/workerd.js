@@ -5,12 +5,11 @@ import wasmModule from "./wasm/agent_memory_bg.wasm";
 import o200k_base from "./ranks/o200k_base.bin";
 import cl100k_base from "./ranks/cl100k_base.bin";
 import { defineRuntime, responseBytes } from "./loader.js";
-import init, { initSync } from "./wasm/agent_memory.js";
 
 const RANKS = { o200k_base, cl100k_base };
 
 defineRuntime({
-  load: async (source) => (source === undefined ? initSync({ module: wasmModule }) : init({ module_or_path: source })),
+  load: async (source, binding) => (source === undefined ? binding.initSync({ module: wasmModule }) : binding.init({ module_or_path: source })),
   asset: async (encoding) => RANKS[encoding],
   read: async (url, what) => responseBytes(await fetch(url), what),
 });

@@ -4,6 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { join } from "node:path";
 import { gzipSync, constants } from "node:zlib";
 import { root, toolsBin, targetDir, run, step } from "./lib.mjs";
+import { toFactory } from "./glue-factory.mjs";
 
 const dist = join(root, "dist");
 const wasmOut = join(dist, "wasm");
@@ -19,6 +20,8 @@ mkdirSync(ranksOut, { recursive: true });
 step("wasm-bindgen");
 const built = join(targetDir, "wasm32-unknown-unknown", "release", "agent_memory.wasm");
 run(join(toolsBin, "wasm-bindgen"), [built, "--out-dir", wasmOut, "--target", "web", "--omit-default-module-path"]);
+const glue = join(wasmOut, "agent_memory.js");
+writeFileSync(glue, toFactory(readFileSync(glue, "utf8"), readFileSync(join(wasmOut, "agent_memory.d.ts"), "utf8")));
 
 step("wasm-opt -O3");
 const bg = join(wasmOut, "agent_memory_bg.wasm");

@@ -20,6 +20,12 @@ if (!targets.split("\n").includes("wasm32-unknown-unknown")) {
   run("rustup", ["target", "add", "wasm32-unknown-unknown"]);
 }
 
+// clippy: `npm test` runs it to keep unwrap, expect and indexing denied (src/lib.rs).
+if (capture("cargo", ["clippy", "--version"]) === null) {
+  step("rustup component add clippy");
+  run("rustup", ["component", "add", "clippy"]);
+}
+
 const version = wasmBindgenVersion();
 const cli = join(toolsBin, "wasm-bindgen");
 const have = existsSync(cli) ? capture(cli, ["--version"]) : null;

@@ -7,6 +7,13 @@ import { root, run, step, otherNodes, nodeBin } from "./lib.mjs";
 
 run("node", ["scripts/setup.mjs", "--browser", "--nodes"]);
 
+// src/lib.rs denies unwrap, expect and unchecked indexing outside tests (a
+// panic traps the wasm instance every controller shares): clippy enforces it,
+// natively with the tests and examples, and for the wasm target with src/wasm/.
+step("cargo clippy (no panics reachable from input)");
+run("cargo", ["clippy", "--all-targets"], { timed: true });
+run("cargo", ["clippy", "--lib", "--target", "wasm32-unknown-unknown"], { timed: true });
+
 step("cargo test (core: unit, property and tokenizer-equivalence tests)");
 run("cargo", ["test", "--release"], { timed: true });
 

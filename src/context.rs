@@ -258,8 +258,8 @@ fn omitted_run(window: &Window, groups: &[&Group], reason: &'static str) -> Opti
     Some(Omitted {
         reason,
         messages: groups.iter().map(|g| g.members.len()).sum(),
-        first_id: window.log[*first].id.clone(),
-        last_id: window.log[*last].id.clone(),
+        first_id: window.log.get(*first)?.id.clone(),
+        last_id: window.log.get(*last)?.id.clone(),
     })
 }
 
@@ -277,7 +277,7 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     let available = req.max_tokens - req.reserve_output;
     let pinned: Vec<Message> = match &req.system {
         Some(system) => vec![Message::text(Role::System, system.clone())],
-        None => window.pinned.iter().map(|&i| window.log[i].sent(&req.keep_fields)).collect(),
+        None => window.pinned.iter().filter_map(|&i| window.log.get(i)).map(|s| s.sent(&req.keep_fields)).collect(),
     };
     let pinned_tokens: usize = pinned.iter().map(|m| message_tokens(counter, m)).sum();
     let extra_tokens: Vec<usize> = extras.pinned.iter().map(|(_, m)| message_tokens(counter, m)).collect();
@@ -295,12 +295,12 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     let group_tokens: Vec<usize> = if req.keep_fields.is_empty() {
         groups.iter().map(|g| g.tokens).collect()
     } else {
-        groups.iter().map(|g| g.members.iter().map(|&i| message_tokens(counter, &window.log[i].sent(&req.keep_fields))).sum()).collect()
+        groups.iter().map(|g| g.members.iter().filter_map(|&i| window.log.get(i)).map(|s| message_tokens(counter, &s.sent(&req.keep_fields))).sum()).collect()
     };
     let mut budget = available - fixed;
 
     // Knowledge gets its budget first, but never the room the newest turn needs.
-    let newest_need = (0..groups.len()).rev().find(|&gi| groups[gi].is_sendable()).map_or(0, |gi| group_tokens[gi] + note_reserve);
+    let newest_need = groups.iter().zip(&group_tokens).rev().find(|(g, _)| g.is_sendable()).map_or(0, |(_, t)| t + note_reserve);
     let knowledge_room = extras.knowledge_budget.min(budget.saturating_sub(newest_need));
     let items: Vec<String> = extras.knowledge.iter().map(|(_, t)| t.clone()).collect();
     let cost = |t: &str| message_tokens(counter, &Message::text(Role::System, t));
@@ -308,32 +308,32 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     if let Some((_, tokens, _)) = &knowledge {
         budget -= tokens;
     }
-    let mut chosen: Vec<usize> = Vec::new();
+    let mut chosen: Vec<(&Group, usize)> = Vec::new();
     let mut unsendable: Vec<&Group> = Vec::new();
     let first_sendable = groups.iter().position(|g| g.is_sendable()).unwrap_or(groups.len());
     let mut stop = 0; // groups[..stop] did not fit
-    for (gi, g) in groups.iter().enumerate().rev() {
+    for (gi, (g, &tokens)) in groups.iter().zip(&group_tokens).enumerate().rev() {
         if !g.is_sendable() {
             unsendable.push(g);
             continue;
         }
         let earlier = archived > 0 || first_sendable < gi;
-        let need = group_tokens[gi] + if earlier { note_reserve } else { 0 };
+        let need = tokens + if earlier { note_reserve } else { 0 };
         if need > budget {
             if chosen.is_empty() {
-                let id = &window.log[g.members[0]].id;
+                let id = g.members.first().and_then(|&i| window.log.get(i)).map_or("", |s| s.id.as_str());
                 return Err(MemoryError::ContextOverflow { what: format!("the newest turn ({id}) with the memory note"), needed: need, available: budget });
             }
             stop = gi + 1;
             break;
         }
-        budget -= group_tokens[gi];
-        chosen.push(gi);
+        budget -= tokens;
+        chosen.push((g, tokens));
     }
     chosen.reverse();
     unsendable.reverse();
 
-    let left_out: Vec<&Group> = groups[..stop].iter().filter(|g| g.is_sendable()).copied().collect();
+    let left_out: Vec<&Group> = groups.iter().take(stop).filter(|g| g.is_sendable()).copied().collect();
     let hidden = archived + left_out.iter().map(|g| g.members.len()).sum::<usize>();
     let mut sections = Sections { overhead: REPLY_PRIMING, tools, ..Sections::default() };
     sections.budget = Budget { max_tokens: req.max_tokens, reserve_output: req.reserve_output, available };
@@ -349,7 +349,7 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     }
     if let Some((text, tokens, n)) = knowledge {
         sections.knowledge.tokens = tokens;
-        sections.knowledge.ids = extras.knowledge[..n].iter().map(|(id, _)| id.clone()).collect();
+        sections.knowledge.ids = extras.knowledge.iter().take(n).map(|(id, _)| id.clone()).collect();
         sections.knowledge.left_out = items.len() - n;
         messages.push(Message::text(Role::System, text));
     } else {
@@ -379,12 +379,12 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
         }
         sections.omitted.extend(omitted_run(window, &left_out, "budget"));
     }
-    for gi in &chosen {
-        for &i in &groups[*gi].members {
-            messages.push(window.log[i].sent(&req.keep_fields));
-            sections.recent.message_ids.push(window.log[i].id.clone());
+    for (g, tokens) in &chosen {
+        for s in g.members.iter().filter_map(|&i| window.log.get(i)) {
+            messages.push(s.sent(&req.keep_fields));
+            sections.recent.message_ids.push(s.id.clone());
         }
-        sections.recent.tokens += group_tokens[*gi];
+        sections.recent.tokens += tokens;
     }
     for g in &unsendable {
         let reason = if g.orphan { "orphan_tool_result" } else { "pending_tool_calls" };

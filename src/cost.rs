@@ -98,21 +98,18 @@ impl CostLedger {
             }
             None => self.by_purpose.push(PurposeCost { purpose: purpose.to_string(), calls: 1, usd: usd.unwrap_or(0.0) }),
         }
-        let i = match self.by_model.iter().position(|m| m.model == model) {
-            Some(i) => i,
-            None => {
-                self.by_model.push(ModelCost { model: model.to_string(), usd: usd.map(|_| 0.0), ..ModelCost::default() });
-                self.by_model.len() - 1
-            }
-        };
-        let entry = &mut self.by_model[i];
-        entry.calls += 1;
-        entry.prompt_tokens += usage.prompt_tokens;
-        entry.cached_prompt_tokens += usage.cached_prompt_tokens;
-        entry.cache_write_tokens += usage.cache_write_tokens;
-        entry.completion_tokens += usage.completion_tokens;
-        entry.reasoning_tokens += usage.reasoning_tokens;
-        entry.usd = entry.usd.zip(usd).map(|(a, b)| a + b);
+        if !self.by_model.iter().any(|m| m.model == model) {
+            self.by_model.push(ModelCost { model: model.to_string(), usd: usd.map(|_| 0.0), ..ModelCost::default() });
+        }
+        if let Some(entry) = self.by_model.iter_mut().find(|m| m.model == model) {
+            entry.calls += 1;
+            entry.prompt_tokens += usage.prompt_tokens;
+            entry.cached_prompt_tokens += usage.cached_prompt_tokens;
+            entry.cache_write_tokens += usage.cache_write_tokens;
+            entry.completion_tokens += usage.completion_tokens;
+            entry.reasoning_tokens += usage.reasoning_tokens;
+            entry.usd = entry.usd.zip(usd).map(|(a, b)| a + b);
+        }
         self.usd += usd.unwrap_or(0.0);
         usd
     }

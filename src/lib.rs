@@ -3,6 +3,12 @@
 //! The core is pure and synchronous: it never awaits and never touches JS.
 //! Work that needs IO is planned by the core and driven by the wasm layer
 //! (`src/wasm/`), which only converts types and delegates.
+//!
+//! No panic is reachable from input: with `panic = "abort"` a panic traps the
+//! one wasm instance every controller of a page or isolate shares. Outside
+//! tests, `unwrap`, `expect` and unchecked indexing are denied; the few left
+//! carry an `#[allow]` with the invariant that makes them unable to fail.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing))]
 
 pub mod context;
 pub mod durable;

@@ -21,6 +21,7 @@
 //!   tokenmix.ai reports it, 2026-04-30); V4 Pro at its listed, not its
 //!   promotional, price. `deepseek-chat` / `deepseek-reasoner` are aliases of
 //!   V4 Flash. `deepseek-v3.2` keeps the figures the project specified.
+//!
 //! Vendors change prices: hosts override any entry with `options.models`.
 //! A model without a cache discount charges cached input at the input price;
 //! a model without a cache-write price charges cache writes at the input price.

@@ -117,8 +117,9 @@ pub fn read(value: &Value) -> Result<Reported> {
     }
     let present = |p: &&str| value.pointer(p).is_some_and(|v| !v.is_null());
     let shape = SHAPES.iter().find(|s| s.markers.iter().any(present)).ok_or_else(|| MemoryError::input("usage", "no token counts found"))?;
-    let mut prompt = required(value, shape.prompt[0])?;
-    for p in &shape.prompt[1..] {
+    let (head, tail) = shape.prompt.split_first().ok_or_else(|| MemoryError::input("usage", "no token counts found"))?;
+    let mut prompt = required(value, head)?;
+    for p in tail {
         prompt += count(value, p)?.unwrap_or(0);
     }
     let completion = match shape.completion {

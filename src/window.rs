@@ -176,9 +176,8 @@ impl Window {
             Place::Archived => {}
             Place::Working if message.role == Role::Tool => {
                 let call_id = message.tool_call_id.clone().unwrap_or_default();
-                match self.group_waiting_for(&call_id) {
-                    Some(g) => {
-                        let group = &mut self.groups[g];
+                match self.group_waiting_for(&call_id).and_then(|g| self.groups.get_mut(g)) {
+                    Some(group) => {
                         group.pending.retain(|p| *p != call_id);
                         group.members.push(index);
                         group.tokens += stored.tokens;
@@ -246,9 +245,10 @@ impl Window {
     /// Moves the planned groups to the archive.
     pub fn apply_compaction(&mut self, plan: &CompactionPlan) {
         for &g in plan.groups.iter().rev() {
-            let group = self.groups.remove(g).expect("planned groups exist");
-            for i in group.members {
-                self.log[i].place = Place::Archived;
+            for i in self.groups.remove(g).map(|group| group.members).unwrap_or_default() {
+                if let Some(s) = self.log.get_mut(i) {
+                    s.place = Place::Archived;
+                }
             }
         }
     }
@@ -259,7 +259,7 @@ impl Window {
             s.tokens = count(&s.sent(&[]));
         }
         for g in &mut self.groups {
-            g.tokens = g.members.iter().map(|&i| self.log[i].tokens).sum();
+            g.tokens = g.members.iter().filter_map(|&i| self.log.get(i)).map(|s| s.tokens).sum();
         }
     }
 

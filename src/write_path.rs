@@ -171,7 +171,9 @@ impl<S: Store> WritePath<S> {
     pub async fn import(&self, snapshot: &str) -> Result<(), S::Error> {
         let w = self.controller.borrow().prepare_import(snapshot)?;
         self.save(&w).await?;
-        let entries = if self.store.persists() { self.store.load_range(&self.controller.borrow().storage_prefix()).await? } else { vec![(w.key, w.bytes)] };
+        // The prefix first: no RefCell borrow is held across an await.
+        let prefix = self.controller.borrow().storage_prefix();
+        let entries = if self.store.persists() { self.store.load_range(&prefix).await? } else { vec![(w.key, w.bytes)] };
         let next = self.controller.borrow().reloaded(entries)?;
         *self.controller.borrow_mut() = next;
         Ok(())

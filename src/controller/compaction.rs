@@ -96,8 +96,9 @@ impl Controller {
     /// The job for the archived messages at `members` (log indices).
     pub(super) fn job_for(&self, members: &[usize], previous_summary: Option<String>, tokens_before: usize, failure: Option<Degraded>) -> CompactionJob {
         // The summarizer reads what a model would: the sent form, without reasoning.
-        let messages = members.iter().map(|&i| request_form(&self.window.log[i].message, false, &[])).collect();
-        let ids = members.iter().map(|&i| self.window.log[i].id.clone()).collect();
+        let moved = || members.iter().filter_map(|&i| self.window.log.get(i));
+        let messages = moved().map(|s| request_form(&s.message, false, &[])).collect();
+        let ids = moved().map(|s| s.id.clone()).collect();
         CompactionJob { ids, request: SummaryRequest { messages, previous_summary }, tokens_before, failure }
     }
 
@@ -114,7 +115,7 @@ impl Controller {
         // may quote them: only the offline summary of what remains is safe.
         let answer = if members.len() == job.ids.len() { answer } else { None };
         let plan = CompactionPlan { groups: vec![], members };
-        let moved: Vec<&Stored> = plan.members.iter().map(|&i| &self.window.log[i]).collect();
+        let moved: Vec<&Stored> = plan.members.iter().filter_map(|&i| self.window.log.get(i)).collect();
         let model = answer.and_then(parse_summary);
         let ts = now.max(self.last_ts);
         let seq = self.next_seq;

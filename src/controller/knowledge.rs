@@ -98,6 +98,9 @@ impl Controller {
         Ok(PreparedRemember { writes, facts })
     }
 
+    // `prepare_remember` makes at least one fact (an empty text is refused),
+    // and a `PreparedRemember` comes from nowhere else.
+    #[allow(clippy::indexing_slicing)]
     pub fn commit_remember(&mut self, p: PreparedRemember) -> Remembered {
         let first = &p.facts[0].0;
         let superseded = first.key.as_ref().and_then(|k| self.semantic.facts.iter().rev().find(|f| f.key.as_ref() == Some(k)).map(|f| f.id.clone()));
@@ -141,8 +144,8 @@ impl Controller {
     pub fn commit_embeddings(&mut self, p: PreparedEmbeddings) {
         let first = self.next_seq;
         self.next_seq = p.next_seq;
-        for (i, w) in p.writes.into_iter().enumerate() {
-            self.embedding_uids.insert(p.items[i].0.clone(), (self.opts.writer.clone(), first + i as u64));
+        for ((i, w), (item, _)) in p.writes.into_iter().enumerate().zip(&p.items) {
+            self.embedding_uids.insert(item.clone(), (self.opts.writer.clone(), first + i as u64));
             self.folding.known.push(w.key);
             self.folding.unfolded += 1;
         }
@@ -177,6 +180,6 @@ impl Controller {
 
     /// Live facts, preferences and chunks, in the order they were remembered.
     pub fn facts(&self) -> Vec<&Fact> {
-        self.semantic.live().into_iter().map(|i| &self.semantic.facts[i]).collect()
+        self.semantic.live().into_iter().filter_map(|i| self.semantic.facts.get(i)).collect()
     }
 }

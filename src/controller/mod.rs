@@ -304,7 +304,7 @@ impl Controller {
         }
         let extras = self.extras(&req)?;
         let order = self.recall_order(&req);
-        let candidates: Vec<&Episode> = order.iter().map(|&i| &self.episodes[i]).collect();
+        let candidates: Vec<&Episode> = order.iter().filter_map(|&i| self.episodes.get(i)).collect();
         let ctx = context::build(&self.window, &candidates, &self.counter, &req, &extras)?;
         // Recalling an episode refreshes its recency.
         let now = req.now.unwrap_or(self.last_ts.max(0.0));
@@ -324,7 +324,7 @@ impl Controller {
         let pending: Vec<String> = steps.last().map(|e| e.pending_tasks.clone()).unwrap_or_default();
         let cost = |t: &str| message_tokens(&self.counter, &Message::text(crate::message::Role::System, t));
         let render = |from: usize| {
-            let mut items: Vec<String> = steps[from..].iter().map(|e| format!("done: {}", e.summary)).collect();
+            let mut items: Vec<String> = steps.iter().skip(from).map(|e| format!("done: {}", e.summary)).collect();
             items.extend(pending.iter().map(|p| format!("pending: {p}")));
             crate::semantic::block::render("task", &format!("History of task {task}, in order:"), &items)
         };
@@ -385,7 +385,7 @@ impl Controller {
     /// Where an indexed message is, by id, through the search index's id map
     /// (no log scan on the context path; instructions are not indexed).
     fn message_place(&self, id: &str) -> Option<Place> {
-        self.message_at(id).map(|i| self.window.log[i].place)
+        self.message_at(id).and_then(|i| self.window.log.get(i)).map(|s| s.place)
     }
 
     /// The log position of a message other than an instruction, by id.

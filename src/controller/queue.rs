@@ -39,7 +39,7 @@ impl Controller {
     /// range for the summarizer. Returns whether anything moved.
     pub fn queue_compaction(&mut self) -> bool {
         let Some((members, _)) = self.archive_due() else { return false };
-        let ids = members.iter().map(|&i| self.window.log[i].id.clone()).collect();
+        let ids = members.iter().filter_map(|&i| self.window.log.get(i)).map(|s| s.id.clone()).collect();
         self.summaries.push(Queued { ids, offline: false });
         let waiting = self.summaries.iter().filter(|q| !q.offline).count();
         for q in self.summaries.iter_mut().filter(|q| !q.offline).take(waiting.saturating_sub(self.opts.summary_backlog)) {
@@ -63,18 +63,18 @@ impl Controller {
             let mut members = self.find_archived(&q.ids);
             let mut used = 0;
             let fit = members.iter().take_while(|&&i| {
-                used += self.window.log[i].tokens;
+                used += self.window.log.get(i).map_or(0, |s| s.tokens);
                 q.offline || used <= budget
             });
             let rest = members.split_off(fit.count().max(1).min(members.len()));
             if !rest.is_empty() {
-                let ids = rest.iter().map(|&i| self.window.log[i].id.clone()).collect();
+                let ids = rest.iter().filter_map(|&i| self.window.log.get(i)).map(|s| s.id.clone()).collect();
                 self.summaries.insert(0, Queued { ids, offline: false });
             }
             let Some(&first) = members.first() else { continue };
             let failure = if q.offline {
                 limit("SUMMARIZER_BACKLOG", "more ranges waited than summaryBacklog")
-            } else if self.window.log[first].tokens > budget {
+            } else if self.window.log.get(first).is_some_and(|s| s.tokens > budget) {
                 limit("SUMMARIZER_INPUT_LIMIT", "one message alone passes summaryInputTokens")
             } else {
                 None
@@ -89,7 +89,7 @@ impl Controller {
     /// Log positions of the archived messages among `ids` (in log
     /// order), through the search index's id map: no log scan per range.
     pub(super) fn find_archived(&self, ids: &[String]) -> Vec<usize> {
-        ids.iter().filter_map(|id| self.message_at(id)).filter(|&i| self.window.log[i].place == Place::Archived).collect()
+        ids.iter().filter_map(|id| self.message_at(id)).filter(|&i| self.window.log.get(i).is_some_and(|s| s.place == Place::Archived)).collect()
     }
 }
 

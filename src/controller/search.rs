@@ -94,9 +94,9 @@ fn kind_name(k: FactKind) -> &'static str {
 impl Controller {
     /// Indexes the fact at `slot` (and removes the one it supersedes).
     pub(crate) fn index_fact(&mut self, slot: usize) {
-        let fact = &self.semantic.facts[slot];
+        let Some(fact) = self.semantic.facts.get(slot) else { return };
         if let Some(key) = &fact.key {
-            if let Some(old) = self.semantic.facts[..slot].iter().rposition(|f| f.key.as_ref() == Some(key)) {
+            if let Some(old) = self.semantic.facts.iter().take(slot).rposition(|f| f.key.as_ref() == Some(key)) {
                 self.index.lexical.remove(2 * old as u64);
                 self.index.vectors.remove(2 * old as u64);
             }
@@ -110,7 +110,7 @@ impl Controller {
 
     /// Indexes the message at log position `pos` (instructions are not searched).
     pub(crate) fn index_message(&mut self, pos: usize) {
-        let s = &self.window.log[pos];
+        let Some(s) = self.window.log.get(pos) else { return };
         if s.message.role.is_instruction() {
             return;
         }
@@ -162,7 +162,7 @@ impl Controller {
 
     /// Items that have no embedding yet (oldest first), for the embedder hook.
     pub fn unembedded(&self, limit: usize) -> Vec<(String, String)> {
-        let facts = self.semantic.live().into_iter().map(|i| &self.semantic.facts[i]).map(|f| (f.id.clone(), f.text.clone()));
+        let facts = self.semantic.live().into_iter().filter_map(|i| self.semantic.facts.get(i)).map(|f| (f.id.clone(), f.text.clone()));
         let msgs = self.window.log.iter().filter(|s| !s.message.role.is_instruction()).map(|s| (s.id.clone(), s.message.content_text()));
         let episodes = self.episodes.iter().map(|e| (e.id.clone(), e.summary.clone()));
         facts.chain(episodes).chain(msgs).filter(|(id, text)| !text.trim().is_empty() && !self.index.embeddings.contains_key(id)).take(limit).collect()
@@ -216,11 +216,11 @@ impl Controller {
         let filter = |id: u64| {
             let i = (id / 2) as usize;
             if id % 2 == 1 {
-                let s = &self.window.log[i];
+                let Some(s) = self.window.log.get(i) else { return false };
                 // (instructions are never indexed, see `index_message`)
                 want("message") && opts.tags.as_ref().is_none_or(|t| t.is_empty()) && in_time(s.ts)
             } else {
-                let f = &self.semantic.facts[i];
+                let Some(f) = self.semantic.facts.get(i) else { return false };
                 want(kind_name(f.kind)) && in_time(f.created_at) && opts.tags.as_ref().is_none_or(|t| t.is_empty() || t.iter().any(|x| f.tags.contains(x)))
             }
         };
@@ -229,7 +229,7 @@ impl Controller {
             Some(v) => hybrid_search(&self.index.lexical, &self.index.vectors, query, Some(v), k, HybridParams::default(), filter)?,
             None => self.index.lexical.search(query, k, filter),
         };
-        Ok(ranked.into_iter().map(|(id, score)| self.hit(id, score)).collect())
+        Ok(ranked.into_iter().filter_map(|(id, score)| self.hit(id, score)).collect())
     }
 
     /// What memory knows about `query` beyond the working window, best
@@ -257,14 +257,14 @@ impl Controller {
         Ok(out)
     }
 
-    fn hit(&self, id: u64, score: f32) -> Hit {
+    fn hit(&self, id: u64, score: f32) -> Option<Hit> {
         let i = (id / 2) as usize;
-        if id % 2 == 1 {
-            let s = &self.window.log[i];
+        Some(if id % 2 == 1 {
+            let s = self.window.log.get(i)?;
             Hit { id: s.id.clone(), kind: "message", text: s.message.content_text(), score, key: None, message_ids: Some(vec![s.id.clone()]), tags: vec![] }
         } else {
-            let f = &self.semantic.facts[i];
+            let f = self.semantic.facts.get(i)?;
             Hit { id: f.id.clone(), kind: kind_name(f.kind), text: f.text.clone(), score, key: f.key.clone(), message_ids: None, tags: f.tags.clone() }
-        }
+        })
     }
 }

@@ -53,6 +53,8 @@ const DEFINITIONS: &str = r#"[
 ]"#;
 
 /// The three tools as OpenAI chat function tools.
+// Cannot fail: DEFINITIONS is a constant, and the tests parse it.
+#[allow(clippy::expect_used)]
 pub fn definitions() -> Vec<Value> {
     serde_json::from_str(DEFINITIONS).expect("DEFINITIONS is valid JSON")
 }
@@ -179,7 +181,7 @@ impl Controller {
         loop {
             let (text, n) = match block::fit("recall", RECALL_HEADER, &items, room, &cost) {
                 Some((text, _, n)) => (text, n),
-                None => (self.cut_to_fit(&items[0], room), 1),
+                None => (self.cut_to_fit(items.first().map_or("", String::as_str), room), 1),
             };
             let answer = format!("{text}{}", left_out(items.len() - n));
             let over = cost(&answer).saturating_sub(budget);
@@ -194,17 +196,20 @@ impl Controller {
     /// marked "…") to the longest prefix whose block fits `room`.
     fn cut_to_fit(&self, item: &str, room: usize) -> String {
         let ends: Vec<usize> = item.char_indices().map(|(i, _)| i).chain([item.len()]).collect();
-        let render = |end: usize| block::render("recall", RECALL_HEADER, &[format!("{}…", &item[..end])]);
+        let render = |k: usize| {
+            let prefix = ends.get(k).and_then(|&end| item.get(..end)).unwrap_or("");
+            block::render("recall", RECALL_HEADER, &[format!("{prefix}…")])
+        };
         let (mut lo, mut hi) = (0, ends.len() - 1);
         while lo < hi {
             let mid = (lo + hi).div_ceil(2);
-            if self.counter.count(&render(ends[mid])) <= room {
+            if self.counter.count(&render(mid)) <= room {
                 lo = mid;
             } else {
                 hi = mid - 1;
             }
         }
-        render(ends[lo])
+        render(lo)
     }
 }
 

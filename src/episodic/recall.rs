@@ -41,10 +41,10 @@ pub fn rank(episodes: &[Episode], relevance: &[f64], now: f64, w: &RecallWeights
     normalize(&mut recency);
     normalize(&mut importance);
     normalize(&mut rel);
-    let score: Vec<f64> = (0..n).map(|i| w.recency * recency[i] + w.importance * importance[i] + w.relevance * rel[i]).collect();
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| score[b].total_cmp(&score[a]).then(b.cmp(&a)));
-    order
+    let score = recency.iter().zip(&importance).zip(&rel).map(|((r, i), v)| w.recency * r + w.importance * i + w.relevance * v);
+    let mut order: Vec<(usize, f64)> = score.enumerate().collect();
+    order.sort_by(|(a, sa), (b, sb)| sb.total_cmp(sa).then(b.cmp(a)));
+    order.into_iter().map(|(i, _)| i).collect()
 }
 
 #[cfg(test)]

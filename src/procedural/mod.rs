@@ -61,8 +61,8 @@ impl Procedures {
         let mut tools: Vec<Value> = Vec::new();
         for (i, t) in array(obj, "tools")?.iter().enumerate() {
             let (tool, name_path) = parse_tool(t, &format!("tools[{i}]"))?;
-            let name = &tool["function"]["name"];
-            if let Some(j) = tools.iter().position(|seen| &seen["function"]["name"] == name) {
+            let name = tool.pointer("/function/name").unwrap_or(&Value::Null);
+            if let Some(j) = tools.iter().position(|seen| seen.pointer("/function/name") == Some(name)) {
                 return Err(MemoryError::input(name_path, format!("duplicate tool name {name} (also tools[{j}])")));
             }
             tools.push(tool);

@@ -142,7 +142,7 @@ impl Cx<'_> {
         for (i, name) in names.iter().enumerate() {
             let p = format!("{path}[{i}]");
             let name = name.as_str().ok_or_else(|| self.err(&p, "expected a string"))?;
-            if names[..i].iter().any(|n| n.as_str() == Some(name)) {
+            if names.iter().take(i).any(|n| n.as_str() == Some(name)) {
                 return Err(self.err(&p, format!("duplicate name {name:?}")));
             }
             if !props.is_some_and(|m| m.contains_key(name)) {

@@ -43,20 +43,20 @@ pub fn analyze(text: &str, mut emit: impl FnMut(&str)) {
     let chars: Vec<char> = text.chars().map(fold_width).collect();
     let mut term = String::new();
     let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
+    while let Some(&c) = chars.get(i) {
         if is_unspaced(c) {
             // A run of unspaced-script chars: unigrams and adjacent bigrams.
-            let start = i;
-            while i < chars.len() && is_unspaced(chars[i]) {
-                push_lower(&mut term, chars[i]);
+            let mut prev = None;
+            while let Some(&c) = chars.get(i).filter(|&&c| is_unspaced(c)) {
+                push_lower(&mut term, c);
                 emit(&term);
-                if i > start {
+                if let Some(p) = prev {
                     term.clear();
-                    push_lower(&mut term, chars[i - 1]);
-                    push_lower(&mut term, chars[i]);
+                    push_lower(&mut term, p);
+                    push_lower(&mut term, c);
                     emit(&term);
                 }
+                prev = Some(c);
                 term.clear();
                 i += 1;
             }
@@ -76,8 +76,7 @@ fn word(chars: &[char], start: usize, term: &mut String, emit: &mut impl FnMut(&
     let mut token: Vec<char> = Vec::with_capacity(16);
     let mut after_connector: Vec<usize> = Vec::new();
     let mut i = start;
-    while i < chars.len() {
-        let c = chars[i];
+    while let Some(&c) = chars.get(i) {
         if is_word_char(c) && !is_unspaced(c) {
             token.push(c);
             i += 1;
@@ -102,7 +101,7 @@ fn word(chars: &[char], start: usize, term: &mut String, emit: &mut impl FnMut(&
     let parts = split_parts(&token, &after_connector);
     for &(a, b) in &parts {
         term.clear();
-        for &c in &token[a..b] {
+        for &c in token.get(a..b).unwrap_or_default() {
             push_lower(term, c);
         }
         if let Some(t) = filter_part(term) {
@@ -127,7 +126,7 @@ fn split_parts(token: &[char], connectors: &[usize]) -> Vec<(usize, usize)> {
     let mut parts = Vec::new();
     let mut start = 0;
     let mut conn = connectors.iter().peekable();
-    for j in 0..token.len() {
+    for (j, &c) in token.iter().enumerate() {
         if conn.peek() == Some(&&j) {
             conn.next();
             if j > start {
@@ -136,10 +135,7 @@ fn split_parts(token: &[char], connectors: &[usize]) -> Vec<(usize, usize)> {
             start = j + 1;
             continue;
         }
-        if j == start {
-            continue;
-        }
-        let (p, c) = (token[j - 1], token[j]);
+        let Some(&p) = token.get(j.wrapping_sub(1)).filter(|_| j > start) else { continue };
         let hump = p.is_lowercase() && c.is_uppercase();
         let acronym_end = p.is_uppercase() && c.is_uppercase() && token.get(j + 1).is_some_and(|n| n.is_lowercase());
         let digit_edge = p.is_numeric() != c.is_numeric();
@@ -181,20 +177,21 @@ fn stem(word: &mut String) {
     if n < 4 || !w.iter().all(u8::is_ascii_lowercase) {
         return;
     }
-    if n > 4 && w.ends_with(b"ies") && !matches!(w[n - 4], b'a' | b'e') {
+    let from_end = |k: usize| w.get(n.wrapping_sub(k)).copied().unwrap_or(0);
+    if n > 4 && w.ends_with(b"ies") && !matches!(from_end(4), b'a' | b'e') {
         word.truncate(n - 3);
         word.push('y');
     } else if w.ends_with(b"sses") || w.ends_with(b"ches") || w.ends_with(b"shes") || w.ends_with(b"xes") {
         word.truncate(n - 2);
-    } else if w[n - 1] == b's' && !matches!(w[n - 2], b's' | b'u' | b'i') {
+    } else if from_end(1) == b's' && !matches!(from_end(2), b's' | b'u' | b'i') {
         word.truncate(n - 1);
     }
     let w = word.as_bytes();
     let n = w.len();
     let has_vowel = |s: &[u8]| s.iter().any(|c| b"aeiouy".contains(c));
-    let cut = if n >= 6 && w.ends_with(b"ing") && has_vowel(&w[..n - 3]) {
+    let cut = if n >= 6 && w.strip_suffix(b"ing").is_some_and(has_vowel) {
         3
-    } else if n >= 5 && w.ends_with(b"ed") && has_vowel(&w[..n - 2]) {
+    } else if n >= 5 && w.strip_suffix(b"ed").is_some_and(has_vowel) {
         2
     } else {
         0
@@ -202,10 +199,10 @@ fn stem(word: &mut String) {
     if cut > 0 {
         word.truncate(n - cut);
         // `running` → `runn` → `run`; `called` keeps its `ll`.
-        let w = word.as_bytes();
-        let m = w.len();
-        if m >= 2 && w[m - 1] == w[m - 2] && !b"aeioulsz".contains(&w[m - 1]) {
-            word.truncate(m - 1);
+        if let [.., a, b] = *word.as_bytes() {
+            if a == b && !b"aeioulsz".contains(&b) {
+                word.truncate(word.len() - 1);
+            }
         }
     }
     if word.len() >= 4 && word.ends_with('e') {

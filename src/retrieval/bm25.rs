@@ -124,10 +124,9 @@ impl Bm25Index {
         };
         let mut distinct = Vec::with_capacity(ids.len());
         for run in ids.chunk_by(|a, b| a == b) {
-            let t = run[0];
+            let (Some(&t), tf) = (run.first(), run.len().min(u16::MAX as usize) as u16) else { continue };
             distinct.push(t);
-            let tf = run.len().min(u16::MAX as usize) as u16;
-            let list = &mut self.postings[t as usize];
+            let Some(list) = self.postings.get_mut(t as usize) else { continue };
             // Fresh slots are the largest yet, so the common case appends.
             match list.last() {
                 Some(&(last, _)) if last > slot => {
@@ -138,9 +137,9 @@ impl Bm25Index {
             }
         }
         let s = slot as usize;
-        self.ids[s] = id;
-        self.lens[s] = len as u32;
-        self.terms[s] = distinct.into_boxed_slice();
+        if let (Some(i), Some(l), Some(t)) = (self.ids.get_mut(s), self.lens.get_mut(s), self.terms.get_mut(s)) {
+            (*i, *l, *t) = (id, len as u32, distinct.into_boxed_slice());
+        }
         self.slots.insert(id, slot);
         self.n_docs += 1;
         self.total_len += len as u64;
@@ -154,8 +153,9 @@ impl Bm25Index {
             return false;
         };
         let s = slot as usize;
-        for &t in self.terms[s].iter() {
-            let list = &mut self.postings[t as usize];
+        let terms = self.terms.get_mut(s).map(std::mem::take).unwrap_or_default();
+        for &t in terms.iter() {
+            let Some(list) = self.postings.get_mut(t as usize) else { continue };
             if let Ok(at) = list.binary_search_by_key(&slot, |&(d, _)| d) {
                 list.remove(at);
             }
@@ -163,10 +163,8 @@ impl Bm25Index {
                 *list = Vec::new();
             }
         }
-        self.terms[s] = Box::default();
         self.n_docs -= 1;
-        self.total_len -= self.lens[s] as u64;
-        self.lens[s] = 0;
+        self.total_len -= self.lens.get_mut(s).map_or(0, std::mem::take) as u64;
         self.free.push(slot);
         true
     }
@@ -189,7 +187,7 @@ impl Bm25Index {
         // terms were first seen, and f32 sums in a different order would make
         // an updated index and a fresh one break score ties differently.
         let mut seen = Vec::with_capacity(terms.len());
-        terms.retain(|&t| !seen.contains(&t) && { seen.push(t); true } && !self.postings[t as usize].is_empty());
+        terms.retain(|&t| !seen.contains(&t) && { seen.push(t); true } && self.postings.get(t as usize).is_some_and(|l| !l.is_empty()));
         if terms.is_empty() {
             return Vec::new();
         }
@@ -201,12 +199,9 @@ impl Bm25Index {
         self.accumulate(&terms, &mut acc);
 
         let mut top = TopK::new(k);
-        for (slot, &score) in acc.iter().enumerate() {
-            if score > 0.0 {
-                let id = self.ids[slot];
-                if top.would_keep(score, id) && filter(id) {
-                    top.push(score, id);
-                }
+        for (&score, &id) in acc.iter().zip(&self.ids) {
+            if score > 0.0 && top.would_keep(score, id) && filter(id) {
+                top.push(score, id);
             }
         }
         top.into_sorted()
@@ -220,16 +215,16 @@ impl Bm25Index {
         // tf + k1·(1 − b + b·dl/avgdl) = tf + c0 + c1·dl
         let c0 = k1 * (1.0 - b);
         let c1 = if avgdl > 0.0 { k1 * b / avgdl } else { 0.0 };
-        let lens = &self.lens[..acc.len()];
-        for &t in terms {
-            let list = &self.postings[t as usize];
+        for list in terms.iter().filter_map(|&t| self.postings.get(t as usize)) {
             let df = list.len() as f32;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
             let w = idf * (k1 + 1.0);
             for &(slot, tf) in list {
                 let s = slot as usize;
                 let tf = tf as f32;
-                acc[s] += w * tf / (tf + c0 + c1 * lens[s] as f32);
+                if let (Some(a), Some(&dl)) = (acc.get_mut(s), self.lens.get(s)) {
+                    *a += w * tf / (tf + c0 + c1 * dl as f32);
+                }
             }
         }
     }

@@ -27,12 +27,14 @@ impl Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().unwrap()));
+            let mut word = [0u8; 8];
+            word.copy_from_slice(c);
+            self.add(u64::from_le_bytes(word));
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
             let mut last = [0u8; 8];
-            last[..rest.len()].copy_from_slice(rest);
+            last.iter_mut().zip(rest).for_each(|(l, &b)| *l = b);
             self.add(u64::from_le_bytes(last));
         }
     }

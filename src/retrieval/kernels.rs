@@ -43,15 +43,16 @@ pub(crate) fn dot_f32_scalar(a: &[f32], b: &[f32]) -> f32 {
     let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
     let (ra, rb) = (ca.remainder(), cb.remainder());
     for (x, y) in ca.zip(cb) {
-        for l in 0..8 {
-            acc[l] += x[l] * y[l];
+        for ((s, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *s += x * y;
         }
     }
     let mut tail = 0f32;
     for (x, y) in ra.iter().zip(rb) {
         tail += x * y;
     }
-    (acc[0] + acc[4]) + (acc[1] + acc[5]) + (acc[2] + acc[6]) + (acc[3] + acc[7]) + tail
+    let [a0, a1, a2, a3, a4, a5, a6, a7] = acc;
+    (a0 + a4) + (a1 + a5) + (a2 + a6) + (a3 + a7) + tail
 }
 
 #[cfg_attr(all(target_arch = "wasm32", target_feature = "simd128"), allow(dead_code))]
@@ -93,9 +94,8 @@ mod simd {
         let s = f32x4_add(f32x4_add(s0, s1), f32x4_add(s2, s3));
         let mut sum = (f32x4_extract_lane::<0>(s) + f32x4_extract_lane::<1>(s))
             + (f32x4_extract_lane::<2>(s) + f32x4_extract_lane::<3>(s));
-        while i < n {
-            sum += a[i] * b[i];
-            i += 1;
+        for (x, y) in a.iter().zip(b).skip(i) {
+            sum += x * y;
         }
         sum
     }
@@ -131,9 +131,8 @@ mod simd {
             + i32x4_extract_lane::<1>(acc)
             + i32x4_extract_lane::<2>(acc)
             + i32x4_extract_lane::<3>(acc);
-        while i < n {
-            sum += a[i] as i32 * b[i] as i32;
-            i += 1;
+        for (&x, &y) in a.iter().zip(b).skip(i) {
+            sum += x as i32 * y as i32;
         }
         sum
     }

@@ -113,9 +113,11 @@ impl VectorIndex {
                 s
             }
         };
-        self.data[slot * d..(slot + 1) * d].copy_from_slice(&unit);
-        if self.is_int8() {
-            self.scales[slot] = quantize(&unit, &mut self.codes[slot * d..(slot + 1) * d]);
+        if let Some(dst) = self.data.get_mut(slot * d..(slot + 1) * d) {
+            dst.copy_from_slice(&unit);
+        }
+        if let (true, Some(scale), Some(codes)) = (self.is_int8(), self.scales.get_mut(slot), self.codes.get_mut(slot * d..(slot + 1) * d)) {
+            *scale = quantize(&unit, codes);
         }
         Ok(())
     }
@@ -132,8 +134,9 @@ impl VectorIndex {
             if self.is_int8() {
                 self.codes.copy_within(last * d..(last + 1) * d, s * d);
             }
-            let moved = self.ids[last];
-            self.slots.insert(moved, slot);
+            if let Some(&moved) = self.ids.get(last) {
+                self.slots.insert(moved, slot);
+            }
         }
         self.ids.swap_remove(s);
         self.data.truncate(last * d);
@@ -184,14 +187,16 @@ impl VectorIndex {
         let mut cand = TopK::new(k.saturating_mul(oversample));
         for (slot, (c, &scale)) in self.codes.chunks_exact(d).zip(&self.scales).enumerate() {
             let approx = dot_i8(&qc, c) as f32 * scale;
-            if cand.would_keep(approx, slot as u64) && filter(self.ids[slot]) {
+            if cand.would_keep(approx, slot as u64) && self.ids.get(slot).is_some_and(|&id| filter(id)) {
                 cand.push(approx, slot as u64);
             }
         }
         let mut top = TopK::new(k);
         for (slot, _) in cand.into_sorted() {
             let s = slot as usize;
-            top.push(dot_f32(q, &self.data[s * d..(s + 1) * d]), self.ids[s]);
+            if let (Some(v), Some(&id)) = (self.data.get(s * d..(s + 1) * d), self.ids.get(s)) {
+                top.push(dot_f32(q, v), id);
+            }
         }
         top.into_sorted()
     }
@@ -208,8 +213,8 @@ impl VectorIndex {
         if self.dim != 0 && v.len() != self.dim {
             return Err(MemoryError::DimensionMismatch { expected: self.dim, actual: v.len() });
         }
-        if let Some(i) = v.iter().position(|x| !x.is_finite()) {
-            return Err(invalid(format!("value at index {i} is {}", v[i])));
+        if let Some((i, x)) = v.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+            return Err(invalid(format!("value at index {i} is {x}")));
         }
         // f64: the squares of large finite f32 values overflow f32.
         let norm = v.iter().map(|&x| x as f64 * x as f64).sum::<f64>().sqrt();

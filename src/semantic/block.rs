@@ -43,7 +43,7 @@ pub fn render(kind: &str, header: &str, items: &[String]) -> String {
 pub fn fit(kind: &str, header: &str, items: &[String], budget: usize, cost: &dyn Fn(&str) -> usize) -> Option<(String, usize, usize)> {
     let mut best = None;
     for n in 1..=items.len() {
-        let text = render(kind, header, &items[..n]);
+        let text = render(kind, header, items.get(..n).unwrap_or(items));
         let tokens = cost(&text);
         if tokens > budget {
             break;

@@ -19,7 +19,7 @@ fn split_long(s: &str, max: usize, count: &dyn Fn(&str) -> usize) -> Vec<String>
     while !rest.is_empty() {
         let bounds: Vec<usize> = rest.char_indices().map(|(i, _)| i).take(4 * guess + 2).chain([rest.len()]).collect();
         let last = bounds.len() - 1; // the longest prefix looked at, in chars
-        let at = |n: usize| bounds[n.min(last)];
+        let at = |n: usize| bounds.get(n.min(last)).copied().unwrap_or(rest.len());
         // (chars, tokens) of the longest prefix known to fit and the shortest known not to.
         let (mut lo, mut hi): ((usize, usize), Option<(usize, usize)>) = ((0, 0), None);
         let mut probe = guess.min(last);

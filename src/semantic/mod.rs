@@ -89,21 +89,23 @@ pub struct Semantic {
 impl Semantic {
     /// Whether the fact at `i` is the live value (newest of its key, or unkeyed).
     pub fn is_live(&self, i: usize) -> bool {
-        match &self.facts[i].key {
-            None => true,
-            Some(k) => !self.facts[i + 1..].iter().any(|f| f.key.as_ref() == Some(k)),
+        match self.facts.get(i).map(|f| &f.key) {
+            None => false,
+            Some(None) => true,
+            Some(Some(k)) => !self.facts.iter().skip(i + 1).any(|f| f.key.as_ref() == Some(k)),
         }
     }
 
     /// Indices of live facts, in order.
     pub fn live(&self) -> Vec<usize> {
         let mut seen = std::collections::HashSet::new();
-        let mut out: Vec<usize> = (0..self.facts.len())
+        let mut out: Vec<usize> = (self.facts.iter().enumerate())
             .rev()
-            .filter(|&i| match &self.facts[i].key {
+            .filter(|(_, f)| match &f.key {
                 None => true,
                 Some(k) => seen.insert(k.clone()),
             })
+            .map(|(i, _)| i)
             .collect();
         out.reverse();
         out

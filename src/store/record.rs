@@ -165,10 +165,14 @@ fn envelope(kind: u8, payload: &[u8]) -> Vec<u8> {
     out
 }
 
+// Cannot fail (also `encode_pack`): records hold strings, numbers and
+// `serde_json::Value`s; every map in them has string keys.
+#[allow(clippy::expect_used)]
 pub fn encode_record(r: &Record) -> Vec<u8> {
     envelope(KIND_RECORD, &serde_json::to_vec(r).expect("records always serialize"))
 }
 
+#[allow(clippy::expect_used)]
 pub fn encode_pack(records: &[&Record]) -> Vec<u8> {
     envelope(KIND_PACK, &serde_json::to_vec(records).expect("records always serialize"))
 }
@@ -179,23 +183,20 @@ pub fn encode_pack(records: &[&Record]) -> Vec<u8> {
 /// `Corrupt` for anything damaged, `TooNew` for a newer format version.
 pub fn decode(bytes: &[u8]) -> Result<Vec<Record>, DecodeError> {
     let corrupt = |why: &str| Err(DecodeError::Corrupt(why.to_string()));
-    if bytes.len() < HEADER {
+    let Some((&[m0, m1, m2, m3, version, kind, l0, l1, l2, l3, c0, c1, c2, c3], payload)) = bytes.split_first_chunk::<HEADER>() else {
         return corrupt("shorter than the record header");
-    }
-    if &bytes[..4] != MAGIC {
+    };
+    if &[m0, m1, m2, m3] != MAGIC {
         return corrupt("not an agent-memory record (bad magic)");
     }
-    let version = bytes[4];
     if version > FORMAT_VERSION {
         return Err(DecodeError::TooNew(version));
     }
     if version == 0 {
         return corrupt("version 0 does not exist");
     }
-    let kind = bytes[5];
-    let len = u32::from_le_bytes(bytes[6..10].try_into().expect("4 bytes")) as usize;
-    let crc = u32::from_le_bytes(bytes[10..14].try_into().expect("4 bytes"));
-    let payload = &bytes[HEADER..];
+    let len = u32::from_le_bytes([l0, l1, l2, l3]) as usize;
+    let crc = u32::from_le_bytes([c0, c1, c2, c3]);
     if payload.len() != len {
         return corrupt(if payload.len() < len { "truncated" } else { "trailing bytes after the payload" });
     }

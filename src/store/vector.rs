@@ -8,9 +8,11 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 fn encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for c in bytes.chunks(3) {
-        let n = (c[0] as u32) << 16 | (*c.get(1).unwrap_or(&0) as u32) << 8 | *c.get(2).unwrap_or(&0) as u32;
+        let byte = |i: usize| *c.get(i).unwrap_or(&0) as u32;
+        let n = byte(0) << 16 | byte(1) << 8 | byte(2);
         for i in 0..4 {
-            out.push(if i <= c.len() { ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char } else { '=' });
+            let digit = ALPHABET.get((n >> (18 - 6 * i) & 63) as usize).filter(|_| i <= c.len());
+            out.push(digit.map_or('=', |&d| d as char));
         }
     }
     out
@@ -40,7 +42,7 @@ pub fn serialize<S: Serializer>(v: &[f32], s: S) -> Result<S::Ok, S::Error> {
 pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f32>, D::Error> {
     let s = String::deserialize(d)?;
     let bytes = decode(&s).filter(|b| b.len() % 4 == 0).ok_or_else(|| serde::de::Error::custom("invalid base64 vector"))?;
-    Ok(bytes.chunks(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    Ok(bytes.chunks_exact(4).filter_map(|c| c.try_into().ok()).map(f32::from_le_bytes).collect())
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ use crate::tokens::Counter;
 /// A random writer id: two controllers on one namespace never share one.
 fn random_writer() -> String {
     const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    (0..10).map(|_| DIGITS[(js_sys::Math::random() * 36.0) as usize % 36] as char).collect()
+    (0..10).filter_map(|_| DIGITS.get((js_sys::Math::random() * 36.0) as usize % 36)).map(|&d| d as char).collect()
 }
 
 /// What every async method returns. `Result<Promise, _>` rather than a bare
@@ -99,19 +99,19 @@ impl MemoryController {
     }
 
     async fn open(options: JsValue) -> Result<MemoryController, JsValue> {
-        let (data, hooks) = split_hooks(&options)?;
-        let clock = match &hooks[0] {
+        let (data, [clock, storage, embedder, summarizer, ranks]) = split_hooks(&options)?;
+        let clock = match &clock {
             v if v.is_undefined() => None,
             v => Some(v.clone().dyn_into::<Function>().map_err(|_| js_error(MemoryError::input("options.clock", "expected a function returning milliseconds")))?),
         };
-        let storage = if hooks[1].is_undefined() { None } else { Some(Storage::from_js(hooks[1].clone())?) };
-        let embedder = if hooks[2].is_undefined() { None } else { Some(Embedder::from_js(hooks[2].clone())?) };
+        let storage = if storage.is_undefined() { None } else { Some(Storage::from_js(storage)?) };
+        let embedder = if embedder.is_undefined() { None } else { Some(Embedder::from_js(embedder)?) };
         let js_opts = read::<JsOptions>(&data, "options")?;
-        let summarizer = if hooks[3].is_undefined() { None } else { Some(Summarizer::from_js(hooks[3].clone())?) };
+        let summarizer = if summarizer.is_undefined() { None } else { Some(Summarizer::from_js(summarizer)?) };
         let opts = core_options(js_opts, random_writer())?;
         let counter = match Controller::tokenizer_for(&opts.model, &opts.models) {
-            Tokenizer::O200kBase => Counter::Exact(ranks::load(Encoding::O200kBase, &hooks[4]).await?),
-            Tokenizer::Cl100kBase => Counter::Exact(ranks::load(Encoding::Cl100kBase, &hooks[4]).await?),
+            Tokenizer::O200kBase => Counter::Exact(ranks::load(Encoding::O200kBase, &ranks).await?),
+            Tokenizer::Cl100kBase => Counter::Exact(ranks::load(Encoding::Cl100kBase, &ranks).await?),
             Tokenizer::Estimate => Counter::estimate(Family::of_model(&opts.model).profile()),
         };
         let inner = match &storage {
@@ -352,11 +352,9 @@ impl MemoryController {
 
     /// Tokens of `text` for this controller's model (exact for tiktoken models).
     #[wasm_bindgen(js_name = countTokens)]
-    pub fn count_tokens(&self, text: &js_sys::JsString) -> Result<usize, JsValue> {
-        if !text.is_valid_utf16() {
-            return Err(js_error(MemoryError::LoneSurrogate("text".into())));
-        }
-        Ok(self.inner.borrow().count_tokens(&String::from(text)))
+    pub fn count_tokens(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<usize, JsValue> {
+        let text = super::retrieval::text(&text, "text")?;
+        Ok(self.inner.borrow().count_tokens(&text))
     }
 
     /// Tokens a chat request with these messages (and tool definitions) costs.

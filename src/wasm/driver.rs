@@ -103,6 +103,7 @@ impl Driver {
         let prev = self.tail.borrow().clone();
         let promise = spawn(Box::pin(async move {
             let _ = JsFuture::from(prev).await; // its caller sees its error
+            super::trap_if_armed();
             job.await
         }));
         *self.tail.borrow_mut() = promise.clone();

@@ -28,6 +28,31 @@ fn start() {
     console_error_panic_hook::set_once();
 }
 
+thread_local! {
+    static TRAP_ARMED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Test-only, behind `forceTrapForTest` of `agent-memory/testing`: makes
+/// the module trap the way a bug in it would, so the recovery (`INTERNAL`,
+/// a fresh instance) can be tested on the build that ships. Mode 1 panics
+/// in this call; mode 2 makes the next queued controller call panic inside
+/// its future (a microtask); other modes do nothing. Not in the types.
+#[wasm_bindgen(js_name = "__agentMemoryTrapForTest", skip_typescript)]
+pub fn trap_for_test(mode: u32) {
+    match mode {
+        1 => panic!("agent-memory: trap forced by a test"),
+        2 => TRAP_ARMED.with(|a| a.set(true)),
+        _ => {}
+    }
+}
+
+/// Panics if a test armed a trap (mode 2 of `trap_for_test`).
+pub(crate) fn trap_if_armed() {
+    if TRAP_ARMED.with(|a| a.replace(false)) {
+        panic!("agent-memory: trap forced by a test");
+    }
+}
+
 /// A JS `Error` named "MemoryError" carrying the stable `code`.
 pub(crate) fn js_error(e: MemoryError) -> JsValue {
     let err = Error::new(&e.to_string());

@@ -15,7 +15,7 @@ use crate::models::ModelInfo;
 use crate::window::WindowConfig;
 
 /// Option names that hold hooks, not data (`ranks` may be bytes or a function).
-const HOOKS: &[&str] = &["clock", "storage", "embedder", "summarizer", "ranks"];
+const HOOKS: [&str; 5] = ["clock", "storage", "embedder", "summarizer", "ranks"];
 
 
 #[derive(Deserialize, Default)]
@@ -133,15 +133,15 @@ pub fn read<T: serde::de::DeserializeOwned + Default>(value: &JsValue, what: &st
 }
 
 /// Splits create options into data and the hook values.
-pub fn split_hooks(options: &JsValue) -> Result<(JsValue, Vec<JsValue>), JsValue> {
+pub fn split_hooks(options: &JsValue) -> Result<(JsValue, [JsValue; 5]), JsValue> {
+    let mut hooks: [JsValue; 5] = Default::default();
     if options.is_undefined() || options.is_null() {
-        return Ok((JsValue::UNDEFINED, HOOKS.iter().map(|_| JsValue::UNDEFINED).collect()));
+        return Ok((JsValue::UNDEFINED, hooks));
     }
     let data: Object = Object::assign(&Object::new(), &options.clone().dyn_into::<Object>().map_err(|_| super::js_error(crate::error::MemoryError::input("options", "expected an object")))?);
-    let mut hooks = Vec::new();
-    for h in HOOKS {
-        hooks.push(Reflect::get(&data, &(*h).into())?);
-        Reflect::delete_property(&data, &(*h).into())?;
+    for (hook, h) in hooks.iter_mut().zip(HOOKS) {
+        *hook = Reflect::get(&data, &h.into())?;
+        Reflect::delete_property(&data, &h.into())?;
     }
     Ok((data.into(), hooks))
 }

@@ -70,9 +70,12 @@ fn id(x: f64) -> Result<u64, JsValue> {
     }
 }
 
-/// A JS string as Rust text. The copy turns a lone surrogate into U+FFFD,
-/// so only text holding U+FFFD needs the slow exact check.
-fn text(s: &JsString, what: &str) -> Result<String, JsValue> {
+/// A JS string as Rust text; anything else is INVALID_INPUT (taken as a
+/// `JsValue`: a `&JsString` parameter given a number throws an opaque
+/// "unwrap_throw" error). The copy turns a lone surrogate into U+FFFD, so
+/// only text holding U+FFFD needs the slow exact check.
+pub(super) fn text(s: &JsValue, what: &str) -> Result<String, JsValue> {
+    let s = s.dyn_ref::<JsString>().ok_or_else(|| js_error(MemoryError::input(what, "expected a string")))?;
     let t = String::from(s);
     if t.contains('\u{FFFD}') && !s.is_valid_utf16() {
         return Err(js_error(MemoryError::LoneSurrogate(what.into())));
@@ -210,9 +213,9 @@ impl Bm25Index {
     /// Indexes `text` under `id`, replacing any text there.
     ///
     /// Throws `INVALID_INPUT` (id) or `LONE_SURROGATE`; nothing changes then.
-    pub fn add(&mut self, id: f64, text: &JsString) -> Result<(), JsValue> {
+    pub fn add(&mut self, id: f64, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<(), JsValue> {
         let key = self::id(id)?;
-        self.inner.add(key, &self::text(text, "text")?);
+        self.inner.add(key, &self::text(&text, "text")?);
         Ok(())
     }
 
@@ -225,8 +228,8 @@ impl Bm25Index {
     ///
     /// Throws `LONE_SURROGATE`.
     #[wasm_bindgen(unchecked_return_type = "SearchHits")]
-    pub fn search(&self, query: &JsString, k: u32) -> Result<JsValue, JsValue> {
-        Ok(hits(self.inner.search(&text(query, "query")?, k as usize, |_| true)))
+    pub fn search(&self, #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue, k: u32) -> Result<JsValue, JsValue> {
+        Ok(hits(self.inner.search(&text(&query, "query")?, k as usize, |_| true)))
     }
 
     /// Returns growth slack to the allocator (after a bulk load or many removals).

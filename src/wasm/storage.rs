@@ -41,8 +41,12 @@ fn failure(op: &str, e: JsValue) -> JsValue {
     err
 }
 
+/// Awaits what an adapter method returned. Through `Promise.resolve`: an
+/// adapter that returns a plain value (not a promise) would otherwise make
+/// `then` throw inside a microtask, an uncaught exception that ends Node.
 async fn settle(op: &str, p: Result<Promise, JsValue>) -> Result<JsValue, JsValue> {
-    JsFuture::from(p.map_err(|e| failure(op, e))?).await.map_err(|e| failure(op, e))
+    let p = Promise::resolve(&p.map_err(|e| failure(op, e))?);
+    JsFuture::from(p).await.map_err(|e| failure(op, e))
 }
 
 /// The adapter, checked to have the five methods.
@@ -79,9 +83,9 @@ impl Storage {
         let entries: Array = got.dyn_into().map_err(|_| bad())?;
         let mut out = Vec::with_capacity(entries.length() as usize);
         for entry in entries.iter() {
-            let key: Array = Reflect::get(&entry, &"key".into())?.dyn_into().map_err(|_| bad())?;
+            let key: Array = Reflect::get(&entry, &"key".into()).map_err(|_| bad())?.dyn_into().map_err(|_| bad())?;
             let key: Option<Key> = key.iter().map(|s| s.as_string()).collect();
-            let data: Uint8Array = Reflect::get(&entry, &"data".into())?.dyn_into().map_err(|_| bad())?;
+            let data: Uint8Array = Reflect::get(&entry, &"data".into()).map_err(|_| bad())?.dyn_into().map_err(|_| bad())?;
             out.push((key.ok_or_else(bad)?, data.to_vec()));
         }
         Ok(out)

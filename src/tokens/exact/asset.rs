@@ -76,14 +76,17 @@ where
             gaps.extend_from_slice(&(rank as u32).to_le_bytes());
             continue;
         }
-        let spaced = t.len() > 1 && t[0] == b' ';
-        let body = if spaced { &t[1..] } else { t };
+        let body = match t {
+            [b' ', rest @ ..] if !rest.is_empty() => rest,
+            _ => t,
+        };
+        let spaced = body.len() < t.len();
         if body.len() > MAX_TOKEN_LEN {
             return Err(invalid(encoding, format!("token {rank} is longer than {MAX_TOKEN_LEN} bytes")));
         }
         let kind = if !body.is_ascii() {
             KIND_OTHER
-        } else if body.len() > 1 && body[0].is_ascii_uppercase() && body[1].is_ascii_lowercase() {
+        } else if matches!(body, [a, b, ..] if a.is_ascii_uppercase() && b.is_ascii_lowercase()) {
             KIND_CAPITAL
         } else {
             KIND_ASCII
@@ -96,8 +99,10 @@ where
         match kind {
             KIND_OTHER => other.extend_from_slice(body),
             KIND_CAPITAL => {
-                ascii.push(body[0].to_ascii_lowercase());
-                ascii.extend_from_slice(&body[1..]);
+                if let [first, rest @ ..] = body {
+                    ascii.push(first.to_ascii_lowercase());
+                    ascii.extend_from_slice(rest);
+                }
             }
             _ => ascii.extend_from_slice(body),
         }
@@ -135,13 +140,13 @@ impl<'a> Reader<'a> {
         Some(s)
     }
     fn u8(&mut self) -> Option<u8> {
-        self.take(1).map(|s| s[0])
+        self.take(1).and_then(<[u8]>::first).copied()
     }
     fn u32(&mut self) -> Option<u32> {
-        self.take(4).map(|s| u32::from_le_bytes(s.try_into().unwrap()))
+        self.take(4).and_then(|s| s.try_into().ok()).map(u32::from_le_bytes)
     }
     fn u64(&mut self) -> Option<u64> {
-        self.take(8).map(|s| u64::from_le_bytes(s.try_into().unwrap()))
+        self.take(8).and_then(|s| s.try_into().ok()).map(u64::from_le_bytes)
     }
 }
 
@@ -173,7 +178,7 @@ pub(super) fn read_asset(encoding: Encoding, data: &[u8]) -> crate::Result<Vocab
     let mut field = || r.u32().map(|v| v as usize).ok_or_else(truncated);
     let (n_slots, n_gaps, head_len, ascii_len, other_len) = (field()?, field()?, field()?, field()?, field()?);
     let sum = r.u64().ok_or_else(truncated)?;
-    let payload = &data[r.pos..];
+    let payload = data.get(r.pos..).unwrap_or_default();
     let expected = [n_gaps.checked_mul(4), Some(head_len), Some(ascii_len), Some(other_len)]
         .into_iter()
         .try_fold(0usize, |acc, n| acc.checked_add(n?));
@@ -193,10 +198,10 @@ pub(super) fn read_asset(encoding: Encoding, data: &[u8]) -> crate::Result<Vocab
     if ascii_len + other_len + n_slots >= u32::MAX as usize {
         return Err(bad("token bytes too large"));
     }
-    let (gaps, rest) = payload.split_at(n_gaps * 4);
-    let (head, rest) = rest.split_at(head_len);
-    let (ascii, other) = rest.split_at(ascii_len);
-    let mut gaps = gaps.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()) as usize);
+    let (gaps, rest) = payload.split_at_checked(n_gaps * 4).ok_or_else(truncated)?;
+    let (head, rest) = rest.split_at_checked(head_len).ok_or_else(truncated)?;
+    let (ascii, other) = rest.split_at_checked(ascii_len).ok_or_else(truncated)?;
+    let mut gaps = gaps.chunks_exact(4).filter_map(|c| c.try_into().ok()).map(|c| u32::from_le_bytes(c) as usize);
     let mut next_gap = gaps.next().unwrap_or(usize::MAX);
     // Bodies plus at most one space per token: written in place, no per-token growth checks.
     let mut bytes = vec![0u8; ascii_len + other_len + (n_slots - n_gaps) + 16];
@@ -229,8 +234,11 @@ pub(super) fn read_asset(encoding: Encoding, data: &[u8]) -> crate::Result<Vocab
         };
         let body = stream.get(*pos..*pos + len).ok_or_else(|| bad("token stream too short"))?;
         *pos += len;
+        // Out of room only when gaps announced in `n_gaps` never came (they
+        // were past the last rank): more tokens than the buffer was sized for.
+        let overfull = || bad("more tokens than the gap list leaves room for");
         if spaced {
-            bytes[w] = b' ';
+            *bytes.get_mut(w).ok_or_else(overfull)? = b' ';
             w += 1;
         }
         // Most bodies are short: a fixed 16-byte copy compiles to two loads and
@@ -239,13 +247,11 @@ pub(super) fn read_asset(encoding: Encoding, data: &[u8]) -> crate::Result<Vocab
         // by the next token or cut by the final `truncate`.
         match (stream.get(*pos - len..*pos - len + 16), bytes.get_mut(w..w + 16)) {
             (Some(src), Some(dst)) if len <= 16 => dst.copy_from_slice(src),
-            _ => bytes[w..w + len].copy_from_slice(body),
+            _ => bytes.get_mut(w..w + len).ok_or_else(overfull)?.copy_from_slice(body),
         }
         if kind == KIND_CAPITAL {
-            if !bytes[w].is_ascii_lowercase() {
-                return Err(bad("bad capitalized token"));
-            }
-            bytes[w] = bytes[w].to_ascii_uppercase();
+            let first = bytes.get_mut(w).filter(|b| b.is_ascii_lowercase()).ok_or_else(|| bad("bad capitalized token"))?;
+            *first = first.to_ascii_uppercase();
         }
         w += len;
         max_len = max_len.max(len + spaced as usize);
@@ -267,8 +273,8 @@ fn checksum(data: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut h = 0x243F_6A88_85A3_08D3 ^ data.len() as u64;
     let mut chunks = data.chunks_exact(8);
-    for c in &mut chunks {
-        h = (h ^ u64::from_le_bytes(c.try_into().unwrap())).wrapping_mul(K).rotate_left(23);
+    for c in chunks.by_ref().filter_map(|c| c.try_into().ok()) {
+        h = (h ^ u64::from_le_bytes(c)).wrapping_mul(K).rotate_left(23);
     }
     for &b in chunks.remainder() {
         h = (h ^ b as u64).wrapping_mul(K).rotate_left(23);
@@ -311,5 +317,73 @@ mod tests {
         *flipped.last_mut().unwrap() ^= 1;
         assert!(read_asset(Encoding::Cl100kBase, &flipped).is_err());
         assert!(write_asset(Encoding::Cl100kBase, [vec![0u8; MAX_TOKEN_LEN + 1]]).is_err());
+    }
+
+    /// An asset with these fields and a valid checksum, as a host could send.
+    fn assemble(n_slots: u32, gaps: &[u32], head: &[u8], ascii: &[u8], other: &[u8]) -> Vec<u8> {
+        let mut payload: Vec<u8> = gaps.iter().flat_map(|g| g.to_le_bytes()).collect();
+        payload.extend_from_slice(head);
+        payload.extend_from_slice(ascii);
+        payload.extend_from_slice(other);
+        let name = Encoding::Cl100kBase.name().as_bytes();
+        let mut out = [&MAGIC[..], &[VERSION, name.len() as u8], name].concat();
+        for n in [n_slots, gaps.len() as u32, head.len() as u32, ascii.len() as u32, other.len() as u32] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        out.extend_from_slice(&checksum(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    #[test]
+    fn gaps_past_the_last_rank_are_an_error_not_a_panic() {
+        // 40 spaced one-byte tokens need 80 bytes; 20 announced gaps that
+        // never come leave room for 40 + 20 (+ 16 of slack) only.
+        let gaps: Vec<u32> = (100..120).collect();
+        let asset = assemble(40, &gaps, &[0x20; 40], &[b'a'; 40], &[]);
+        assert!(read_asset(Encoding::Cl100kBase, &asset).is_err());
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// Whatever bytes a host passes as ranks (with a checksum that
+        /// matches), reading them and building the table returns, never panics.
+        #[test]
+        fn any_asset_reads_or_is_refused(
+            n_slots in 0u32..64,
+            gaps in proptest::collection::btree_set(0u32..80, 0..24),
+            head in proptest::collection::vec(any::<u8>(), 0..80),
+            ascii in proptest::collection::vec(any::<u8>(), 0..160),
+            other in proptest::collection::vec(any::<u8>(), 0..64),
+        ) {
+            let gaps: Vec<u32> = gaps.into_iter().collect();
+            let asset = assemble(n_slots, &gaps, &head, &ascii, &other);
+            if let Ok(v) = read_asset(Encoding::Cl100kBase, &asset) {
+                prop_assert_eq!(v.offsets.len(), n_slots as usize + 1);
+                let _ = super::super::table::RankTable::build(v);
+            }
+        }
+
+        /// A valid asset with one byte changed (checksum fixed up) likewise.
+        #[test]
+        fn a_damaged_asset_reads_or_is_refused(at in any::<prop::sample::Index>(), byte in any::<u8>()) {
+            let tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).chain([b" The".to_vec(), b"hello".to_vec(), b"".to_vec(), "\u{4e2d}".into()]).collect();
+            let asset = write_asset(Encoding::Cl100kBase, &tokens).unwrap();
+            let start = MAGIC.len() + 2 + Encoding::Cl100kBase.name().len();
+            let mut fields = asset[start..start + 20].to_vec();
+            let mut payload = asset[start + 28..].to_vec();
+            let i = at.index(fields.len() + payload.len());
+            if i < fields.len() { fields[i] = byte } else { payload[i - fields.len()] = byte }
+            let mut damaged = asset[..start].to_vec();
+            damaged.extend_from_slice(&fields);
+            damaged.extend_from_slice(&checksum(&payload).to_le_bytes());
+            damaged.extend_from_slice(&payload);
+            if let Ok(v) = read_asset(Encoding::Cl100kBase, &damaged) {
+                let _ = super::super::table::RankTable::build(v);
+            }
+        }
     }
 }

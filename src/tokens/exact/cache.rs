@@ -45,6 +45,10 @@ fn tag_and_index(piece: &[u8]) -> (u32, usize) {
 }
 
 impl PieceCache {
+    // Cannot go out of bounds: with entries, `slots` has SLOTS entries and the
+    // index is masked by SLOTS - 1; every slot's range was pushed to `arena`
+    // (which is cleared only together with the slots).
+    #[allow(clippy::indexing_slicing)]
     #[inline]
     pub(super) fn get(&self, piece: &[u8]) -> Option<u32> {
         if self.entries == 0 || piece.len() > MAX_PIECE {
@@ -64,6 +68,9 @@ impl PieceCache {
     }
 
     /// Records `count` for `piece`, which must not be cached yet.
+    // Cannot go out of bounds: `slots` is allocated with SLOTS entries above
+    // and the index is masked by SLOTS - 1; it is never full (MAX_ENTRIES).
+    #[allow(clippy::indexing_slicing)]
     pub(super) fn insert(&mut self, piece: &[u8], count: usize) {
         if piece.len() > MAX_PIECE {
             return;

@@ -60,6 +60,10 @@ pub(super) fn count(t: &RankTable, piece: &[u8], s: &mut Scratch) -> usize {
     n
 }
 
+// Cannot go out of bounds: `merge`'s callers pass a piece of at least two
+// bytes; `parts` starts with n + 1 entries (starts of the n bytes, then n),
+// all within the piece, and a merge removes one only while a pair ranks.
+#[allow(clippy::indexing_slicing)]
 fn merge_small(t: &RankTable, piece: &[u8], s: &mut Scratch, mut emit: impl FnMut(&[u8])) {
     let parts = &mut s.parts;
     parts.clear();
@@ -113,6 +117,10 @@ struct Node {
     next_rank: u32,
 }
 
+// Cannot go out of bounds: `nodes` has one entry per byte of the piece, and
+// `prev`, `end` and `next_end` name part starts below n (or n itself, which
+// is checked before it is used as an index).
+#[allow(clippy::indexing_slicing)]
 fn merge_large(t: &RankTable, piece: &[u8], s: &mut Scratch, mut emit: impl FnMut(&[u8])) {
     let n = piece.len();
     let (nodes, heap) = (&mut s.nodes, &mut s.heap);

@@ -127,7 +127,7 @@ impl Bpe {
         let (mut p, mut n) = (0, 0);
         while p < s.len() {
             let e = next(s, p);
-            let piece = &s[p..e];
+            let Some(piece) = s.get(p..e) else { break };
             p = e;
             n += if piece.len() == 1 || self.table.rank(piece) != NO_RANK {
                 1

@@ -52,8 +52,7 @@ fn peek(s: &[u8], i: usize) -> Option<(Class, usize)> {
 /// End of the longest run starting at `i` of chars whose class is in `mask`.
 #[inline(always)]
 fn run(s: &[u8], mut i: usize, mask: u8) -> usize {
-    while i < s.len() {
-        let b = s[i];
+    while let Some(&b) = s.get(i) {
         // ASCII letters dominate real text: skip the general decode for them.
         if b.is_ascii_alphabetic() {
             let c = if b >= b'a' { LOWER } else { UPPER };
@@ -76,7 +75,7 @@ fn run(s: &[u8], mut i: usize, mask: u8) -> usize {
 /// Under Unicode simple case folding only `s` has a non-ASCII form (U+017F ſ).
 #[inline]
 fn contraction(s: &[u8], i: usize) -> usize {
-    if i >= s.len() || s[i] != b'\'' {
+    if s.get(i) != Some(&b'\'') {
         return i;
     }
     let at = |k: usize| s.get(i + k).map_or(0, |b| b.to_ascii_lowercase());
@@ -193,7 +192,7 @@ pub(super) fn next_o200k(s: &[u8], p: usize) -> usize {
 pub(super) fn next_cl100k(s: &[u8], p: usize) -> usize {
     let (c0, l0) = class_at(s, p);
     // B1: a contraction standing alone.
-    if s[p] == b'\'' {
+    if s.get(p) == Some(&b'\'') {
         let e = contraction(s, p);
         if e > p {
             return e;
@@ -247,7 +246,7 @@ fn numbers(s: &[u8], mut i: usize) -> usize {
 /// Start of the `[^\s\p{L}\p{N}]+` run of ` ?[^\s\p{L}\p{N}]+`, if it matches at `p`.
 #[inline(always)]
 fn punct_start(s: &[u8], p: usize, c0: Class) -> Option<usize> {
-    if s[p] == b' ' {
+    if s.get(p) == Some(&b' ') {
         match peek(s, p + 1) {
             Some((c1, _)) if is(c1, IS_PUNCT) => Some(p + 1),
             _ => None, // without the space, ' ' itself is not punctuation
@@ -262,7 +261,7 @@ fn punct_start(s: &[u8], p: usize, c0: Class) -> Option<usize> {
 /// End of the run of ASCII bytes satisfying `f` starting at `i`.
 #[inline(always)]
 fn run_bytes(s: &[u8], mut i: usize, f: impl Fn(u8) -> bool) -> usize {
-    while i < s.len() && f(s[i]) {
+    while s.get(i).is_some_and(|&b| f(b)) {
         i += 1;
     }
     i

@@ -43,6 +43,10 @@ pub(super) struct RankTable {
 /// Hash of a byte slice: FxHash-style multiply per 8-byte word, with the
 /// shorter cases read as overlapping words so no byte-at-a-time loop runs.
 /// The top bits are the well-mixed ones; the table indexes and tags with them.
+// Cannot panic: words are read at i < n - 8 and at n - 8 when n ≥ 8, halves
+// at 0 and n - 4 when n ≥ 4, bytes at 0, n / 2 and n - 1 when n > 0; a slice
+// of 8 (4) bytes always converts to an array of 8 (4).
+#[allow(clippy::indexing_slicing, clippy::unwrap_used)]
 #[inline(always)]
 pub(super) fn hash(b: &[u8]) -> u64 {
     const K: u64 = 0xf135_7aea_2e62_a9c5;
@@ -66,6 +70,8 @@ pub(super) fn hash(b: &[u8]) -> u64 {
 }
 
 /// `a == b`, without a `memcmp` call for the short slices BPE compares most.
+// Cannot panic: both slices have n bytes, and the words read lie within n.
+#[allow(clippy::indexing_slicing, clippy::unwrap_used)]
 #[inline(always)]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
@@ -90,6 +96,10 @@ fn pair_index(a: u8, b: u8) -> usize {
 impl RankTable {
     /// Builds the table; `Err` names the first rule the vocabulary breaks.
     // Out of line: runs once per load, and profiles then show the load phases apart.
+    // Cannot go out of bounds: `single` is indexed by a byte, `pair`, `starts`
+    // and `ends` (65,536 entries) by a byte pair, `slots` by what `probe`
+    // returns, and `tok[len - 2]` with len ≥ 3 (the pattern above it).
+    #[allow(clippy::indexing_slicing)]
     #[inline(never)]
     pub(super) fn build(vocab: Vocab) -> Result<RankTable, String> {
         let Vocab { bytes, offsets, max_len } = vocab;
@@ -97,7 +107,7 @@ impl RankTable {
         let rank_bits = (32 - (n_slots as u32).leading_zeros()).max(1);
         // At most 3/4 full: with tags, probes stay within a cache line or two.
         // For o200k that is 1 MB; a half-empty 2 MB table measured no faster.
-        let long = offsets.windows(2).filter(|w| w[1] - w[0] > 2).count();
+        let long = offsets.windows(2).filter(|w| matches!(w, [a, b] if b - a > 2)).count();
         let cap = (long * 4 / 3 + 1).next_power_of_two().max(16);
         let mut t = RankTable {
             max_len,
@@ -150,6 +160,9 @@ impl RankTable {
     }
 
     /// (rank of `b` or `NO_RANK`, index of the slot that ended the probe).
+    // Cannot go out of bounds: `h >> shift` has log2(slots.len()) bits, and
+    // later indices are masked by `mask` (slots.len() - 1).
+    #[allow(clippy::indexing_slicing)]
     #[inline(always)]
     fn probe(&self, b: &[u8], h: u64) -> (u32, usize) {
         let tag = self.tag(h);
@@ -170,6 +183,9 @@ impl RankTable {
     }
 
     /// The rank of token `b`, or `NO_RANK`.
+    // Cannot go out of bounds: `b` is read within its matched length, and the
+    // tables are indexed by a byte (256 entries) or a byte pair (65,536).
+    #[allow(clippy::indexing_slicing)]
     #[inline(always)]
     pub(super) fn rank(&self, b: &[u8]) -> u32 {
         match b.len() {
@@ -187,12 +203,18 @@ impl RankTable {
         }
     }
 
+    // Cannot go out of bounds: `pair` has an entry for every byte pair.
+    #[allow(clippy::indexing_slicing)]
     #[inline(always)]
     pub(super) fn pair_rank(&self, a: u8, b: u8) -> u32 {
         self.pair[pair_index(a, b)]
     }
 
     /// The bytes of token `rank` (empty for a gap).
+    // Cannot go out of bounds for the ranks it is given (below n_slots, from
+    // `slots` or `build`'s loop): `read_asset` makes `offsets` n_slots + 1
+    // non-decreasing offsets within `bytes`.
+    #[allow(clippy::indexing_slicing)]
     #[inline(always)]
     pub(super) fn token(&self, rank: u32) -> &[u8] {
         let r = rank as usize;

@@ -59,6 +59,8 @@ const TRIE_LIMIT: u32 = 0x40000;
 const SHIFT: u32 = 7;
 const STAGE1_LEN: usize = (TRIE_LIMIT >> SHIFT) as usize;
 
+// Runs at compile time: an index out of bounds would fail the build.
+#[allow(clippy::indexing_slicing)]
 const fn ascii_classes() -> [Class; 128] {
     let mut t = [OTHER; 128];
     let mut i = 0;
@@ -79,6 +81,10 @@ const fn ascii_classes() -> [Class; 128] {
 static ASCII: [Class; 128] = ascii_classes();
 
 /// The class of a code point.
+// Cannot go out of bounds: `cp < 128` for ASCII; below TRIE_LIMIT, stage 1
+// has an entry for every `cp >> SHIFT`, and every block it names has 64
+// bytes in stage 2 (the unicode tests look up every code point).
+#[allow(clippy::indexing_slicing)]
 #[inline]
 pub(super) fn class_of(cp: u32) -> Class {
     if cp < 128 {
@@ -97,6 +103,10 @@ pub(super) fn class_of(cp: u32) -> Class {
 ///
 /// `s` must be valid UTF-8 (it comes from a `&str`) and `i` a char boundary
 /// inside it; the decoding below relies on that and does no validation.
+// Cannot go out of bounds for such `s` and `i`: a lead byte ≥ 0xC0 is
+// followed by as many continuation bytes as it announces. Every caller
+// passes a `&str`'s bytes and a boundary below its length.
+#[allow(clippy::indexing_slicing)]
 #[inline(always)]
 pub(super) fn class_at(s: &[u8], i: usize) -> (Class, usize) {
     let b0 = s[i];

@@ -4,12 +4,13 @@
 // fix this aborted Node 20 and 22 deterministically.
 //   node --allow-natives-syntax package.mjs <path to dist/node.js>
 const { MemoryController } = await import(process.argv[2]);
-const P = MemoryController.prototype;
 let target = null; // the method to deoptimize while its wasm call runs
 const hit = () => {
   if (target) %DeoptimizeFunction(target);
 };
 const memory = await MemoryController.create({ model: "gpt-4o", clock: () => (hit(), 1_000) });
+// The methods as called: the generated class's (guarded by js/loader.js), not the package class's.
+const P = Object.getPrototypeOf(memory);
 
 // An argument whose property read (JSON.stringify inside the export) calls `hit`.
 const trapped = (obj, key) => {
