@@ -200,14 +200,14 @@ impl Driver {
                 break;
             }
             let (ids, texts): (Vec<String>, Vec<String>) = pending.into_iter().unzip();
-            let vectors = embedder.embed(&texts).await?;
+            let vectors = embedder.embed(&texts, false).await?;
             let prepared = self.inner.borrow().prepare_embeddings(ids, vectors).map_err(fail)?;
             if self.save_all(&prepared.writes).await.is_err() {
                 break; // vectors not stored are not used: memory stays as storage has it
             }
             self.inner.borrow_mut().commit_embeddings(prepared);
         }
-        let mut v = embedder.embed(&[query.to_string()]).await?;
+        let mut v = embedder.embed(&[query.to_string()], true).await?;
         let q = v.pop().ok_or_else(|| EmbedFailure { code: "EMBEDDER_INVALID".into(), message: "no vector for the query".into() })?;
         self.inner.borrow().check_embeddings(&["query".into()], std::slice::from_ref(&q)).map_err(fail)?;
         Ok(Some(q))

@@ -105,8 +105,12 @@ export interface CreateOptions {
   storage?: import("../storage.js").StorageAdapter;
   /** Fold the log into one pack once it holds this many records. Default 256. */
   foldAfter?: number;
-  /** Turns texts into vectors; with it search is hybrid (BM25 + vectors), without it lexical. */
-  embedder?: (texts: string[]) => Promise<(Float32Array | number[])[]>;
+  /**
+   * Turns texts into vectors; with it search is hybrid (BM25 + vectors), without it lexical.
+   * `kind` says whether the texts are search queries or stored documents (messages, facts,
+   * summaries), for asymmetric models; a function of `texts` alone works as well.
+   */
+  embedder?: (texts: string[], options: { kind: "query" | "document" }) => Promise<(Float32Array | number[])[]>;
   /**
    * Writes episode summaries, in the background; without it (or when it fails,
    * times out or answers garbage) the offline extractive summary is used.
