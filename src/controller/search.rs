@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Controller;
 use crate::error::{MemoryError, Result};
-use crate::retrieval::{hybrid_search, Bm25Index, HybridParams, VectorIndex, VectorMode};
+use crate::retrieval::{hybrid_search, script_of, Bm25Index, Centres, HybridParams, VectorIndex, VectorMode};
 use crate::semantic::FactKind;
 
 /// The indexes and the vectors they were built from.
@@ -27,6 +27,8 @@ pub struct SearchIndex {
     /// Episodes by position: their own indexes, for recall relevance.
     pub episodes: Bm25Index,
     pub episode_vectors: VectorIndex,
+    /// Per-script means taken out of `vectors` and of query vectors.
+    pub centres: Centres,
 }
 
 impl Default for SearchIndex {
@@ -38,6 +40,7 @@ impl Default for SearchIndex {
             slots: HashMap::new(),
             episodes: Bm25Index::new(),
             episode_vectors: VectorIndex::new(VectorMode::Exact),
+            centres: Centres::default(),
         }
     }
 }
@@ -104,7 +107,7 @@ impl Controller {
         self.index.lexical.add(2 * slot as u64, &fact.text);
         self.index.slots.insert(fact.id.clone(), 2 * slot as u64);
         if let Some(v) = self.index.embeddings.get(&fact.id) {
-            let _ = self.index.vectors.add(2 * slot as u64, v);
+            let _ = self.index.vectors.add(2 * slot as u64, &self.index.centres.centre(script_of(&fact.text), v));
         }
     }
 
@@ -121,7 +124,7 @@ impl Controller {
         self.index.lexical.add(2 * pos as u64 + 1, &text);
         self.index.slots.insert(s.id.clone(), 2 * pos as u64 + 1);
         if let Some(v) = self.index.embeddings.get(&s.id) {
-            let _ = self.index.vectors.add(2 * pos as u64 + 1, v);
+            let _ = self.index.vectors.add(2 * pos as u64 + 1, &self.index.centres.centre(script_of(&text), v));
         }
     }
 
@@ -141,6 +144,26 @@ impl Controller {
         for (i, e) in self.episodes.iter().enumerate() {
             self.index.index_episode(i, e);
         }
+        self.recentre();
+    }
+
+    /// Recomputes the script means from every indexed vector and re-adds
+    /// the vectors centred by them (see `retrieval::Centres`).
+    fn recentre(&mut self) {
+        let mut items: Vec<(u64, usize, &String)> = (self.index.slots.iter())
+            .filter(|(id, s)| self.index.lexical.contains(**s) && self.index.embeddings.contains_key(*id))
+            .map(|(id, &s)| (s, script_of(&self.hit(s, 0.0).text), id))
+            .collect();
+        // Slot order, not the map's: the means are summed in one fixed order.
+        items.sort_unstable_by_key(|x| x.0);
+        let idx = &self.index;
+        let mut centres = Centres::default();
+        centres.refresh(items.iter().map(|(_, s, id)| (*s, idx.embeddings[*id].as_slice())));
+        let mut vectors = VectorIndex::new(VectorMode::Exact);
+        for (slot, s, id) in &items {
+            let _ = vectors.add(*slot, &centres.centre(*s, &idx.embeddings[*id]));
+        }
+        (self.index.centres, self.index.vectors) = (centres, vectors);
     }
 
     /// Relevance of every episode to `query` (0 for none): fused lexical and
@@ -194,9 +217,12 @@ impl Controller {
             }
             // Only what the lexical index holds is live (superseded facts are not).
             if let Some(&slot) = self.index.slots.get(&id).filter(|s| self.index.lexical.contains(**s)) {
-                let _ = self.index.vectors.add(slot, &v);
+                let _ = self.index.vectors.add(slot, &self.index.centres.centre(script_of(&self.hit(slot, 0.0).text), &v));
             }
             self.index.embeddings.insert(id, v);
+        }
+        if self.index.centres.stale(self.index.vectors.len()) {
+            self.recentre();
         }
     }
 
@@ -226,7 +252,10 @@ impl Controller {
         };
         let k = opts.k.unwrap_or(10);
         let ranked = match query_vector.filter(|_| !self.index.vectors.is_empty()) {
-            Some(v) => hybrid_search(&self.index.lexical, &self.index.vectors, query, Some(v), k, HybridParams::default(), filter)?,
+            Some(v) => {
+                let v = self.index.centres.centre(script_of(query), v);
+                hybrid_search(&self.index.lexical, &self.index.vectors, query, Some(&v), k, HybridParams::default(), filter)?
+            }
             None => self.index.lexical.search(query, k, filter),
         };
         Ok(ranked.into_iter().map(|(id, score)| self.hit(id, score)).collect())
