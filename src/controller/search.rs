@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::Controller;
 use crate::error::{MemoryError, Result};
@@ -55,9 +55,8 @@ impl SearchIndex {
     }
 }
 
-/// What `search` looks for.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+/// What `search` looks for (read from JS by `wasm::options::search_options`).
+#[derive(Clone, Debug, Default)]
 pub struct SearchOptions {
     pub k: Option<usize>,
     /// Any of "fact", "preference", "chunk", "message"; default all.
@@ -150,18 +149,19 @@ impl Controller {
     /// Recomputes the script means from every indexed vector and re-adds
     /// the vectors centred by them (see `retrieval::Centres`).
     fn recentre(&mut self) {
-        let mut items: Vec<(u64, usize, &String)> = (self.index.slots.iter())
-            .filter(|(id, s)| self.index.lexical.contains(**s) && self.index.embeddings.contains_key(*id))
-            .map(|(id, &s)| (s, script_of(&self.hit(s, 0.0).text), id))
-            .collect();
-        // Slot order, not the map's: the means are summed in one fixed order.
-        items.sort_unstable_by_key(|x| x.0);
+        // Facts then messages, by position: the means are summed in one fixed order.
+        let facts = self.semantic.facts.iter().enumerate().map(|(i, f)| (2 * i as u64, f.text.clone(), &f.id));
+        let msgs = self.window.log.iter().enumerate().map(|(p, s)| (2 * p as u64 + 1, s.message.content_text(), &s.id));
         let idx = &self.index;
+        let items: Vec<(u64, usize, &[f32])> = (facts.chain(msgs))
+            .filter(|(slot, _, _)| idx.lexical.contains(*slot))
+            .filter_map(|(slot, text, id)| idx.embeddings.get(id).map(|v| (slot, script_of(&text), v.as_slice())))
+            .collect();
         let mut centres = Centres::default();
-        centres.refresh(items.iter().map(|(_, s, id)| (*s, idx.embeddings[*id].as_slice())));
+        centres.refresh(&items);
         let mut vectors = VectorIndex::new(VectorMode::Exact);
-        for (slot, s, id) in &items {
-            let _ = vectors.add(*slot, &centres.centre(*s, &idx.embeddings[*id]));
+        for &(slot, s, v) in &items {
+            let _ = vectors.add(slot, &centres.centre(s, v));
         }
         (self.index.centres, self.index.vectors) = (centres, vectors);
     }

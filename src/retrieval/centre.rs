@@ -18,6 +18,7 @@ const MIN_COUNT: usize = 16;
 
 /// The script bucket of `text`: 1 if it holds any CJK, kana or Hangul, else 0.
 /// Mixed text counts as CJK: its embedding leans that way.
+#[inline(never)]
 pub fn script_of(text: &str) -> usize {
     usize::from(text.chars().any(super::analyzer::is_unspaced))
 }
@@ -42,27 +43,29 @@ impl Centres {
         count >= MIN_COUNT && count >= 2 * self.seen
     }
 
-    /// Recomputes the means from `(script, vector)` pairs (raw, any norm).
-    pub fn refresh<'a>(&mut self, vectors: impl Iterator<Item = (usize, &'a [f32])>) {
-        let mut sums: [Vec<f64>; 2] = Default::default();
+    /// Recomputes the means from `(id, script, vector)` triples (raw
+    /// vectors, any norm; ids unused, so callers can pass what they index).
+    pub fn refresh(&mut self, vectors: &[(u64, usize, &[f32])]) {
+        let mut sums: [Vec<f32>; 2] = Default::default();
         let mut counts = [0usize; 2];
-        for (s, v) in vectors {
+        for &(_, s, v) in vectors {
             let s = s.min(1);
             if sums[s].len() != v.len() {
                 sums[s] = vec![0.0; v.len()];
             }
             for (a, x) in sums[s].iter_mut().zip(unit(v)) {
-                *a += x as f64;
+                *a += x;
             }
             counts[s] += 1;
         }
         self.seen = counts[0] + counts[1];
         for s in 0..2 {
-            self.means[s] = (counts[s] >= MIN_COUNT).then(|| sums[s].iter().map(|a| (a / counts[s] as f64) as f32).collect());
+            self.means[s] = (counts[s] >= MIN_COUNT).then(|| sums[s].iter().map(|a| a / counts[s] as f32).collect());
         }
     }
 
     /// `v` normalized, minus its script's mean when there is one.
+    #[inline(never)]
     pub fn centre(&self, script: usize, v: &[f32]) -> Vec<f32> {
         let u = unit(v);
         match &self.means[script.min(1)] {
@@ -85,7 +88,7 @@ mod tests {
         let mut c = Centres::default();
         // Every "Chinese" vector shares axis 0; content is on axes 1..3.
         let zh: Vec<Vec<f32>> = (0..20).map(|i| vec![3.0, (i % 3) as f32, ((i + 1) % 3) as f32, 0.5]).collect();
-        c.refresh(zh.iter().map(|v| (1, v.as_slice())));
+        c.refresh(&zh.iter().map(|v| (0, 1, v.as_slice())).collect::<Vec<_>>());
         let out = c.centre(1, &zh[0]);
         assert!(out[0].abs() < 0.05, "{out:?}");
         // Latin has too few vectors for a mean: unchanged, normalized.
@@ -99,7 +102,7 @@ mod tests {
         let mut c = Centres::default();
         assert!(!c.stale(15) && c.stale(16));
         let v = vec![vec![1.0f32, 0.0]; 16];
-        c.refresh(v.iter().map(|v| (0, v.as_slice())));
+        c.refresh(&v.iter().map(|v| (0, 0, v.as_slice())).collect::<Vec<_>>());
         assert!(!c.stale(31) && c.stale(32));
     }
 
@@ -107,7 +110,7 @@ mod tests {
     fn a_vector_equal_to_the_mean_passes_unchanged() {
         let mut c = Centres::default();
         let v = vec![vec![0.0f32, 2.0]; 16];
-        c.refresh(v.iter().map(|v| (0, v.as_slice())));
+        c.refresh(&v.iter().map(|v| (0, 0, v.as_slice())).collect::<Vec<_>>());
         assert_eq!(c.centre(0, &[0.0, 2.0]), vec![0.0, 1.0]);
     }
 }
