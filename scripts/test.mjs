@@ -5,7 +5,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { root, run, step, otherNodes, nodeBin } from "./lib.mjs";
 
-run("node", ["scripts/setup.mjs", "--browser", "--nodes"]);
+run("node", ["scripts/setup.mjs", "--browser", "--nodes", "--embedder"]);
 
 step("cargo test (core: unit, property and tokenizer-equivalence tests)");
 run("cargo", ["test", "--release"], { timed: true });
