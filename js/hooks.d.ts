@@ -147,3 +147,18 @@ export interface HookError extends Error {
   /** Requests made, retries included. */
   attempts?: number;
 }
+
+export interface RerankClientOptions extends OpenAICompatibleClientOptions {}
+
+/**
+ * A reranker over a Cohere-style `POST {baseURL}/rerank` (`{ model, query,
+ * documents, top_n }`; Cohere v2, Jina, Voyage, vLLM, Infinity, llama.cpp,
+ * TEI), for `MemoryController.create({ reranker })`. Resolves to one score
+ * per text; texts the server leaves out score -Infinity.
+ *
+ * # Errors
+ * Throws `INVALID_INPUT` for bad options. The returned function rejects with
+ * `RERANKER_HTTP`, `RERANKER_TIMEOUT` or `RERANKER_INVALID` (no results
+ * array, an index out of range, a score that is not a finite number).
+ */
+export declare function rerankClient(options: RerankClientOptions): (query: string, texts: string[]) => Promise<number[]>;

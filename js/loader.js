@@ -7,6 +7,7 @@
 // gets the bytes (`defineRuntime`); this module decides when, and turns a
 // host's `ranks` option (bytes, a URL, a Response, or a function of the
 // encoding) into the uncompressed rank file for src/wasm/ranks.rs.
+import { withReranker } from "./reranker.js";
 import { Bm25Index as WasmBm25Index, MemoryController, VectorIndex as WasmVectorIndex, setRankLoader, wasmMemoryBytes as wasmBytes } from "./wasm/agent_memory.js";
 import { gunzip } from "./gunzip.js";
 import { memoryError } from "./storage-shared.js";
@@ -104,8 +105,12 @@ export async function responseBytes(res, what) {
 const create = MemoryController.create;
 MemoryController.create = async function (options) {
   if (typeof options?.ranks !== "function") checkRankSource(options?.ranks, "options.ranks");
+  // The reranker is a JS-side hook (js/reranker.js): the core never sees it.
+  const { reranker, ...rest } = options ?? {};
+  if (reranker !== undefined && typeof reranker !== "function") throw memoryError("INVALID_INPUT", "options.reranker: expected an async function (query, texts) => scores");
   await ready();
-  return create.call(MemoryController, options);
+  const memory = await create.call(MemoryController, options == null ? options : rest);
+  return reranker === undefined ? memory : withReranker(memory, reranker);
 };
 
 function requireLoaded(what) {
