@@ -4,6 +4,9 @@
 // The wasm module, loaded on the first `ready()` / `MemoryController.create`.
 export { MemoryController, ready, wasmMemoryBytes, Bm25Index, VectorIndex } from "./loader.js";
 
+// The package's error type: `instanceof MemoryError`, or the `isMemoryError` guard.
+export { MemoryError, isMemoryError } from "./errors.js";
+
 // Storage adapters: plain JS, each touching its backend only when called.
 export { memoryStorage } from "./storage-memory.js";
 export { localStorageAdapter } from "./storage-local.js";

@@ -15,18 +15,16 @@
 //   messages hold a redacted body excerpt, and no request object, header or
 //   low-level cause is attached (those can hold the Authorization header).
 
+import { MemoryError } from "./errors.js";
+
 export const BACKOFF_BASE_MS = 250;
 export const BACKOFF_CAP_MS = 4000;
 export const RETRY_AFTER_CAP_MS = 10000;
 const EXCERPT_CHARS = 200;
 
-/** An Error the way the Rust side reports them: name "MemoryError", a stable code. */
+/** A MemoryError carrying `props` (status, attempts), never a cause: one could hold the Authorization header. */
 export function memoryError(code, message, props) {
-  const error = new Error(message);
-  error.name = "MemoryError";
-  error.code = code;
-  if (props) Object.assign(error, props);
-  return error;
+  return Object.assign(new MemoryError(code, message), props);
 }
 
 /** Delay before retry number `attempt + 1`: min(cap, base·2^attempt), jittered into [½, 1] of that. */

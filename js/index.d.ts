@@ -2,6 +2,8 @@
 // interfaces are generated from the Rust side by wasm-bindgen.
 export { MemoryController, wasmMemoryBytes, Bm25Index, VectorIndex } from "./wasm/agent_memory.js";
 export type * from "./wasm/agent_memory.js";
+// The package's error type: `instanceof MemoryError` or `isMemoryError(e)`.
+export * from "./errors.js";
 // The module loads on first use: `ready()` (MemoryController.create awaits it).
 export * from "./loader.js";
 // Storage adapters (hand-written JS; nodeFileStorage is in the Node entry only).

@@ -13,13 +13,8 @@
 // Each segment is escaped and then terminated by "/": "/" never occurs inside
 // an escaped segment, so the terminators split the string unambiguously.
 
-/** An Error the way the Rust side reports them: name "MemoryError", a stable code. */
-export function memoryError(code, message, cause) {
-  const error = new Error(message, cause === undefined ? undefined : { cause });
-  error.name = "MemoryError";
-  error.code = code;
-  return error;
-}
+import { memoryError } from "./errors.js";
+export { memoryError };
 
 /** Maps whatever a backend threw to a MemoryError; quota failures keep their own code. */
 export function toMemoryError(e, what) {

@@ -1,18 +1,22 @@
 //! A controller bound to synchronous storage, for native Rust hosts and for
-//! fault-injection tests. The wasm layer drives the same sequence with
-//! async JS adapters (`src/wasm/controller.rs`).
-//!
-//! Durability contract: `add` returns after the message's record is saved;
-//! if the save fails, `add` fails and nothing changed, so a retry succeeds.
-//! Compaction and folding follow in the same call; their failures are not
-//! the caller's (the message is safe), so they are retried on a later add.
+//! fault-injection tests. Every change runs the shared write path
+//! ([`crate::write_path`]), the same sequence the wasm layer drives with
+//! the JS adapters; here its futures are always ready, so each call
+//! completes in one poll.
 
-use crate::controller::{Added, Controller, ForgetTarget, Forgotten, Options};
+use std::cell::{Ref, RefCell, RefMut};
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use crate::controller::{Added, Controller, ForgetTarget, Forgotten, Options, Remembered};
 use crate::cost::Usage;
 use crate::error::{MemoryError, Result};
 use crate::message::Message;
-use crate::store::{Key, Write};
+use crate::semantic::RememberInput;
+use crate::store::Key;
 use crate::tokens::Counter;
+use crate::write_path::{Store, WritePath};
 
 /// Bytes in, bytes out; keys are opaque segment lists. A prefix matches
 /// whole segments only.
@@ -31,15 +35,39 @@ pub trait Storage {
     fn remove_range(&mut self, prefix: &[String]) -> std::result::Result<(), String>;
 }
 
-pub struct Durable<S: Storage> {
-    pub controller: Controller,
-    pub storage: S,
-    /// The last failure of background work (compaction, folding), if any.
-    pub last_background_error: Option<MemoryError>,
-}
-
 fn storage_error(op: &str, reason: String) -> MemoryError {
     MemoryError::Storage { op: op.to_string(), reason }
+}
+
+/// A synchronous [`Storage`] as the write path's [`Store`].
+pub struct SyncStore<S>(RefCell<S>);
+
+impl<S: Storage> Store for SyncStore<S> {
+    type Error = MemoryError;
+    async fn save(&self, key: &[String], bytes: &[u8]) -> Result<()> {
+        self.0.borrow_mut().save(key, bytes).map_err(|e| storage_error("save", e))
+    }
+    async fn remove(&self, key: &[String]) -> Result<()> {
+        self.0.borrow_mut().remove(key).map_err(|e| storage_error("remove", e))
+    }
+    async fn remove_range(&self, prefix: &[String]) -> Result<()> {
+        self.0.borrow_mut().remove_range(prefix).map_err(|e| storage_error("removeRange", e))
+    }
+}
+
+/// Runs a write-path future over a [`SyncStore`]: it awaits nothing that
+/// can be pending, so one poll completes it.
+fn ready<T>(future: impl Future<Output = T>) -> Result<T> {
+    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(v) => Ok(v),
+        Poll::Pending => Err(MemoryError::Storage { op: "poll".into(), reason: "a synchronous store's operation did not complete".into() }),
+    }
+}
+
+pub struct Durable<S: Storage> {
+    path: WritePath<SyncStore<S>>,
+    /// The last failure of background work (compaction, folding), if any.
+    pub last_background_error: Option<MemoryError>,
 }
 
 impl<S: Storage> Durable<S> {
@@ -51,51 +79,84 @@ impl<S: Storage> Durable<S> {
         let prefix = crate::store::namespace_prefix(&opts.namespace);
         let entries = storage.load_range(&prefix).map_err(|e| storage_error("loadRange", e))?;
         let controller = Controller::from_storage(opts, counter, entries)?;
-        Ok(Durable { controller, storage, last_background_error: None })
+        Ok(Durable { path: WritePath::new(controller, SyncStore(RefCell::new(storage))), last_background_error: None })
     }
 
-    fn save(&mut self, w: &Write) -> Result<()> {
-        self.storage.save(&w.key, &w.bytes).map_err(|e| storage_error("save", e))
+    pub fn controller(&self) -> Ref<'_, Controller> {
+        self.path.controller.borrow()
+    }
+
+    /// The storage, e.g. to swap in a faulty one mid-test.
+    pub fn storage(&self) -> RefMut<'_, S> {
+        self.path.store.0.borrow_mut()
+    }
+
+    /// Compaction, then folding; a failure is kept in `last_background_error`.
+    fn settle(&mut self, now: f64) -> Result<Option<crate::controller::CompactionEvent>> {
+        let (event, error) = ready(self.path.settle(now))?;
+        if error.is_some() {
+            self.last_background_error = error;
+        }
+        Ok(event)
     }
 
     /// # Errors
     /// Validation errors; `STORAGE_ERROR` when the save fails (nothing changed).
     pub fn add(&mut self, message: Message, now: f64) -> Result<Added> {
-        let p = self.controller.prepare_add_message(message, now)?;
-        self.save(&p.write)?;
-        let (id, tokens) = self.controller.commit_add(p);
-        let compaction = self.background(now);
-        Ok(Added { id, tokens, compaction })
+        let (id, tokens) = ready(self.path.add(message, None, now))??;
+        let compaction = self.settle(now)?;
+        Ok(Added { id, tokens, compaction, forgotten: None })
     }
 
     /// # Errors
     /// See [`Controller::prepare_usage`]; `STORAGE_ERROR`.
     pub fn record_usage(&mut self, model: &str, usage: &Usage, now: f64) -> Result<Option<f64>> {
-        let p = self.controller.prepare_usage(model, usage, now)?;
-        self.save(&p.write)?;
-        Ok(self.controller.commit_usage(p))
+        let usd = ready(self.path.record_usage(model, usage, "chat", now))??;
+        self.settle(now)?;
+        Ok(usd)
     }
 
-    /// Forgets messages: their records, and every episode derived from them,
-    /// leave storage. A key that could not be removed is retried by the
-    /// next fold and counted in `pending_removals`.
+    /// # Errors
+    /// See [`Controller::prepare_remember`]; `STORAGE_ERROR` (nothing changed).
+    pub fn remember(&mut self, input: RememberInput, now: f64) -> Result<Remembered> {
+        let out = ready(self.path.remember(input, now))??;
+        self.settle(now)?;
+        Ok(out)
+    }
+
+    /// # Errors
+    /// See [`Controller::prepare_procedures`]; `STORAGE_ERROR` (nothing changed).
+    pub fn set_procedures(&mut self, raw: serde_json::Value, now: f64) -> Result<()> {
+        ready(self.path.set_procedures(raw, now))?
+    }
+
+    /// Stores vectors for items that had none ([`Controller::unembedded`]).
+    ///
+    /// # Errors
+    /// `EMBEDDER_INVALID`; `STORAGE_ERROR` (nothing changed).
+    pub fn store_embeddings(&mut self, ids: Vec<String>, vectors: Vec<Vec<f32>>) -> Result<()> {
+        ready(self.path.store_embeddings(ids, vectors))??
+    }
+
+    /// Forgets messages, facts or the namespace: their records, and every
+    /// episode derived from them, leave storage. A key that could not be
+    /// removed is retried by the next fold and counted in `pending_removals`.
     ///
     /// # Errors
     /// See [`Controller::prepare_forget`]; `STORAGE_ERROR` if the tombstone or
     /// the pack could not be saved (nothing changed).
     pub fn forget(&mut self, target: &ForgetTarget, now: f64) -> Result<Forgotten> {
-        let p = self.controller.prepare_forget(target, now)?;
-        self.save(&p.tombstone)?;
-        self.save(&p.pack)?;
-        let remove = p.remove.clone();
-        let mut outcome = self.controller.commit_forget(p);
-        for key in remove {
-            if self.storage.remove(&key).is_err() {
-                self.controller.retry_removal(key);
-                outcome.pending_removals += 1;
-            }
-        }
-        Ok(outcome)
+        ready(self.path.forget(target, now))?
+    }
+
+    /// Replaces the message `id` and everything after it with `message`.
+    ///
+    /// # Errors
+    /// See [`Controller::prepare_replace`]; `STORAGE_ERROR` (nothing changed).
+    pub fn replace(&mut self, id: &str, message: Message, now: f64) -> Result<Added> {
+        let (forgotten, (id, tokens)) = ready(self.path.replace(id, message, None, now))??;
+        let compaction = self.settle(now)?;
+        Ok(Added { id, tokens, compaction, forgotten: Some(forgotten) })
     }
 
     /// Forgets the whole namespace: every stored key under it, then memory.
@@ -103,41 +164,6 @@ impl<S: Storage> Durable<S> {
     /// # Errors
     /// `STORAGE_ERROR` (memory is kept as it was).
     pub fn forget_namespace(&mut self) -> Result<()> {
-        let prefix = self.controller.storage_prefix();
-        self.storage.remove_range(&prefix).map_err(|e| storage_error("removeRange", e))?;
-        self.controller.reset();
-        Ok(())
-    }
-
-    /// Compaction, then folding; a failed step changes nothing and waits.
-    fn background(&mut self, now: f64) -> Option<crate::controller::CompactionEvent> {
-        let mut event = None;
-        let job = self.controller.begin_compaction();
-        if let Some(p) = job.and_then(|job| self.controller.finish_compaction(job, None, now)) {
-            match p.writes.iter().try_for_each(|w| self.storage.save(&w.key, &w.bytes).map_err(|e| storage_error("save", e))) {
-                Ok(()) => event = Some(self.controller.commit_compaction(p)),
-                Err(e) => {
-                    self.controller.abort_compaction(p);
-                    self.last_background_error = Some(e);
-                }
-            }
-        }
-        if let Some(p) = self.controller.prepare_pack() {
-            match self.save(&p.write) {
-                Ok(()) => {
-                    let remove = p.remove.clone();
-                    let new_key = p.write.key.clone();
-                    self.controller.commit_pack(p);
-                    for key in remove.iter().filter(|k| **k != new_key) {
-                        if let Err(e) = self.storage.remove(key) {
-                            // Left behind: a duplicate of packed records, ignored on load.
-                            self.last_background_error = Some(storage_error("remove", e));
-                        }
-                    }
-                }
-                Err(e) => self.last_background_error = Some(e),
-            }
-        }
-        event
+        self.forget(&ForgetTarget::Namespace, 0.0).map(|_| ())
     }
 }

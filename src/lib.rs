@@ -21,6 +21,7 @@ pub mod tokens;
 pub mod usage;
 pub mod window;
 pub mod wire;
+pub mod write_path;
 
 pub use controller::{Controller, Options};
 pub use error::{MemoryError, Result};

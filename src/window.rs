@@ -37,6 +37,8 @@ pub struct Stored {
     /// The record identity: which controller wrote it, and its seq there.
     pub writer: String,
     pub seq: u64,
+    /// Its place in the causal order (see `Record::Msg`).
+    pub lc: u64,
     /// Milliseconds since the epoch, from the host's clock.
     pub ts: f64,
     pub message: Message,

@@ -89,7 +89,7 @@ fn options(writer: &str, fold_after: usize) -> Options {
 }
 
 fn texts(d: &Durable<Faulty>) -> Vec<String> {
-    d.controller.history().into_iter().map(|h| h.message.content_text()).collect()
+    d.controller().history().into_iter().map(|h| h.message.content_text()).collect()
 }
 
 #[test]
@@ -100,7 +100,7 @@ fn every_acknowledged_message_survives_faults_and_crashes() {
         let mut rng = Rng(seed * 7919);
         let mut acked: Vec<String> = Vec::new();
         let mut durable = Durable::open(options("w1", 8), counter.clone(), Faulty::healthy(&map)).unwrap();
-        durable.storage = Faulty { map: map.clone(), rng: Rng(seed), fail: 0.15, lost_ack: 0.05, life: Some((rng.next() % 120) as u32) };
+        *durable.storage() = Faulty { map: map.clone(), rng: Rng(seed), fail: 0.15, lost_ack: 0.05, life: Some((rng.next() % 120) as u32) };
         for i in 0..60 {
             let text = format!("turn {i} of run {seed}: 我们明天 meet at {}", rng.next() % 1000);
             let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
@@ -123,7 +123,13 @@ fn every_acknowledged_message_survives_faults_and_crashes() {
         for a in &acked {
             assert!(it.any(|h| h == a), "seed {seed}: acknowledged {a:?} lost or out of order");
         }
-        assert!(reloaded.controller.load_report().corrupt.is_empty());
+        assert!(reloaded.controller().load_report().corrupt.is_empty());
+        // A compaction whose save landed but was reported failed, then redone, leaves no message in two episodes.
+        let c = reloaded.controller();
+        for h in c.history().iter().filter(|h| h.place == agent_memory::window::Place::Archived) {
+            let n = c.episodes().iter().filter(|e| e.message_ids.contains(&h.id)).count();
+            assert_eq!(n, 1, "seed {seed}: archived {} is in {n} episodes", h.id);
+        }
     }
 }
 
@@ -145,12 +151,12 @@ fn reload_equals_the_state_that_was_saved() {
         }
     }
     let r = Durable::open(options("w2", 16), counter, Faulty::healthy(&map)).unwrap();
-    assert_eq!(r.controller.history(), d.controller.history());
-    assert_eq!(r.controller.episodes(), d.controller.episodes());
-    assert_eq!(r.controller.stats().cost, d.controller.stats().cost);
-    assert_eq!(r.controller.stats().messages, d.controller.stats().messages);
+    assert_eq!(r.controller().history(), d.controller().history());
+    assert_eq!(r.controller().episodes(), d.controller().episodes());
+    assert_eq!(r.controller().stats().cost, d.controller().stats().cost);
+    assert_eq!(r.controller().stats().messages, d.controller().stats().messages);
     // Folding kept the key count small: a pack plus a log of at most half the packed records.
-    let records = r.controller.load_report().records;
+    let records = r.controller().load_report().records;
     assert!(map.borrow().len() <= records / 2 + 17, "{} keys for {records} records", map.borrow().len());
     assert!(map.borrow().keys().any(|k| k[1] == "pack"));
 }
@@ -186,11 +192,11 @@ fn damaged_values_are_reported_and_the_rest_loads() {
     let len = map.borrow()[&victim].len();
     map.borrow_mut().get_mut(&victim).unwrap().truncate(len - 3);
     let r = Durable::open(options("w2", 1000), counter, Faulty::healthy(&map)).unwrap();
-    let report = r.controller.load_report();
+    let report = r.controller().load_report().clone();
     assert_eq!(report.corrupt.len(), 1);
     assert_eq!(report.corrupt[0].key, victim);
     assert_eq!(report.corrupt[0].code, "CORRUPT_DATA");
-    assert_eq!(r.controller.history().len(), 9);
+    assert_eq!(r.controller().history().len(), 9);
 }
 
 #[test]
@@ -198,14 +204,14 @@ fn a_failed_add_changes_nothing_and_a_retry_succeeds() {
     let map: Map = Rc::default();
     let mut d = Durable::open(options("w1", 1000), common::o200k(), Faulty::healthy(&map)).unwrap();
     d.add(Message::text(Role::User, "first"), 1.0).unwrap();
-    let before = d.controller.history();
-    d.storage.fail = 1.0;
+    let before = d.controller().history();
+    d.storage().fail = 1.0;
     assert_eq!(d.add(Message::text(Role::User, "second"), 2.0).unwrap_err().code(), "STORAGE_ERROR");
-    assert_eq!(d.controller.history(), before);
-    d.storage.fail = 0.0;
+    assert_eq!(d.controller().history(), before);
+    d.storage().fail = 0.0;
     let id = d.add(Message::text(Role::User, "second"), 3.0).unwrap().id;
-    assert_eq!(d.controller.history().len(), 2);
-    assert!(d.controller.history().iter().any(|h| h.id == id));
+    assert_eq!(d.controller().history().len(), 2);
+    assert!(d.controller().history().iter().any(|h| h.id == id));
 }
 
 #[test]
@@ -243,7 +249,7 @@ fn forgetting_removes_the_text_from_every_stored_byte() {
             secret_id = added.id;
         }
     }
-    assert!(d.controller.episodes().iter().any(|e| e.summary.contains("ZEBRA-7731")), "the summary quoted it");
+    assert!(d.controller().episodes().iter().any(|e| e.summary.contains("ZEBRA-7731")), "the summary quoted it");
     assert!(contains(&stored_bytes(&map), "ZEBRA-7731"));
     let out = d.forget(&ForgetTarget::Message(secret_id.clone()), 100.0).unwrap();
     assert_eq!(out.messages, 1);
@@ -251,11 +257,11 @@ fn forgetting_removes_the_text_from_every_stored_byte() {
     assert!(!contains(&stored_bytes(&map), "ZEBRA-7731"), "forgotten text still stored");
     assert!(!contains(&stored_bytes(&map), "银行卡密码"));
     // Memory agrees, and so does a reload; everything else is still there.
-    assert!(d.controller.history().iter().all(|h| h.id != secret_id));
+    assert!(d.controller().history().iter().all(|h| h.id != secret_id));
     let r = Durable::open(options("w2", 12), counter.clone(), Faulty::healthy(&map)).unwrap();
-    assert_eq!(r.controller.history(), d.controller.history());
-    assert_eq!(r.controller.history().len(), 79);
-    assert!(r.controller.episodes().iter().all(|e| !e.summary.contains("ZEBRA")));
+    assert_eq!(r.controller().history(), d.controller().history());
+    assert_eq!(r.controller().history().len(), 79);
+    assert!(r.controller().episodes().iter().all(|e| !e.summary.contains("ZEBRA")));
 
     // A time range, then the whole namespace.
     let mut d = r;
@@ -265,5 +271,128 @@ fn forgetting_removes_the_text_from_every_stored_byte() {
     assert!(contains(&stored_bytes(&map), "message 25 about"));
     d.forget_namespace().unwrap();
     assert!(map.borrow().is_empty());
-    assert!(d.controller.history().is_empty());
+    assert!(d.controller().history().is_empty());
+}
+
+#[test]
+fn edit_and_regenerate_replace_the_tail_and_what_was_derived_from_it() {
+    let counter = common::o200k();
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w1", 12), counter.clone(), Faulty::healthy(&map)).unwrap();
+    let mut ids = Vec::new();
+    for i in 0..40 {
+        let text = if i == 30 { "记住：酒店在春熙路 KESTREL-88 附近。".to_string() } else { format!("message {i} about the trip to Chengdu, 我们明天出发") };
+        ids.push(d.add(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, text), i as f64).unwrap().id);
+    }
+    let before = d.controller().history().len();
+    // Regenerate: drop the last reply, keep the question.
+    let out = d.forget(&agent_memory::controller::ForgetTarget::Tail { from: ids[38].clone(), inclusive: false }, 50.0).unwrap();
+    assert_eq!(out.messages, 1);
+    assert_eq!(d.controller().history().last().unwrap().id, ids[38]);
+    // A tool result answering nothing is refused against what would remain, and nothing changes.
+    let bad = Message::parse(&json!({"role": "tool", "tool_call_id": "nope", "content": "x"})).unwrap();
+    assert_eq!(d.replace(&ids[20], bad, 51.0).unwrap_err().code(), "TOOL_RESULT_WITHOUT_CALL");
+    assert_eq!(d.controller().history().len(), before - 1);
+    assert_eq!(d.replace("m-nobody-1", Message::text(Role::User, "x"), 51.0).unwrap_err().code(), "INVALID_INPUT");
+    // Edit message 20: it and everything after go (the hotel text with them,
+    // from every stored byte), the new text takes its place.
+    assert!(contains(&stored_bytes(&map), "KESTREL-88"));
+    let added = d.replace(&ids[20], Message::text(Role::User, "edited question about 火锅"), 52.0).unwrap();
+    assert_eq!(added.forgotten.as_ref().unwrap().messages, 19);
+    let texts_now = texts(&d);
+    assert_eq!(texts_now.len(), 21);
+    assert_eq!(texts_now.last().unwrap(), "edited question about 火锅");
+    assert!(!contains(&stored_bytes(&map), "KESTREL-88"), "the replaced tail is still stored");
+    assert!(d.controller().episodes().iter().all(|e| e.message_ids.iter().all(|m| d.controller().has_message(m))), "an episode covers a removed message");
+    let r = Durable::open(options("w2", 12), counter, Faulty::healthy(&map)).unwrap();
+    assert_eq!(r.controller().history(), d.controller().history());
+    assert_eq!(r.controller().episodes(), d.controller().episodes());
+}
+
+/// A clock that ties and runs backwards: the same reading, a jump back of
+/// up to ten seconds, or a step forward, at random.
+fn wild_clock(rng: &mut Rng, now: &mut f64) -> f64 {
+    match rng.next() % 4 {
+        0 => {}
+        1 => *now -= (rng.next() % 10_000) as f64,
+        _ => *now += (rng.next() % 3) as f64,
+    }
+    *now
+}
+
+#[test]
+fn order_is_causal_across_crashes_whatever_the_clock() {
+    let counter = common::o200k();
+    for seed in 1..=300u64 {
+        let map: Map = Rc::default();
+        let mut rng = Rng(seed * 104_729);
+        let mut acked: Vec<String> = Vec::new();
+        for life in 0..3u64 {
+            // Later lives get smaller writer ids, so a tie broken by writer id
+            // would put them first; each life's clock may start behind the last's.
+            let writer = format!("w{}", 9 - life);
+            let mut now = 1_000_000.0 - (rng.next() % 20_000) as f64;
+            let Ok(mut d) = Durable::open(options(&writer, 8), counter.clone(), Faulty::healthy(&map)) else { continue };
+            *d.storage() = Faulty { map: map.clone(), rng: Rng(seed + life), fail: 0.1, lost_ack: 0.05, life: Some((rng.next() % 80) as u32) };
+            for i in 0..25 {
+                let text = format!("life {life} turn {i} of run {seed}");
+                if d.add(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, text.clone()), wild_clock(&mut rng, &mut now)).is_ok() {
+                    acked.push(text);
+                }
+            }
+        }
+        let reloaded = Durable::open(options("reader", 8), counter.clone(), Faulty::healthy(&map)).unwrap();
+        let history = texts(&reloaded);
+        let mut unique = history.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), history.len(), "seed {seed}: duplicates after reload");
+        let mut it = history.iter();
+        for a in &acked {
+            assert!(it.any(|h| h == a), "seed {seed}: acknowledged {a:?} lost or out of order");
+        }
+    }
+}
+
+#[test]
+fn a_reopened_writer_goes_on_after_every_writer_it_loaded() {
+    let counter = common::o200k();
+    let map: Map = Rc::default();
+    let mut a = Durable::open(options("tabA", 10), counter.clone(), Faulty::healthy(&map)).unwrap();
+    let mut b = Durable::open(options("tabB", 10), counter.clone(), Faulty::healthy(&map)).unwrap();
+    for i in 0..30 {
+        let (d, who) = if i % 2 == 0 { (&mut a, "A") } else { (&mut b, "B") };
+        d.add(Message::text(Role::User, format!("{who} {i}")), 5_000.0 + i as f64).unwrap();
+    }
+    drop(a);
+    // Reopened on a machine whose clock is an hour behind, and named so a tie would sort it first.
+    let mut again = Durable::open(options("tab0", 10), counter.clone(), Faulty::healthy(&map)).unwrap();
+    for i in 30..35 {
+        again.add(Message::text(Role::User, format!("A {i}")), 5_000.0 - 3_600_000.0).unwrap();
+    }
+    let reader = Durable::open(options("r", 10), counter, Faulty::healthy(&map)).unwrap();
+    let h = texts(&reader);
+    assert_eq!(h, texts(&again), "the writer's own view and a reader's agree");
+    let want: Vec<String> = (0..35).map(|i| format!("{} {i}", if i % 2 == 0 || i >= 30 { "A" } else { "B" })).collect();
+    assert_eq!(h, want);
+    // Timestamps stay the clock's readings: metadata, not order.
+    assert_eq!(reader.controller().history().last().unwrap().ts, 5_000.0 - 3_600_000.0);
+}
+
+#[test]
+fn records_of_0_1_keep_their_time_order_and_new_ones_follow() {
+    use agent_memory::store::record::{encode_record, Record};
+    let counter = common::o200k();
+    let map: Map = Rc::default();
+    // 0.1 wrote no `lc`: its records are ordered by time, then writer.
+    for (writer, seq, ts, text) in [("old2", 1, 20.0, "second"), ("old1", 1, 10.0, "first"), ("old1", 2, 30.0, "third")] {
+        let r = Record::Msg { writer: writer.into(), seq, lc: 0, ts, id: format!("m-{writer}-{seq}"), message: Message::text(Role::User, text), task: None };
+        let bytes = encode_record(&r);
+        assert!(!String::from_utf8_lossy(&bytes).contains("\"lc\""), "lc 0 is not written, as 0.1 wrote it");
+        map.borrow_mut().insert(agent_memory::store::log_key(&options("x", 10).namespace, writer, seq), bytes);
+    }
+    let mut d = Durable::open(options("new", 10), counter.clone(), Faulty::healthy(&map)).unwrap();
+    d.add(Message::text(Role::User, "fourth"), 1.0).unwrap();
+    let r = Durable::open(options("r", 10), counter, Faulty::healthy(&map)).unwrap();
+    assert_eq!(texts(&r), ["first", "second", "third", "fourth"]);
 }

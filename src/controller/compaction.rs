@@ -90,11 +90,11 @@ impl Controller {
         let seq = self.next_seq;
         let episode = self.episode_for(&moved, model.as_ref(), seq, ts);
         let facts = self.learned_facts(&moved, model.as_ref(), &episode.id, ts, seq + 1);
-        let record = Record::Episode { writer: self.opts.writer.clone(), seq, episode };
+        let record = Record::Episode { writer: self.opts.writer.clone(), seq, lc: self.lc_at(ts, seq), episode };
         let mut writes = vec![Write { key: self.key(seq), bytes: encode_record(&record) }];
         let Record::Episode { episode, .. } = record else { unreachable!() };
         for (fact, fseq) in &facts {
-            let record = Record::Fact { writer: self.opts.writer.clone(), seq: *fseq, fact: fact.clone() };
+            let record = Record::Fact { writer: self.opts.writer.clone(), seq: *fseq, lc: self.lc_at(ts, *fseq), fact: fact.clone() };
             writes.push(Write { key: self.key(*fseq), bytes: encode_record(&record) });
         }
         let next = seq + 1 + facts.len() as u64;
@@ -173,6 +173,10 @@ impl Controller {
 
     /// Applies a saved compaction.
     pub fn commit_compaction(&mut self, p: PreparedCompaction) -> CompactionEvent {
+        let ts = p.episode.created_at;
+        let lc = self.lc_at(ts, p.seq);
+        let fact_lcs: Vec<u64> = p.facts.iter().map(|(_, seq)| self.lc_at(ts, *seq)).collect();
+        self.last_lc = fact_lcs.iter().fold(self.last_lc.max(lc), |a, b| a.max(*b));
         self.next_seq = p.next_seq;
         for w in p.writes {
             self.folding.known.push(w.key);
@@ -186,9 +190,9 @@ impl Controller {
         };
         self.index.index_episode(self.episodes.len(), &p.episode);
         self.episodes.push(p.episode);
-        self.episode_uids.push((self.opts.writer.clone(), p.seq));
-        for (fact, seq) in p.facts {
-            self.semantic.push(fact, self.opts.writer.clone(), seq);
+        self.episode_uids.push((self.opts.writer.clone(), p.seq, lc));
+        for ((fact, seq), lc) in p.facts.into_iter().zip(fact_lcs) {
+            self.semantic.push(fact, self.opts.writer.clone(), seq, lc);
             self.index_fact(self.semantic.facts.len() - 1);
         }
         event

@@ -20,12 +20,47 @@ use crate::window::{Stored, Window};
 /// What to forget.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ForgetTarget {
+    /// A message's id if it is one, else as [`ForgetTarget::Fact`].
+    Id(String),
     /// One message, by the id `add` returned.
     Message(String),
     /// Every message with `from <= ts <= to` (ms).
     Range { from: f64, to: f64 },
+    /// Every message after the one with id `from`, and that one too when
+    /// `inclusive` (a chat UI's regenerate and edit).
+    Tail { from: String, inclusive: bool },
     /// A fact or chunk by id, every version of a key, or a whole document by its id.
     Fact(String),
+    /// Everything under the namespace: the write path removes its storage
+    /// prefix, then resets memory (`prepare_forget` refuses it).
+    Namespace,
+}
+
+impl ForgetTarget {
+    /// The JS forms: an id, `{ id }` (a message), `{ key }`, `{ from, to }`
+    /// or `{ namespace: true }`.
+    ///
+    /// # Errors
+    /// `INVALID_INPUT` for any other value.
+    pub fn from_json(v: &serde_json::Value) -> Result<ForgetTarget> {
+        use serde_json::Value;
+        let bad = || MemoryError::input("forget", "expected an id, { id }, { key }, { from, to } or { namespace: true }");
+        if let Some(s) = v.as_str() {
+            return Ok(ForgetTarget::Id(s.to_string()));
+        }
+        let o = v.as_object().ok_or_else(bad)?;
+        let keys: Vec<&str> = o.keys().map(String::as_str).collect();
+        let text = |k: &str| o.get(k).and_then(Value::as_str).map(String::from).ok_or_else(bad);
+        let num = |k: &str| o.get(k).and_then(Value::as_f64).ok_or_else(bad);
+        match keys.as_slice() {
+            ["id"] => Ok(ForgetTarget::Message(text("id")?)),
+            ["key"] => Ok(ForgetTarget::Fact(text("key")?)),
+            ["namespace"] if o.get("namespace") == Some(&Value::Bool(true)) => Ok(ForgetTarget::Namespace),
+            ["namespace"] => Err(MemoryError::input("forget.namespace", "expected true")),
+            ["from", "to"] | ["to", "from"] => Ok(ForgetTarget::Range { from: num("from")?, to: num("to")? }),
+            _ => Err(bad()),
+        }
+    }
 }
 
 /// What a forget removed.
@@ -50,16 +85,36 @@ pub struct PreparedForget {
     pub remove: Vec<Key>,
     next: Box<Controller>,
     pub outcome: Forgotten,
+    /// The id and tokens of the message added in its place ([`Controller::prepare_replace`]).
+    pub added: Option<(String, usize)>,
 }
 
 impl Controller {
     /// # Errors
     /// `INVALID_INPUT` for an unknown message id or an empty range; `CLOSED`.
     pub fn prepare_forget(&self, target: &ForgetTarget, now: f64) -> Result<PreparedForget> {
+        self.prepare_forget_then(target, now, None)
+    }
+
+    /// Replaces the message `id` and everything after it with `message`, in
+    /// one change: the pack that follows the tombstone holds the new message,
+    /// so storage never has the old tail and the new message together.
+    ///
+    /// # Errors
+    /// Those of [`Controller::prepare_forget`] and [`Controller::prepare_add_in_task`]
+    /// (the new message is checked against what remains).
+    pub fn prepare_replace(&self, id: &str, message: crate::message::Message, task_id: Option<String>, now: f64) -> Result<PreparedForget> {
+        self.prepare_forget_then(&ForgetTarget::Tail { from: id.to_string(), inclusive: true }, now, Some((message, task_id)))
+    }
+
+    fn prepare_forget_then(&self, target: &ForgetTarget, now: f64, then_add: Option<(crate::message::Message, Option<String>)>) -> Result<PreparedForget> {
         self.open()?;
         let ts = self.stamp(now)?;
         let mut doomed_facts: HashSet<String> = HashSet::new();
         let doomed: HashSet<String> = match target {
+            ForgetTarget::Id(id) if self.has_message(id) => return self.prepare_forget(&ForgetTarget::Message(id.clone()), now),
+            ForgetTarget::Id(id) => return self.prepare_forget(&ForgetTarget::Fact(id.clone()), now),
+            ForgetTarget::Namespace => return Err(MemoryError::input("forget", "a namespace is forgotten through the write path (its storage prefix goes first)")),
             ForgetTarget::Fact(which) => {
                 doomed_facts = self
                     .semantic
@@ -85,6 +140,10 @@ impl Controller {
                 }
                 self.window.log.iter().filter(|s| s.ts >= *from && s.ts <= *to).map(|s| s.id.clone()).collect()
             }
+            ForgetTarget::Tail { from, inclusive } => {
+                let at = self.window.log.iter().position(|s| s.id == *from).ok_or_else(|| MemoryError::input("id", format!("no message with id {from:?}")))?;
+                self.window.log.iter().skip(at + usize::from(!inclusive)).map(|s| s.id.clone()).collect()
+            }
         };
         // What compaction learned from a range with a forgotten message may
         // quote it: those facts go too, and are learned again from the rest.
@@ -102,11 +161,11 @@ impl Controller {
 
         // Facts, and the embeddings of everything forgotten.
         next.semantic = crate::semantic::Semantic::default();
-        for (f, (writer, seq)) in self.semantic.facts.iter().zip(&self.semantic.uids) {
+        for (f, (writer, seq, lc)) in self.semantic.facts.iter().zip(&self.semantic.uids) {
             if doomed_facts.contains(&f.id) {
                 remove.push(log_key(ns, writer, *seq));
             } else {
-                next.semantic.push(f.clone(), writer.clone(), *seq);
+                next.semantic.push(f.clone(), writer.clone(), *seq, *lc);
             }
         }
         for id in doomed.iter().chain(&doomed_facts) {
@@ -129,10 +188,10 @@ impl Controller {
         // Episodes: summarize again from the remaining messages, or drop.
         next.episodes.clear();
         next.episode_uids.clear();
-        for (e, (writer, seq)) in self.episodes.iter().zip(&self.episode_uids) {
+        for (e, (writer, seq, lc)) in self.episodes.iter().zip(&self.episode_uids) {
             if !e.message_ids.iter().any(|m| doomed.contains(m)) {
                 next.episodes.push(e.clone());
-                next.episode_uids.push((writer.clone(), *seq));
+                next.episode_uids.push((writer.clone(), *seq, *lc));
                 continue;
             }
             remove.push(log_key(ns, writer, *seq));
@@ -150,14 +209,23 @@ impl Controller {
             next.next_seq = seq + 1 + facts.len() as u64;
             let writer = next.opts.writer.clone();
             next.episodes.push(episode);
-            next.episode_uids.push((writer.clone(), seq));
+            // The rewrite takes the place of the episode it replaces, and
+            // so does what it taught: the old one's order, not a new one.
+            next.episode_uids.push((writer.clone(), seq, *lc));
             for (fact, fseq) in facts {
-                next.semantic.push(fact, writer.clone(), fseq);
+                next.semantic.push(fact, writer.clone(), fseq, *lc);
             }
             outcome.episodes_rewritten += 1;
         }
 
         next.rebuild_index();
+        let added = match then_add {
+            Some((message, task_id)) => {
+                let p = next.prepare_add_in_task(message, task_id, now)?;
+                Some(next.commit_add(p))
+            }
+            None => None,
+        };
 
         // The tombstone, then a pack of everything live.
         ids.sort();
@@ -175,7 +243,7 @@ impl Controller {
         remove.retain(|k| *k != pack.key);
         remove.sort();
         remove.dedup();
-        Ok(PreparedForget { tombstone: tombstone_write, pack, remove, next, outcome })
+        Ok(PreparedForget { tombstone: tombstone_write, pack, remove, next, outcome, added })
     }
 
     /// Applies a forget whose tombstone and pack were saved.

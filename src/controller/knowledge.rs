@@ -90,7 +90,7 @@ impl Controller {
                 document: doc_id.clone(),
                 ..base.clone()
             };
-            let record = Record::Fact { writer: writer.clone(), seq, fact };
+            let record = Record::Fact { writer: writer.clone(), seq, lc: self.lc_at(ts, seq), fact };
             writes.push(Write { key: crate::store::log_key(&self.opts.namespace, &writer, seq), bytes: encode_record(&record) });
             let Record::Fact { fact, .. } = record else { unreachable!() };
             facts.push((fact, seq));
@@ -107,10 +107,12 @@ impl Controller {
             chunks: if first.kind == FactKind::Chunk { p.facts.iter().map(|(f, _)| f.id.clone()).collect() } else { vec![] },
             superseded,
         };
-        for ((fact, seq), write) in p.facts.into_iter().zip(p.writes) {
+        let lcs: Vec<u64> = p.facts.iter().map(|(f, seq)| self.lc_at(f.created_at, *seq)).collect();
+        for (((fact, seq), write), lc) in p.facts.into_iter().zip(p.writes).zip(lcs) {
+            self.last_lc = self.last_lc.max(lc);
             self.last_ts = self.last_ts.max(fact.created_at);
             self.next_seq = seq + 1;
-            self.semantic.push(fact, self.opts.writer.clone(), seq);
+            self.semantic.push(fact, self.opts.writer.clone(), seq, lc);
             let slot = self.semantic.facts.len() - 1;
             self.index_fact(slot);
             self.folding.known.push(write.key);
@@ -154,14 +156,16 @@ impl Controller {
         let parsed = Procedures::parse(&raw)?;
         let seq = self.next_seq;
         let ts = self.stamp(now)?;
-        let record = Record::Procedures { writer: self.opts.writer.clone(), seq, ts, procedures: raw.clone() };
+        let record = Record::Procedures { writer: self.opts.writer.clone(), seq, lc: self.lc_at(ts, seq), ts, procedures: raw.clone() };
         let write = Write { key: crate::store::log_key(&self.opts.namespace, &self.opts.writer, seq), bytes: encode_record(&record) };
         Ok(PreparedProcedures { write, parsed, raw, seq, ts })
     }
 
     pub fn commit_procedures(&mut self, p: PreparedProcedures) {
+        let lc = self.lc_at(p.ts, p.seq);
+        self.last_lc = self.last_lc.max(lc);
         self.next_seq = p.seq + 1;
-        self.procedures = Some(super::ProceduresState { parsed: p.parsed, raw: p.raw, writer: self.opts.writer.clone(), seq: p.seq, ts: p.ts });
+        self.procedures = Some(super::ProceduresState { parsed: p.parsed, raw: p.raw, writer: self.opts.writer.clone(), seq: p.seq, lc, ts: p.ts });
         self.folding.known.push(p.write.key);
         self.folding.unfolded += 1;
     }

@@ -79,6 +79,9 @@ pub struct Added {
     /// Set when this add pushed working memory past its threshold.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compaction: Option<CompactionEvent>,
+    /// What a `replace` removed to make room for the message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forgotten: Option<Forgotten>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -119,8 +122,10 @@ pub struct Controller {
     /// This writer's next record seq, and the latest timestamp it wrote.
     next_seq: u64,
     last_ts: f64,
-    /// Record identity of each episode, in `episodes` order.
-    episode_uids: Vec<(String, u64)>,
+    /// The highest Lamport order loaded or written (`Record::lc`).
+    last_lc: u64,
+    /// Record identity and Lamport order of each episode, in `episodes` order.
+    episode_uids: Vec<(String, u64, u64)>,
     usages: Vec<Record>,
     forgets: Vec<Record>,
     folding: Folding,
@@ -139,6 +144,7 @@ pub(crate) struct ProceduresState {
     pub raw: serde_json::Value,
     pub writer: String,
     pub seq: u64,
+    pub lc: u64,
     pub ts: f64,
 }
 
@@ -182,6 +188,7 @@ impl Controller {
             closed: false,
             next_seq: 1,
             last_ts: f64::NEG_INFINITY,
+            last_lc: 0,
             episode_uids: Vec::new(),
             usages: Vec::new(),
             forgets: Vec::new(),
@@ -219,15 +226,27 @@ impl Controller {
         }
     }
 
-    /// The timestamp a write at `now` gets: never before the last one, so
-    /// history order is stable within a writer.
+    /// The Lamport order of record `seq` of a change written at `ts`, whose
+    /// first record is `next_seq`: a hybrid logical clock, the clock's
+    /// milliseconds while they run ahead of every order loaded or written,
+    /// else one past the highest. So what a writer writes comes after all it
+    /// saw whatever its clock says, and writers that never saw each other
+    /// (two tabs) interleave by time. Call before the change is committed.
+    pub(crate) fn lc_at(&self, ts: f64, seq: u64) -> u64 {
+        // Up to 2^53 ms (the range of exact f64 integers): no overflow below.
+        let clock = if ts > 0.0 { ts.min(9_007_199_254_740_992.0) as u64 } else { 0 };
+        clock.max(self.last_lc.saturating_add(1)).saturating_add(seq.saturating_sub(self.next_seq))
+    }
+
+    /// The timestamp a write at `now` gets: the clock's reading, kept as
+    /// metadata (the order is `lc_at`'s).
     ///
     /// # Errors
     /// `INVALID_INPUT` when the clock gave a non-finite value: every write
     /// refuses it alike rather than silently reusing the last time.
     pub(crate) fn stamp(&self, now: f64) -> Result<f64> {
         if now.is_finite() {
-            Ok(now.max(self.last_ts))
+            Ok(now)
         } else {
             Err(MemoryError::input("clock", format!("the clock returned {now}, not a finite time in ms")))
         }
@@ -250,7 +269,7 @@ impl Controller {
         let prepared = self.prepare_add_message(message, now)?;
         let (id, tokens) = self.commit_add(prepared);
         let compaction = self.compact_offline(now);
-        Ok(Added { id, tokens, compaction })
+        Ok(Added { id, tokens, compaction, forgotten: None })
     }
 
     /// # Errors

@@ -1,9 +1,16 @@
 //! Rebuilding a controller from stored records.
 //!
 //! The records are a union from any number of writers, so the rebuilt state
-//! depends only on the set: messages in `(ts, writer, seq)` order, episodes
-//! in `(created_at, writer, seq)` order, a message archived when an episode
-//! covers it, forgotten ids removed wherever they appear.
+//! depends only on the set: messages in `(lc, ts, writer, seq)` order,
+//! episodes and facts in `(lc, created_at, writer, seq)` order, the newest
+//! procedures by the same order, a message archived when an episode covers
+//! it, forgotten ids removed wherever they appear.
+//!
+//! `lc` is a Lamport order: every record a writer writes is above every
+//! record it loaded, so a controller reopened after a crash, or a second tab,
+//! goes on after what it saw whatever its clock says; concurrent writers
+//! tie on `lc` and are ordered alike by every reader. Records of 0.1 have
+//! no `lc` (0) and keep their order by time, before every newer record.
 
 use std::collections::HashSet;
 
@@ -29,11 +36,13 @@ impl Controller {
             .collect();
         let (mut msgs, mut episodes, mut resurrected) = (Vec::new(), Vec::new(), false);
         let (mut facts, mut embeddings, mut procedures) = (Vec::new(), Vec::new(), Vec::new());
+        let mut max_lc = 0;
         for r in records {
-            let (writer, seq) = (r.uid().0.to_string(), r.uid().1);
+            let (writer, seq, lc) = (r.uid().0.to_string(), r.uid().1, r.lc());
             if writer == self.opts.writer {
                 self.next_seq = self.next_seq.max(seq + 1);
             }
+            max_lc = max_lc.max(lc);
             match r {
                 Record::Msg { id, .. }
                 | Record::Episode { episode: crate::episodic::Episode { id, .. }, .. }
@@ -43,11 +52,11 @@ impl Controller {
                 {
                     resurrected = true;
                 }
-                Record::Fact { writer, seq, fact } => facts.push((writer, seq, fact)),
+                Record::Fact { writer, seq, lc, fact } => facts.push((lc, writer, seq, fact)),
                 Record::Embedding { writer, seq, item, vector } => embeddings.push((writer, seq, item, vector)),
-                Record::Procedures { writer, seq, ts, procedures: raw } => procedures.push((ts, writer, seq, raw)),
-                Record::Msg { writer, seq, ts, id, message, task } => msgs.push((ts, writer, seq, id, message, task)),
-                Record::Episode { writer, seq, episode } => episodes.push((writer, seq, episode)),
+                Record::Procedures { writer, seq, lc, ts, procedures: raw } => procedures.push((lc, ts, writer, seq, raw)),
+                Record::Msg { writer, seq, lc, ts, id, message, task } => msgs.push((lc, ts, writer, seq, id, message, task)),
+                Record::Episode { writer, seq, lc, episode } => episodes.push((lc, writer, seq, episode)),
                 Record::Usage { ref model, ref purpose, .. } => {
                     // A model nobody prices (any longer) keeps its tokens, at a null cost.
                     let price = models::resolve(model, &self.opts.models);
@@ -57,27 +66,49 @@ impl Controller {
                 Record::Forget { .. } => self.forgets.push(r),
             }
         }
-        msgs.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-        episodes.sort_by(|a, b| a.2.created_at.total_cmp(&b.2.created_at).then_with(|| a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
-        let archived: HashSet<&str> = episodes.iter().flat_map(|(_, _, e)| e.message_ids.iter().map(String::as_str)).collect();
+        // What this writer writes next comes after all of it.
+        self.last_lc = max_lc;
+        msgs.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then_with(|| a.2.cmp(&b.2)).then(a.3.cmp(&b.3)));
+        episodes.sort_by(|a, b| a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        // A message is in one episode. Two that share one are a compaction
+        // whose save failed after it landed (a lost acknowledgement, a crash)
+        // and the retry that replaced it, or two writers compacting the same
+        // messages: the later one stands, alike for every reader; the other
+        // goes, with what it taught, and its messages not covered otherwise
+        // go back to working memory to be compacted again.
+        let mut claimed: HashSet<String> = HashSet::new();
+        let mut superseded: HashSet<String> = HashSet::new();
+        for (_, _, _, e) in episodes.iter().rev() {
+            if e.message_ids.iter().any(|m| claimed.contains(m)) {
+                superseded.insert(e.id.clone());
+            } else {
+                claimed.extend(e.message_ids.iter().cloned());
+            }
+        }
+        if !superseded.is_empty() {
+            episodes.retain(|(_, _, _, e)| !superseded.contains(&e.id));
+            facts.retain(|(_, _, _, f)| !(f.tags.iter().any(|t| t == "auto") && f.source.as_ref().is_some_and(|s| superseded.contains(s))));
+            resurrected = true; // fold them away
+        }
+        let archived: HashSet<&str> = episodes.iter().flat_map(|(_, _, _, e)| e.message_ids.iter().map(String::as_str)).collect();
 
         let mut window = Window::default();
-        for (ts, writer, seq, id, message, task_id) in msgs {
+        for (lc, ts, writer, seq, id, message, task_id) in msgs {
             let place = if archived.contains(id.as_str()) && !message.role.is_instruction() { Place::Archived } else { Window::place_for(&message) };
             let tool_turn = window.tool_turn(&message);
             let tokens = message_tokens(&self.counter, &request_form(&message, tool_turn, &[]));
             self.last_ts = self.last_ts.max(ts);
-            window.push(Stored { id, writer, seq, ts, message, tokens, tool_turn, place, task_id });
+            window.push(Stored { id, writer, seq, lc, ts, message, tokens, tool_turn, place, task_id });
         }
         self.window = window;
-        for (writer, seq, mut episode) in episodes {
+        for (lc, writer, seq, mut episode) in episodes {
             episode.tokens = self.counter.count(&episode.summary);
             self.episodes.push(episode);
-            self.episode_uids.push((writer, seq));
+            self.episode_uids.push((writer, seq, lc));
         }
-        facts.sort_by(|a, b| a.2.created_at.total_cmp(&b.2.created_at).then_with(|| a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
-        for (writer, seq, fact) in facts {
-            self.semantic.push(fact, writer, seq);
+        facts.sort_by(|a, b| a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        for (lc, writer, seq, fact) in facts {
+            self.semantic.push(fact, writer, seq, lc);
         }
         for (writer, seq, item, vector) in embeddings {
             // A vector that no longer fits the index (another embedder model) is dropped, not fatal.
@@ -86,10 +117,10 @@ impl Controller {
                 self.index.embeddings.insert(item, vector);
             }
         }
-        procedures.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-        if let Some((ts, writer, seq, raw)) = procedures.pop() {
+        procedures.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then_with(|| a.2.cmp(&b.2)).then(a.3.cmp(&b.3)));
+        if let Some((lc, ts, writer, seq, raw)) = procedures.pop() {
             if let Ok(parsed) = crate::procedural::Procedures::parse(&raw) {
-                self.procedures = Some(super::ProceduresState { parsed, raw, writer, seq, ts });
+                self.procedures = Some(super::ProceduresState { parsed, raw, writer, seq, lc, ts });
             }
         }
         self.rebuild_index();

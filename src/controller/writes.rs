@@ -75,20 +75,22 @@ impl Controller {
         let seq = self.next_seq;
         let writer = self.opts.writer.clone();
         let id = format!("m-{writer}-{seq}");
-        let record = Record::Msg { writer: writer.clone(), seq, ts, id: id.clone(), message, task: task_id.clone() };
+        let lc = self.lc_at(ts, seq);
+        let record = Record::Msg { writer: writer.clone(), seq, lc, ts, id: id.clone(), message, task: task_id.clone() };
         let write = Write { key: self.key(seq), bytes: encode_record(&record) };
         let Record::Msg { message, .. } = record else { unreachable!() };
         let tool_turn = self.window.tool_turn(&message);
         let tokens = message_tokens(&self.counter, &request_form(&message, tool_turn, &[]));
         let place = Window::place_for(&message);
-        Ok(PreparedAdd { write, stored: Stored { id, writer, seq, ts, message, tokens, tool_turn, place, task_id } })
+        Ok(PreparedAdd { write, stored: Stored { id, writer, seq, lc, ts, message, tokens, tool_turn, place, task_id } })
     }
 
     /// Applies a stored message; returns its id and tokens.
     pub fn commit_add(&mut self, p: PreparedAdd) -> (String, usize) {
         let (id, tokens) = (p.stored.id.clone(), p.stored.tokens);
         self.next_seq = p.stored.seq + 1;
-        self.last_ts = p.stored.ts;
+        self.last_ts = self.last_ts.max(p.stored.ts);
+        self.last_lc = self.last_lc.max(p.stored.lc);
         self.window.push(p.stored);
         self.index_message(self.window.log.len() - 1);
         self.folding.known.push(p.write.key);
@@ -154,15 +156,15 @@ impl Controller {
             .window
             .log
             .iter()
-            .map(|s| Record::Msg { writer: s.writer.clone(), seq: s.seq, ts: s.ts, id: s.id.clone(), message: s.message.clone(), task: s.task_id.clone() })
+            .map(|s| Record::Msg { writer: s.writer.clone(), seq: s.seq, lc: s.lc, ts: s.ts, id: s.id.clone(), message: s.message.clone(), task: s.task_id.clone() })
             .collect();
-        for (e, (writer, seq)) in self.episodes.iter().zip(&self.episode_uids) {
-            out.push(Record::Episode { writer: writer.clone(), seq: *seq, episode: e.clone() });
+        for (e, (writer, seq, lc)) in self.episodes.iter().zip(&self.episode_uids) {
+            out.push(Record::Episode { writer: writer.clone(), seq: *seq, lc: *lc, episode: e.clone() });
         }
         out.extend(self.usages.iter().cloned());
         out.extend(self.forgets.iter().cloned());
-        for (f, (writer, seq)) in self.semantic.facts.iter().zip(&self.semantic.uids) {
-            out.push(Record::Fact { writer: writer.clone(), seq: *seq, fact: f.clone() });
+        for (f, (writer, seq, lc)) in self.semantic.facts.iter().zip(&self.semantic.uids) {
+            out.push(Record::Fact { writer: writer.clone(), seq: *seq, lc: *lc, fact: f.clone() });
         }
         let mut embedded: Vec<(&String, &(String, u64))> = self.embedding_uids.iter().collect();
         embedded.sort_by(|a, b| a.1.cmp(b.1));
@@ -172,7 +174,7 @@ impl Controller {
             }
         }
         if let Some(p) = &self.procedures {
-            out.push(Record::Procedures { writer: p.writer.clone(), seq: p.seq, ts: p.ts, procedures: p.raw.clone() });
+            out.push(Record::Procedures { writer: p.writer.clone(), seq: p.seq, lc: p.lc, ts: p.ts, procedures: p.raw.clone() });
         }
         out
     }

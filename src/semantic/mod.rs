@@ -82,8 +82,8 @@ impl RememberInput {
 #[derive(Clone, Debug, Default)]
 pub struct Semantic {
     pub facts: Vec<Fact>,
-    /// Record identity of each fact, in `facts` order.
-    pub uids: Vec<(String, u64)>,
+    /// Record identity and Lamport order of each fact: `(writer, seq, lc)`.
+    pub uids: Vec<(String, u64, u64)>,
 }
 
 impl Semantic {
@@ -114,8 +114,8 @@ impl Semantic {
         self.facts.iter().filter(|f| f.key.as_deref() == Some(key)).collect()
     }
 
-    pub fn push(&mut self, fact: Fact, writer: String, seq: u64) {
+    pub fn push(&mut self, fact: Fact, writer: String, seq: u64, lc: u64) {
         self.facts.push(fact);
-        self.uids.push((writer, seq));
+        self.uids.push((writer, seq, lc));
     }
 }

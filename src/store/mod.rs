@@ -141,7 +141,7 @@ mod tests {
     use record::{encode_pack, encode_record};
 
     fn msg(writer: &str, seq: u64) -> Record {
-        Record::Msg { writer: writer.into(), seq, ts: seq as f64, id: format!("m-{writer}-{seq}"), message: Message::text(Role::User, "x"), task: None }
+        Record::Msg { writer: writer.into(), seq, lc: seq, ts: seq as f64, id: format!("m-{writer}-{seq}"), message: Message::text(Role::User, "x"), task: None }
     }
 
     #[test]

@@ -41,6 +41,10 @@ pub enum Record {
     Msg {
         writer: String,
         seq: u64,
+        /// Lamport order: above every record its writer had loaded or
+        /// written before (0: written by 0.1, ordered by time).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        lc: u64,
         ts: f64,
         id: String,
         message: Message,
@@ -48,7 +52,15 @@ pub enum Record {
         task: Option<String>,
     },
     /// A summary laid over archived messages.
-    Episode { writer: String, seq: u64, episode: Episode },
+    Episode {
+        writer: String,
+        seq: u64,
+        /// Lamport order: above every record its writer had loaded or
+        /// written before (0: written by 0.1, ordered by time).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        lc: u64,
+        episode: Episode,
+    },
     /// One call's reported usage, charged at `model`'s prices.
     Usage {
         writer: String,
@@ -71,7 +83,15 @@ pub enum Record {
     /// them. Holds no content, so it can outlive what it removed.
     Forget { writer: String, seq: u64, ts: f64, ids: Vec<String> },
     /// A remembered fact, preference or document chunk.
-    Fact { writer: String, seq: u64, fact: Fact },
+    Fact {
+        writer: String,
+        seq: u64,
+        /// Lamport order: above every record its writer had loaded or
+        /// written before (0: written by 0.1, ordered by time).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        lc: u64,
+        fact: Fact,
+    },
     /// The embedder's vector for one item (fact or message id).
     Embedding {
         writer: String,
@@ -81,7 +101,16 @@ pub enum Record {
         vector: Vec<f32>,
     },
     /// Rules and tools as last set; the newest wins.
-    Procedures { writer: String, seq: u64, ts: f64, procedures: serde_json::Value },
+    Procedures {
+        writer: String,
+        seq: u64,
+        /// Lamport order: above every record its writer had loaded or
+        /// written before (0: written by 0.1, ordered by time).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        lc: u64,
+        ts: f64,
+        procedures: serde_json::Value,
+    },
 }
 
 impl Record {
@@ -95,6 +124,14 @@ impl Record {
             | Record::Fact { writer, seq, .. }
             | Record::Embedding { writer, seq, .. }
             | Record::Procedures { writer, seq, .. } => (writer, *seq),
+        }
+    }
+
+    /// The record's Lamport order (0 for kinds without one, and for 0.1's records).
+    pub fn lc(&self) -> u64 {
+        match self {
+            Record::Msg { lc, .. } | Record::Episode { lc, .. } | Record::Fact { lc, .. } | Record::Procedures { lc, .. } => *lc,
+            _ => 0,
         }
     }
 }
@@ -175,7 +212,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn msg(seq: u64) -> Record {
-        Record::Msg { writer: "w".into(), seq, ts: 1.0, id: format!("m-w-{seq}"), message: Message::text(Role::User, "你好 world"), task: None }
+        Record::Msg { writer: "w".into(), seq, lc: seq, ts: 1.0, id: format!("m-w-{seq}"), message: Message::text(Role::User, "你好 world"), task: None }
     }
 
     #[test]

@@ -9,14 +9,14 @@
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::options::{core_options, read, search_options, split_hooks, JsForget, JsOptions, Small, CONTEXT_OPTIONS};
+use super::options::{core_options, read, search_options, split_hooks, JsOptions, Small, CONTEXT_OPTIONS};
 use super::driver::{spawn, Driver, Inner};
 use super::embedder::Embedder;
 use super::storage::Storage;
 use super::summarizer::Summarizer;
 use super::{from_js, js_error, ranks, to_js, to_json};
 use crate::context::ContextRequest;
-use crate::controller::{Added, Controller, ForgetTarget, Forgotten};
+use crate::controller::{Added, Controller, ForgetTarget};
 use crate::error::MemoryError;
 use crate::models::Tokenizer;
 use crate::tokens::estimate::Family;
@@ -99,6 +99,22 @@ impl MemoryController {
         }
     }
 
+    /// `add`, or with `replacing` `replace`: one queued job for both.
+    fn add_in_place_of(&self, replacing: Option<String>, message: &JsValue, options: &JsValue) -> Async {
+        let (d, now) = (self.driver.clone(), self.now());
+        let json = to_json(message, "message");
+        let task_id = Small::read(options, &["taskId"]).and_then(|o| o.string("taskId"));
+        self.enqueue(async move {
+            let message = crate::message::Message::parse_json(&json?).map_err(js_error)?;
+            let (forgotten, (id, tokens)) = match replacing {
+                Some(old) => d.path.replace(&old, message, task_id?, now).await.map(|(f, added)| (Some(f), added))?,
+                None => (None, d.path.add(message, task_id?, now).await?),
+            };
+            let compaction = d.after_change(now).await;
+            to_js(&Added { id, tokens, compaction, forgotten })
+        })
+    }
+
     fn enqueue<F: std::future::Future<Output = Result<JsValue, JsValue>> + 'static>(&self, job: F) -> Async {
         Ok(self.driver.enqueue(Box::pin(job)))
     }
@@ -116,17 +132,7 @@ impl MemoryController {
         #[wasm_bindgen(unchecked_param_type = "ChatMessage")] message: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "{ taskId?: string }")] options: JsValue,
     ) -> Async {
-        let (d, now) = (self.driver.clone(), self.now());
-        let json = to_json(&message, "message");
-        let task_id = Small::read(&options, &["taskId"]).and_then(|o| o.string("taskId"));
-        self.enqueue(async move {
-            let message = crate::message::Message::parse_json(&json?).map_err(js_error)?;
-            let prepared = d.inner.borrow().prepare_add_in_task(message, task_id?, now).map_err(js_error)?;
-            d.save(&prepared.write).await?;
-            let (id, tokens) = d.inner.borrow_mut().commit_add(prepared);
-            let compaction = d.after_change(now).await;
-            to_js(&Added { id, tokens, compaction })
-        })
+        self.add_in_place_of(None, &message, &options)
     }
 
     /// Every message ever added, in order, with id, timestamp and place.
@@ -187,11 +193,7 @@ impl MemoryController {
         let (d, now) = (self.driver.clone(), self.now());
         let parsed = from_js::<crate::semantic::RememberInput>(&input, "remember");
         self.enqueue(async move {
-            let prepared = d.inner.borrow().prepare_remember(parsed?, now).map_err(js_error)?;
-            for w in &prepared.writes {
-                d.save(w).await?;
-            }
-            let out = d.inner.borrow_mut().commit_remember(prepared);
+            let out = d.path.remember(parsed?, now).await?;
             d.after_change(now).await;
             to_js(&out)
         })
@@ -227,9 +229,7 @@ impl MemoryController {
         let (d, now) = (self.driver.clone(), self.now());
         let raw = from_js::<serde_json::Value>(&procedures, "procedures");
         self.enqueue(async move {
-            let prepared = d.inner.borrow().prepare_procedures(raw?, now).map_err(js_error)?;
-            d.save(&prepared.write).await?;
-            d.inner.borrow_mut().commit_procedures(prepared);
+            d.path.set_procedures(raw?, now).await?;
             Ok(JsValue::UNDEFINED)
         })
     }
@@ -266,9 +266,7 @@ impl MemoryController {
         self.enqueue(async move {
             let reported = parsed?;
             let model = option_model?.or(reported.model).unwrap_or_else(|| d.inner.borrow().options().model.clone());
-            let prepared = d.inner.borrow().prepare_usage(&model, &reported.usage, now).map_err(js_error)?;
-            d.save(&prepared.write).await?;
-            let usd = d.inner.borrow_mut().commit_usage(prepared);
+            let usd = d.path.record_usage(&model, &reported.usage, "chat", now).await?;
             d.after_change(now).await;
             Ok(usd.map_or(JsValue::NULL, JsValue::from_f64))
         })
@@ -282,39 +280,29 @@ impl MemoryController {
     #[wasm_bindgen(unchecked_return_type = "Promise<ForgetResult>")]
     pub fn forget(&self, #[wasm_bindgen(unchecked_param_type = "string | { id: string } | { key: string } | { from: number; to: number } | { namespace: true }")] target: JsValue) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
-        let (inner, storage) = (d.inner.clone(), d.storage.clone());
-        let parsed = from_js::<serde_json::Value>(&target, "forget").and_then(|v| JsForget::parse(&v).map_err(js_error));
-        self.enqueue(async move {
-            let target = match parsed? {
-                JsForget::Id(id) if !inner.borrow().has_message(&id) => ForgetTarget::Fact(id),
-                JsForget::Id(id) | JsForget::Message { id } => ForgetTarget::Message(id),
-                JsForget::Fact { key } => ForgetTarget::Fact(key),
-                JsForget::Range { from, to } => ForgetTarget::Range { from, to },
-                JsForget::Namespace { namespace: true } => {
-                    if let Some(s) = &storage {
-                        s.remove_range(&inner.borrow().storage_prefix()).await?;
-                    }
-                    let messages = inner.borrow().history().len();
-                    inner.borrow_mut().reset();
-                    return to_js(&Forgotten { messages, ..Forgotten::default() });
-                }
-                JsForget::Namespace { namespace: false } => return Err(js_error(MemoryError::input("forget.namespace", "expected true"))),
-            };
-            let p = inner.borrow().prepare_forget(&target, now).map_err(js_error)?;
-            d.save(&p.tombstone).await?;
-            d.save(&p.pack).await?;
-            let remove = p.remove.clone();
-            let mut outcome = inner.borrow_mut().commit_forget(p);
-            if let Some(s) = &storage {
-                for key in remove {
-                    if s.remove(&key).await.is_err() {
-                        inner.borrow_mut().retry_removal(key);
-                        outcome.pending_removals += 1;
-                    }
-                }
-            }
-            to_js(&outcome)
-        })
+        let parsed = from_js::<serde_json::Value>(&target, "forget").and_then(|v| ForgetTarget::from_json(&v).map_err(js_error));
+        self.enqueue(async move { to_js(&d.path.forget(&parsed?, now).await?) })
+    }
+
+    /// Drops every message after `id` (a chat UI's regenerate), and what was
+    /// derived from them, as `forget` does.
+    #[wasm_bindgen(js_name = truncateAfter, unchecked_return_type = "Promise<ForgetResult>")]
+    pub fn truncate_after(&self, id: String) -> Async {
+        let (d, now) = (self.driver.clone(), self.now());
+        self.enqueue(async move { to_js(&d.path.forget(&ForgetTarget::Tail { from: id, inclusive: false }, now).await?) })
+    }
+
+    /// Replaces the message `id` and everything after it with `message` (a
+    /// chat UI's edit), in one change, and resolves like `add` with
+    /// `forgotten`: what was removed, as `forget` reports it.
+    #[wasm_bindgen(unchecked_return_type = "Promise<AddResult>")]
+    pub fn replace(
+        &self,
+        id: String,
+        #[wasm_bindgen(unchecked_param_type = "ChatMessage")] message: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ taskId?: string }")] options: JsValue,
+    ) -> Async {
+        self.add_in_place_of(Some(id), &message, &options)
     }
 
     /// Resolves when every call made before it, and the background

@@ -16,9 +16,9 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use super::embedder::{EmbedFailure, Embedder};
 use super::storage::Storage;
 use super::summarizer::Summarizer;
-use crate::controller::{CompactionEvent, CompactionJob, Controller};
+use crate::controller::{CompactionEvent, Controller};
 use crate::cost::Usage;
-use crate::store::Write;
+use crate::write_path::{Store, WritePath};
 
 pub type Inner = Rc<RefCell<Controller>>;
 
@@ -36,10 +36,37 @@ pub fn spawn(job: Job) -> Promise {
 const EMBED_BATCH: usize = 64;
 const EMBED_BATCHES: usize = 8;
 
+/// The JS adapter as the write path's store; without one nothing is kept.
+impl Store for Option<Storage> {
+    type Error = JsValue;
+    async fn save(&self, key: &[String], bytes: &[u8]) -> Result<(), JsValue> {
+        match self {
+            Some(s) => s.save(key, bytes).await,
+            None => Ok(()),
+        }
+    }
+    async fn remove(&self, key: &[String]) -> Result<(), JsValue> {
+        match self {
+            Some(s) => s.remove(key).await,
+            None => Ok(()),
+        }
+    }
+    async fn remove_range(&self, prefix: &[String]) -> Result<(), JsValue> {
+        match self {
+            Some(s) => s.remove_range(prefix).await,
+            None => Ok(()),
+        }
+    }
+    fn persists(&self) -> bool {
+        self.is_some()
+    }
+}
+
 #[derive(Clone)]
 pub struct Driver {
+    /// The controller and the adapter: every change goes through it.
+    pub path: WritePath<Option<Storage>>,
     pub inner: Inner,
-    pub storage: Option<Storage>,
     pub embedder: Option<Embedder>,
     pub summarizer: Option<Summarizer>,
     /// The last queued change; the next one starts when it settles.
@@ -51,9 +78,10 @@ pub struct Driver {
 
 impl Driver {
     pub fn new(inner: Controller, storage: Option<Storage>, embedder: Option<Embedder>, summarizer: Option<Summarizer>) -> Driver {
+        let path = WritePath::new(inner, storage);
         Driver {
-            inner: Rc::new(RefCell::new(inner)),
-            storage,
+            inner: path.controller.clone(),
+            path,
             embedder,
             summarizer,
             tail: Rc::new(RefCell::new(Promise::resolve(&JsValue::UNDEFINED))),
@@ -90,51 +118,21 @@ impl Driver {
         }
     }
 
-    /// Saves one write if there is storage; without storage there is nothing to wait for.
-    pub async fn save(&self, w: &Write) -> Result<(), JsValue> {
-        match &self.storage {
-            Some(s) => s.save(&w.key, &w.bytes).await,
-            None => Ok(()),
-        }
-    }
-
-    async fn save_all(&self, writes: &[Write]) -> Result<(), JsValue> {
-        for w in writes {
-            self.save(w).await?;
-        }
-        Ok(())
-    }
-
     /// After a committed change: compaction (offline at once, or a summary
     /// in the background), then folding. Failures here lose nothing (the
     /// change is saved) and are retried after the next change.
     pub async fn after_change(&self, now: f64) -> Option<CompactionEvent> {
-        let mut event = None;
-        if self.summarizer.is_some() {
-            self.start_summary(now);
-        } else {
-            let job = self.inner.borrow_mut().begin_compaction();
-            if let Some(job) = job {
-                event = self.finish(job, None, now).await;
-            }
+        if self.summarizer.is_none() {
+            return self.path.settle(now).await.0;
         }
-        self.fold().await;
-        event
-    }
-
-    async fn finish(&self, job: CompactionJob, answer: Option<&str>, now: f64) -> Option<CompactionEvent> {
-        let p = self.inner.borrow().finish_compaction(job, answer, now)?;
-        match self.save_all(&p.writes).await {
-            Ok(()) => Some(self.inner.borrow_mut().commit_compaction(p)),
-            Err(_) => {
-                self.inner.borrow_mut().abort_compaction(p);
-                None
-            }
-        }
+        self.start_summary(now);
+        let _ = self.path.fold().await;
+        None
     }
 
     /// Starts one background compaction if one is due and none is running.
     fn start_summary(&self, now: f64) {
+        let Some(summarizer) = self.summarizer.clone() else { return };
         if self.compacting.get() {
             return;
         }
@@ -142,52 +140,26 @@ impl Driver {
         self.compacting.set(true);
         let this = self.clone();
         let task = spawn(Box::pin(async move {
-            let summarizer = this.summarizer.clone().expect("checked by the caller");
             let answer = summarizer.summarize(&job.request).await;
             let driver = this.clone();
             let commit = this.enqueue(Box::pin(async move {
                 if let Some((model, prompt, completion)) = &answer.usage {
-                    driver.charge(model, *prompt, *completion, "summarizer", now).await;
+                    let usage = Usage { prompt_tokens: *prompt, completion_tokens: *completion, ..Usage::default() };
+                    // An unknown model or a failed save leaves the summary uncharged, never unsaved.
+                    let _ = driver.path.record_usage(model, &usage, "summarizer", now).await;
                 }
-                driver.finish(job, answer.text.as_deref(), now).await;
+                // A failed save leaves the range in the window for the next round.
+                let _ = driver.path.compact(job, answer.text.as_deref(), now).await;
                 driver.compacting.set(false);
                 *driver.background.borrow_mut() = None;
                 // Messages added meanwhile may call for another round.
                 driver.start_summary(now);
-                driver.fold().await;
+                let _ = driver.path.fold().await;
                 Ok(JsValue::UNDEFINED)
             }));
             JsFuture::from(commit).await
         }));
         *self.background.borrow_mut() = Some(task);
-    }
-
-    /// Charges a hook's reported usage at its model's price; an unknown model is not charged.
-    pub async fn charge(&self, model: &str, prompt: u64, completion: u64, purpose: &str, now: f64) {
-        let usage = Usage { prompt_tokens: prompt, completion_tokens: completion, ..Usage::default() };
-        let prepared = self.inner.borrow().prepare_usage_for(model, &usage, purpose, now);
-        if let Ok(p) = prepared {
-            if self.save(&p.write).await.is_ok() {
-                self.inner.borrow_mut().commit_usage(p);
-            }
-        }
-    }
-
-    async fn fold(&self) {
-        // Without storage there is nothing to fold, and building a pack of
-        // every record on each change would make adds O(n).
-        let Some(s) = &self.storage else { return };
-        let pack = self.inner.borrow().prepare_pack();
-        if let Some(p) = pack {
-            if s.save(&p.write.key, &p.write.bytes).await.is_ok() {
-                let (remove, new_key) = (p.remove.clone(), p.write.key.clone());
-                self.inner.borrow_mut().commit_pack(p);
-                for key in remove.iter().filter(|k| **k != new_key) {
-                    // A key left behind holds duplicates of packed records; loading ignores them.
-                    let _ = s.remove(key).await;
-                }
-            }
-        }
     }
 
     /// Embeds items that have no vector yet (saved as records), then the query.
@@ -201,11 +173,9 @@ impl Driver {
             }
             let (ids, texts): (Vec<String>, Vec<String>) = pending.into_iter().unzip();
             let vectors = embedder.embed(&texts, false).await?;
-            let prepared = self.inner.borrow().prepare_embeddings(ids, vectors).map_err(fail)?;
-            if self.save_all(&prepared.writes).await.is_err() {
+            if self.path.store_embeddings(ids, vectors).await.map_err(fail)?.is_err() {
                 break; // vectors not stored are not used: memory stays as storage has it
             }
-            self.inner.borrow_mut().commit_embeddings(prepared);
         }
         let mut v = embedder.embed(&[query.to_string()], true).await?;
         let q = v.pop().ok_or_else(|| EmbedFailure { code: "EMBEDDER_INVALID".into(), message: "no vector for the query".into() })?;

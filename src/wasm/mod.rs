@@ -35,6 +35,13 @@ pub(crate) fn js_error(e: MemoryError) -> JsValue {
     err.into()
 }
 
+/// The write path's own refusals reach JS as `MemoryError`s.
+impl From<MemoryError> for JsValue {
+    fn from(e: MemoryError) -> JsValue {
+        js_error(e)
+    }
+}
+
 /// JSON text of a JS value, or INVALID_INPUT naming `what`.
 pub(crate) fn to_json(value: &JsValue, what: &str) -> Result<String, JsValue> {
     if value.is_undefined() {

@@ -128,38 +128,6 @@ pub fn search_options(value: &JsValue) -> Result<crate::controller::SearchOption
     Ok(crate::controller::SearchOptions { k: o.size("k")?, kinds: strings("kinds")?, tags: strings("tags")?, from: o.number("from")?, to: o.number("to")? })
 }
 
-/// What `forget` was given: a message id, `{ id }`, `{ key }`, `{ from, to }`
-/// or `{ namespace: true }`. Read by hand from a JSON value: an untagged
-/// serde enum would cost several KB of wasm for five shapes.
-pub enum JsForget {
-    Id(String),
-    Message { id: String },
-    Range { from: f64, to: f64 },
-    Namespace { namespace: bool },
-    Fact { key: String },
-}
-
-impl JsForget {
-    pub fn parse(v: &Value) -> Result<JsForget, crate::error::MemoryError> {
-        let bad = || crate::error::MemoryError::input("forget", "expected an id, { id }, { key }, { from, to } or { namespace: true }");
-        if let Some(s) = v.as_str() {
-            return Ok(JsForget::Id(s.to_string()));
-        }
-        let o = v.as_object().ok_or_else(bad)?;
-        let keys: Vec<&str> = o.keys().map(String::as_str).collect();
-        let text = |k: &str| o.get(k).and_then(Value::as_str).map(String::from).ok_or_else(bad);
-        let num = |k: &str| o.get(k).and_then(Value::as_f64).ok_or_else(bad);
-        match keys.as_slice() {
-            ["id"] => Ok(JsForget::Message { id: text("id")? }),
-            ["key"] => Ok(JsForget::Fact { key: text("key")? }),
-            ["namespace"] => Ok(JsForget::Namespace { namespace: o["namespace"].as_bool().ok_or_else(bad)? }),
-            ["from", "to"] | ["to", "from"] => Ok(JsForget::Range { from: num("from")?, to: num("to")? }),
-            _ => Err(bad()),
-        }
-    }
-}
-
-
 /// Reads an optional options object of type `T` (undefined/null → default).
 pub fn read<T: serde::de::DeserializeOwned + Default>(value: &JsValue, what: &str) -> Result<T, JsValue> {
     if value.is_undefined() || value.is_null() {

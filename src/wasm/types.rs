@@ -226,6 +226,8 @@ export interface AddResult {
   id: string;
   tokens: number;
   compaction?: CompactionEvent;
+  /** Set by `replace`: what it removed to make room for the message. */
+  forgotten?: ForgetResult;
 }
 export interface HistoryItem {
   id: string;
@@ -332,16 +334,14 @@ export interface Stats {
   /** Model ids the table does not know: counted with the estimator, cost null. */
   unknownModels: string[];
 }
-/** Every error the package throws or rejects with. */
-export interface MemoryError extends Error {
-  name: "MemoryError";
-  code:
+/** The `code` of every error the package throws or rejects with (`MemoryError`, from the entry). */
+export type MemoryErrorCode =
     | "INVALID_INPUT" | "INVALID_ROLE" | "INVALID_CONTENT" | "LONE_SURROGATE"
     | "TOOL_RESULT_WITHOUT_CALL" | "UNKNOWN_MODEL" | "UNKNOWN_ENCODING"
     | "INVALID_TOKENIZER_DATA" | "TOKENIZER_LOAD" | "CONTEXT_OVERFLOW"
     | "BUDGET_EXHAUSTED" | "FORMAT_TOO_NEW" | "CORRUPT_DATA" | "STORAGE_ERROR"
     | "STORAGE_QUOTA" | "STORAGE_KEY_TOO_LONG" | "INVALID_VECTOR" | "DIMENSION_MISMATCH"
     | "INVALID_TOOL_SCHEMA" | "EMBEDDER_HTTP" | "EMBEDDER_TIMEOUT" | "EMBEDDER_INVALID"
-    | "SUMMARIZER_HTTP" | "SUMMARIZER_TIMEOUT" | "SUMMARIZER_INVALID" | "CLOSED";
-}
+    | "SUMMARIZER_HTTP" | "SUMMARIZER_TIMEOUT" | "SUMMARIZER_INVALID" | "CLOSED"
+    | "WASM_LOAD" | "NOT_READY";
 "#;

@@ -161,3 +161,27 @@ test("a clock that returns a non-finite time is refused by every write alike, an
   assert.deepEqual(await memory.facts(), []);
   assert.equal(memory.stats().cost.byModel.length, 0);
 });
+
+test("MemoryError is a runtime class: instanceof and isMemoryError hold for the wasm's, the adapters' and the hooks' errors, and only for them", async () => {
+  const { MemoryError, isMemoryError, memoryStorage, openAICompatibleEmbedder } = await import("../../dist/node.js");
+  const caught = async (p) => p.then(() => assert.fail("expected a rejection"), (e) => e);
+  const fromWasm = await caught(MemoryController.create({ model: 42 }));
+  const fromAdapter = await caught(memoryStorage().save("not a key", new Uint8Array()));
+  const fromHook = await caught(openAICompatibleEmbedder({ baseURL: "http://127.0.0.1:9", apiKey: "k", model: "m", timeoutMs: 50 })(["x"]));
+  for (const e of [fromWasm, fromAdapter, fromHook]) {
+    assert.ok(e instanceof MemoryError, `${e?.code}: instanceof MemoryError`);
+    assert.ok(e instanceof Error);
+    assert.ok(isMemoryError(e));
+  }
+  assert.deepEqual([fromWasm.code, fromAdapter.code], ["INVALID_INPUT", "INVALID_INPUT"]);
+  assert.match(fromHook.code, /^EMBEDDER_(HTTP|TIMEOUT)$/);
+  const made = new MemoryError("CLOSED", "closed", { cause: fromWasm });
+  assert.deepEqual([made.name, made.code, made.message, made.cause], ["MemoryError", "CLOSED", "closed", fromWasm]);
+  // Another realm's error of the same shape is one too; other errors are not.
+  const { runInNewContext } = await import("node:vm");
+  assert.ok(runInNewContext(`Object.assign(new Error("x"), { name: "MemoryError", code: "CLOSED" })`) instanceof MemoryError);
+  for (const other of [new Error("x"), new TypeError("x"), { name: "MemoryError" }, { name: "MemoryError", code: 1 }, null, undefined, "MemoryError"]) {
+    assert.equal(other instanceof MemoryError, false);
+    assert.equal(isMemoryError(other), false);
+  }
+});

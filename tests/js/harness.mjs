@@ -54,6 +54,29 @@ export function watchErrors(page, errors = []) {
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
+ * Serves the repository, opens `path` in headless Chromium and waits up to
+ * `timeout` ms for the page's `window.result`; `check(result, page)` runs
+ * while the page is open. Asserts the page logged no errors, then closes
+ * everything.
+ */
+export async function withPageResult(path, timeout, check) {
+  const server = await serveStatic(root);
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`http://127.0.0.1:${server.address().port}${path}`);
+    const result = await page.waitForFunction(() => window.result, null, { timeout }).then((h) => h.jsonValue());
+    if (result.error !== undefined) throw new Error(`the page failed: ${result.error}`);
+    await check(result, page);
+    if (errors.length) throw new Error(`the page logged errors: ${errors.join("\n")}`);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+/**
  * Bundles the Worker in `example` as a user deploys it: copied to
  * `dir/app`, its node_modules holding `links` (name → path, as npm links a
  * `file:` dependency or installs a package), then `wrangler deploy

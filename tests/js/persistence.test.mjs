@@ -191,3 +191,32 @@ test("forget removes the content from every stored byte, with the summaries that
   assert.equal((await reloaded.history()).length, 0);
   assert.equal((await storage.loadRange(["u2"])).length, 1);
 });
+
+test("regenerate and edit: truncateAfter drops the reply, replace swaps a message and its tail in one change; a reload agrees", async () => {
+  const storage = memoryStorage();
+  let now = 1_000;
+  const options = { namespace: "chat", model: "gpt-4o", workingMemory: { maxTokens: 200 }, storage, clock: () => (now += 1000) };
+  const memory = await MemoryController.create(options);
+  const ids = [];
+  for (let i = 0; i < 30; i++) ids.push((await memory.add({ role: i % 2 ? "assistant" : "user", content: i === 25 ? "my locker code is OSPREY-4412" : `turn ${i}: 我们去成都吃火锅` })).id);
+  assert.ok((await memory.episodes()).length > 0, "compacted");
+  // Regenerate: the last reply goes, the question stays.
+  assert.equal((await memory.truncateAfter(ids[28])).messages, 1);
+  assert.equal((await memory.history()).at(-1).id, ids[28]);
+  // Edit turn 24: it and everything after are replaced by the new message.
+  const edited = await memory.replace(ids[24], { role: "user", content: "edited: 火锅要提前预约吗？" });
+  assert.equal(edited.forgotten.messages, 5);
+  assert.equal(edited.tokens, memory.countMessages([{ role: "user", content: "edited: 火锅要提前预约吗？" }]) - 3);
+  const history = await memory.history();
+  assert.deepEqual(history.slice(-2).map((h) => h.message.content), ["turn 23: 我们去成都吃火锅", "edited: 火锅要提前预约吗？"]);
+  const stored = (await storage.loadRange([])).map((e) => new TextDecoder().decode(e.data)).join("\n");
+  assert.ok(!stored.includes("OSPREY-4412"), "the replaced tail left storage");
+  // Bad input changes nothing.
+  await assert.rejects(memory.replace("m-nobody-1", { role: "user", content: "x" }), { code: "INVALID_INPUT" });
+  await assert.rejects(memory.replace(ids[10], { role: "tool", tool_call_id: "none", content: "x" }), { code: "TOOL_RESULT_WITHOUT_CALL" });
+  await assert.rejects(memory.truncateAfter("m-nobody-1"), { code: "INVALID_INPUT" });
+  assert.deepEqual(await memory.history(), history);
+  const again = await MemoryController.create(options);
+  assert.deepEqual(await again.history(), history);
+  assert.deepEqual(await again.episodes(), await memory.episodes());
+});

@@ -7,24 +7,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
-import { launchChromium, WORKERD_MODULE_RULES, serveStatic, watchErrors } from "./harness.mjs";
+import { WORKERD_MODULE_RULES, withPageResult } from "./harness.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const sample = "Hello, 世界! 我们明天去成都吃火锅 🌶️. const x = {\"a\": [1, 2, 3]}; <|endoftext|>";
 const want = encode(sample, { disallowedSpecial: new Set() }).length;
 
 
-test("headless Chromium: import, create, count, build a context", async () => {
-  const server = await serveStatic(root);
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage();
-    const errors = [];
-    watchErrors(page, errors);
-    const url = `http://127.0.0.1:${server.address().port}/tests/js/browser/index.html?text=${encodeURIComponent(sample)}`;
-    await page.goto(url);
-    const result = await page.waitForFunction(() => window.result, null, { timeout: 30_000 }).then((h) => h.jsonValue());
-    assert.equal(result.error, undefined, result.error);
+test("headless Chromium: import, create, count, build a context", () =>
+  withPageResult(`/tests/js/browser/index.html?text=${encodeURIComponent(sample)}`, 30_000, async (result, page) => {
     assert.equal(result.count, want);
     assert.ok(result.contextTokens <= 200 && result.contextTokens === result.recount);
     assert.deepEqual(Object.keys(result.reload), ["indexedDB", "localStorage"]);
@@ -35,12 +26,7 @@ test("headless Chromium: import, create, count, build a context", async () => {
     }
     await mkdir(join(root, "test-artifacts"), { recursive: true });
     await page.screenshot({ path: join(root, "test-artifacts", "browser-smoke.png") });
-    assert.deepEqual(errors, []);
-  } finally {
-    await browser.close();
-    server.close();
-  }
-});
+  }));
 
 test("workerd (miniflare): import, create, count, build a context", async () => {
   const mf = new Miniflare({

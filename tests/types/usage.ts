@@ -1,7 +1,7 @@
 // Compiled with `tsc --noEmit` by tests/js/types.test.mjs against the
 // generated declarations: the public API must stay typed, not `any`.
-import { MemoryController, wasmMemoryBytes } from "agent-memory";
-import type { ChatMessage, Context, MemoryError, Stats } from "agent-memory";
+import { MemoryController, MemoryError, isMemoryError, wasmMemoryBytes } from "agent-memory";
+import type { ChatMessage, Context, MemoryErrorCode, Stats } from "agent-memory";
 
 async function main(): Promise<void> {
   const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 4000 }, clock: () => Date.now() });
@@ -33,8 +33,16 @@ async function main(): Promise<void> {
   try {
     await memory.add({ role: "tool", tool_call_id: "x", content: "y" });
   } catch (e) {
-    const code: MemoryError["code"] = (e as MemoryError).code;
-    console.log(code, wrong);
+    // Narrowed without a cast, by the class or by the guard.
+    if (e instanceof MemoryError) {
+      const code: MemoryErrorCode = e.code;
+      console.log(code, wrong);
+    }
+    if (isMemoryError(e)) {
+      // @ts-expect-error: the code is one of the documented ones
+      const other: "NO_SUCH_CODE" = e.code;
+      console.log(other);
+    }
   }
 }
 void main;

@@ -1,0 +1,233 @@
+//! The write path: every change as prepare → save → commit, written once and
+//! driven by every host: the wasm layer with the JS storage adapter, the
+//! native [`crate::durable::Durable`] with synchronous storage. The seeded
+//! fault and crash tests of either host therefore test the sequence the
+//! other ships.
+//!
+//! This is the one async part of the core. It awaits only the host's
+//! [`Store`]; it never holds a `RefCell` borrow across an `await`, so the
+//! wasm host may run other calls' reads while a save is pending.
+//!
+//! Durability contract: a change resolves once its records are saved; if a
+//! save fails the change fails and memory is as storage has it, so a retry
+//! prepares the same change again. Compaction and folding follow a change;
+//! their failures are not the caller's (the change is saved): memory stays
+//! as storage has it and the step is retried after a later change.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::controller::{CompactionEvent, CompactionJob, Controller, ForgetTarget, Forgotten};
+use crate::cost::Usage;
+use crate::error::MemoryError;
+use crate::message::Message;
+use crate::controller::Remembered;
+use crate::semantic::RememberInput;
+use crate::store::Write;
+
+/// The host's storage, as the write path needs it. Keys are opaque segment
+/// lists; a prefix matches whole segments.
+///
+/// `Error` is the host's error value; the write path's own refusals (bad
+/// input, a closed controller) become one through `From<MemoryError>`.
+#[allow(async_fn_in_trait)] // one host per build, single-threaded: no Send bound wanted
+pub trait Store {
+    type Error: From<MemoryError>;
+    /// # Errors
+    /// The host's; the key then holds its old value or the new one.
+    async fn save(&self, key: &[String], bytes: &[u8]) -> Result<(), Self::Error>;
+    /// # Errors
+    /// The host's.
+    async fn remove(&self, key: &[String]) -> Result<(), Self::Error>;
+    /// # Errors
+    /// The host's.
+    async fn remove_range(&self, prefix: &[String]) -> Result<(), Self::Error>;
+    /// False for a host that keeps nothing: then nothing is folded, since a
+    /// pack of every record after each change would make adds O(n).
+    fn persists(&self) -> bool {
+        true
+    }
+}
+
+/// A controller and the store its changes go to.
+#[derive(Clone)]
+pub struct WritePath<S> {
+    pub controller: Rc<RefCell<Controller>>,
+    pub store: S,
+}
+
+impl<S: Store> WritePath<S> {
+    pub fn new(controller: Controller, store: S) -> WritePath<S> {
+        WritePath { controller: Rc::new(RefCell::new(controller)), store }
+    }
+
+    async fn save(&self, w: &Write) -> Result<(), S::Error> {
+        self.store.save(&w.key, &w.bytes).await
+    }
+
+    async fn save_all(&self, writes: &[Write]) -> Result<(), S::Error> {
+        for w in writes {
+            self.save(w).await?;
+        }
+        Ok(())
+    }
+
+    /// Stores one message; resolves to its id and tokens once saved.
+    ///
+    /// # Errors
+    /// Those of [`Controller::prepare_add_in_task`]; the store's (nothing changed).
+    pub async fn add(&self, message: Message, task: Option<String>, now: f64) -> Result<(String, usize), S::Error> {
+        let p = self.controller.borrow().prepare_add_in_task(message, task, now)?;
+        self.save(&p.write).await?;
+        Ok(self.controller.borrow_mut().commit_add(p))
+    }
+
+    /// Charges one call's usage (`purpose`: "chat", "summarizer", …); its cost in USD, if the model's price is known.
+    ///
+    /// # Errors
+    /// Those of [`Controller::prepare_usage_for`]; the store's (nothing changed).
+    pub async fn record_usage(&self, model: &str, usage: &Usage, purpose: &str, now: f64) -> Result<Option<f64>, S::Error> {
+        let p = self.controller.borrow().prepare_usage_for(model, usage, purpose, now)?;
+        self.save(&p.write).await?;
+        Ok(self.controller.borrow_mut().commit_usage(p))
+    }
+
+    /// # Errors
+    /// Those of [`Controller::prepare_remember`]; the store's (nothing changed).
+    pub async fn remember(&self, input: RememberInput, now: f64) -> Result<Remembered, S::Error> {
+        let p = self.controller.borrow().prepare_remember(input, now)?;
+        self.save_all(&p.writes).await?;
+        Ok(self.controller.borrow_mut().commit_remember(p))
+    }
+
+    /// # Errors
+    /// Those of [`Controller::prepare_procedures`]; the store's (nothing changed).
+    pub async fn set_procedures(&self, raw: serde_json::Value, now: f64) -> Result<(), S::Error> {
+        let p = self.controller.borrow().prepare_procedures(raw, now)?;
+        self.save(&p.write).await?;
+        self.controller.borrow_mut().commit_procedures(p);
+        Ok(())
+    }
+
+    /// Forgets: the tombstone, then the pack of what remains, are saved
+    /// before memory changes; the old keys are removed last. A key that
+    /// could not be removed is counted in `pending_removals` and retried by
+    /// the next fold. The whole namespace: its prefix is removed first, then
+    /// memory is reset.
+    ///
+    /// # Errors
+    /// Those of [`Controller::prepare_forget`]; the store's (nothing changed).
+    pub async fn forget(&self, target: &ForgetTarget, now: f64) -> Result<Forgotten, S::Error> {
+        if *target == ForgetTarget::Namespace {
+            self.controller.borrow().open()?;
+            let prefix = self.controller.borrow().storage_prefix();
+            self.store.remove_range(&prefix).await?;
+            let messages = self.controller.borrow().history().len();
+            self.controller.borrow_mut().reset();
+            return Ok(Forgotten { messages, ..Forgotten::default() });
+        }
+        let p = self.controller.borrow().prepare_forget(target, now)?;
+        self.apply_forget(p).await
+    }
+
+    /// Replaces the message `id` and everything after it with `message`
+    /// (a chat UI's edit; regenerate is `forget(Tail)`), in one change:
+    /// resolves to what was forgotten and the new message's id and tokens.
+    ///
+    /// # Errors
+    /// Those of [`Controller::prepare_replace`]; the store's (nothing changed).
+    pub async fn replace(&self, id: &str, message: Message, task: Option<String>, now: f64) -> Result<(Forgotten, (String, usize)), S::Error> {
+        let p = self.controller.borrow().prepare_replace(id, message, task, now)?;
+        let added = p.added.clone().ok_or_else(|| MemoryError::input("replace", "nothing was added"))?;
+        Ok((self.apply_forget(p).await?, added))
+    }
+
+    /// Saves a prepared forget (tombstone, then pack), commits it, then
+    /// removes the old keys; a key not removed is retried by the next fold.
+    async fn apply_forget(&self, p: crate::controller::PreparedForget) -> Result<Forgotten, S::Error> {
+        self.save(&p.tombstone).await?;
+        self.save(&p.pack).await?;
+        let remove = p.remove.clone();
+        let mut outcome = self.controller.borrow_mut().commit_forget(p);
+        for key in remove {
+            if self.store.remove(&key).await.is_err() {
+                self.controller.borrow_mut().retry_removal(key);
+                outcome.pending_removals += 1;
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// Stores vectors for items that had none; unstored vectors are not
+    /// used. Two outcomes apart: vectors that do not fit are the embedder's
+    /// fault (the outer error), a failed save is the store's (the inner).
+    ///
+    /// # Errors
+    /// `INVALID_VECTOR`, `DIMENSION_MISMATCH`, `INVALID_INPUT` (see
+    /// [`Controller::check_embeddings`]); inside, the store's (nothing changed).
+    pub async fn store_embeddings(&self, ids: Vec<String>, vectors: Vec<Vec<f32>>) -> Result<Result<(), S::Error>, MemoryError> {
+        let p = self.controller.borrow().prepare_embeddings(ids, vectors)?;
+        if let Err(e) = self.save_all(&p.writes).await {
+            return Ok(Err(e));
+        }
+        self.controller.borrow_mut().commit_embeddings(p);
+        Ok(Ok(()))
+    }
+
+    /// Finishes a compaction with the summarizer's answer (`None`: offline).
+    /// A failed save leaves the range in the window for a later round.
+    ///
+    /// # Errors
+    /// The store's (memory unchanged).
+    pub async fn compact(&self, job: CompactionJob, answer: Option<&str>, now: f64) -> Result<Option<CompactionEvent>, S::Error> {
+        let Some(p) = self.controller.borrow().finish_compaction(job, answer, now) else { return Ok(None) };
+        match self.save_all(&p.writes).await {
+            Ok(()) => Ok(Some(self.controller.borrow_mut().commit_compaction(p))),
+            Err(e) => {
+                self.controller.borrow_mut().abort_compaction(p);
+                Err(e)
+            }
+        }
+    }
+
+    /// Folds the log into one pack when due, then removes the keys it
+    /// replaced. A key left behind holds duplicates of packed records,
+    /// which loading ignores.
+    ///
+    /// # Errors
+    /// The store's: of the pack's save (nothing changed), or of the first removal that failed.
+    pub async fn fold(&self) -> Result<(), S::Error> {
+        if !self.store.persists() {
+            return Ok(());
+        }
+        let Some(p) = self.controller.borrow().prepare_pack() else { return Ok(()) };
+        self.save(&p.write).await?;
+        let (remove, new_key) = (p.remove.clone(), p.write.key.clone());
+        self.controller.borrow_mut().commit_pack(p);
+        let mut first_error = Ok(());
+        for key in remove.iter().filter(|k| **k != new_key) {
+            if let Err(e) = self.store.remove(key).await {
+                first_error = first_error.and(Err(e));
+            }
+        }
+        first_error
+    }
+
+    /// After a committed change, without a summarizer: an offline
+    /// compaction if one is due, then folding. Resolves to the compaction
+    /// and the first background failure; neither loses the change.
+    pub async fn settle(&self, now: f64) -> (Option<CompactionEvent>, Option<S::Error>) {
+        let job = self.controller.borrow_mut().begin_compaction();
+        let (event, mut error) = match job {
+            Some(job) => match self.compact(job, None, now).await {
+                Ok(event) => (event, None),
+                Err(e) => (None, Some(e)),
+            },
+            None => (None, None),
+        };
+        if let Err(e) = self.fold().await {
+            error = error.or(Some(e));
+        }
+        (event, error)
+    }
+}
