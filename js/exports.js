@@ -17,6 +17,7 @@ export { durableObjectStorage } from "./storage-do.js";
 // Built-in hook clients (plain JS over fetch): OpenAI-compatible embeddings and chat summaries.
 export { openAICompatibleEmbedder } from "./embedder.js";
 export { openAICompatibleSummarizer } from "./summarizer.js";
+export { rerankClient } from "./reranker.js";
 
 // Vercel AI SDK ModelMessage ↔ OpenAI chat message mapping (plain JS).
 export { fromModelMessages, toModelMessages } from "./aisdk.js";

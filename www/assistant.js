@@ -36,6 +36,24 @@ const REMEMBER_EN = /^\s*(?:please\s+)?remember(?:\s+that)?\s*[:,]?\s*(.+)$/is;
 const PREFERENCE = /我(?:更|比较|最|一般)?(?:喜欢|偏好|偏爱|倾向于?|习惯|希望)|请(?:总是|尽量|用)|\bI(?:'d| would)? (?:prefer|rather|like|love)\b|\bplease always\b/i;
 const QUESTION = /[?？]\s*$|^\s*(?:what|who|where|when|which|how|why|do|does|did|is|are|can|could)\b|什么|吗[\s。]*$|哪|谁|多少|怎么|几/i;
 const WEATHER = /weather|天气|气温/i;
+// A question about how the user wants things, answered from the pinned
+// preferences block before anything is searched: a preference stated in one
+// language must answer a question asked in the other.
+const ABOUT_PREFERENCES = /\bprefer(?:s|red|ences?)?\b|\bfavou?rites?\b|\b(?:do|did) I (?:like|love|want)\b|偏好|喜欢|习惯|爱好|倾向/i;
+
+/** Words (Latin, 3+ letters) and Han bigrams of `text`, for a rough overlap. */
+function cues(text) {
+  const lower = text.toLowerCase();
+  const han = [...lower.matchAll(/[\u3400-\u9fff]+/g)].flatMap(([run]) => [...run].slice(1).map((c, i) => run[i] + c));
+  return new Set([...(lower.match(/[a-z][a-z0-9+#]{2,}/g) ?? []), ...han]);
+}
+
+/** The preferences that share a cue with `question` (all of them when none does), at most 3. */
+export function preferencesFor(question, preferences) {
+  const asked = cues(question);
+  const shared = preferences.filter((p) => [...cues(p)].some((c) => asked.has(c) && !/^(?:prefer|what|about|did|say|said)$/.test(c)));
+  return (shared.length ? shared : preferences).slice(0, 3);
+}
 
 /**
  * What to store from this user message, if anything: an explicit
@@ -108,6 +126,10 @@ export function offlineTurn({ text, ctx, stored, roleOf }) {
   if (WEATHER.test(text)) {
     const city = cityOf(text, lang);
     return { toolCall: { name: "get_weather", arguments: { city } } };
+  }
+  if (QUESTION.test(text) && ABOUT_PREFERENCES.test(text) && preferences.length) {
+    const prefs = preferencesFor(text, preferences);
+    return { content: zh ? `你告诉过我：${prefs.join("；")}` : `You told me: ${prefs.join("; ")}` };
   }
   if (QUESTION.test(text)) {
     const facts = knowledge.filter((k) => !EARLIER.test(k)).slice(0, 3);

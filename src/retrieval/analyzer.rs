@@ -257,7 +257,7 @@ fn is_apostrophe(c: char) -> bool {
 
 /// Scripts written without spaces between words, where a "word" from the
 /// Latin rules would be a whole clause.
-fn is_unspaced(c: char) -> bool {
+pub(crate) fn is_unspaced(c: char) -> bool {
     matches!(c as u32,
         0x3005 | 0x3007                 // 々 〇
         | 0x3040..=0x30FF               // hiragana, katakana

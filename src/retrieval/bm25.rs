@@ -177,17 +177,8 @@ impl Bm25Index {
         if k == 0 || self.n_docs == 0 {
             return Vec::new();
         }
-        let mut terms: Vec<u32> = Vec::new();
-        analyze(query, |term| {
-            if let Some(&t) = self.vocab.get(term) {
-                terms.push(t);
-            }
-        });
-        // Deduplicate in query order, not by term id: ids depend on the order
-        // terms were first seen, and f32 sums in a different order would make
-        // an updated index and a fresh one break score ties differently.
-        let mut seen = Vec::with_capacity(terms.len());
-        terms.retain(|&t| !seen.contains(&t) && { seen.push(t); true } && self.postings.get(t as usize).is_some_and(|l| !l.is_empty()));
+        let (mut terms, _) = self.query_terms(query);
+        terms.retain(|&t| self.postings.get(t as usize).is_some_and(|l| !l.is_empty()));
         if terms.is_empty() {
             return Vec::new();
         }
@@ -205,6 +196,34 @@ impl Bm25Index {
             }
         }
         top.into_sorted()
+    }
+
+    /// What a document matching every distinct term of `query` once, at
+    /// average length, would score: `Σ idf(t)`, a term the index has never
+    /// seen counting at the highest idf (each time it occurs). `score / query_weight` is the share
+    /// of the query a hit matched, comparable across queries (a relevance
+    /// floor: a hit that matched only a common word of a long query is weak,
+    /// even when it is the best there is).
+    pub fn query_weight(&self, query: &str) -> f32 {
+        let (terms, unseen) = self.query_terms(query);
+        let idf = |df: usize| (1.0 + (self.n_docs as f32 - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
+        terms.iter().map(|&t| idf(self.postings.get(t as usize).map_or(0, Vec::len))).sum::<f32>() + unseen as f32 * idf(0)
+    }
+
+    /// The distinct known terms of `query`, in query order, and the count of
+    /// its terms the index has never seen (repeats included).
+    fn query_terms(&self, query: &str) -> (Vec<u32>, usize) {
+        let mut terms: Vec<u32> = Vec::new();
+        let mut unseen = 0;
+        analyze(query, |term| match self.vocab.get(term) {
+            // Deduplicated in query order, not by term id: ids depend on the
+            // order terms were first seen, and f32 sums in a different order
+            // would make an updated index and a fresh one break ties differently.
+            Some(t) if !terms.contains(t) => terms.push(*t),
+            Some(_) => {}
+            None => unseen += 1,
+        });
+        (terms, unseen)
     }
 
     /// Adds each term's BM25 contribution into `acc[slot]`.

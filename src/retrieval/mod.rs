@@ -37,6 +37,7 @@
 
 mod analyzer;
 mod bm25;
+mod centre;
 mod hash;
 mod hybrid;
 mod kernels;
@@ -45,5 +46,6 @@ mod vector;
 
 pub use analyzer::{analyze, MAX_TERM_BYTES};
 pub use bm25::{Bm25Index, Bm25Params};
+pub use centre::{script_of, Centres};
 pub use hybrid::{hybrid_search, rrf, HybridParams};
 pub use vector::{VectorIndex, VectorMode};

@@ -9,7 +9,7 @@
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::options::{core_options, read, split_hooks, JsOptions, Small, CONTEXT_OPTIONS};
+use super::options::{core_options, read, search_options, split_hooks, JsOptions, Small, CONTEXT_OPTIONS};
 use super::driver::{spawn, Driver, Inner};
 use super::embedder::Embedder;
 use super::storage::Storage;
@@ -239,7 +239,7 @@ impl MemoryController {
     #[wasm_bindgen(unchecked_return_type = "Promise<SearchResult>")]
     pub fn search(&self, query: String, #[wasm_bindgen(unchecked_optional_param_type = "SearchOptions")] options: JsValue) -> Async {
         let d = self.driver.clone();
-        let opts = read::<crate::controller::SearchOptions>(&options, "options");
+        let opts = search_options(&options);
         self.enqueue(async move {
             let opts = opts?;
             let (vector, degraded) = match d.embed_query(&query).await {

@@ -186,12 +186,12 @@ impl Driver {
                 break;
             }
             let (ids, texts): (Vec<String>, Vec<String>) = pending.into_iter().unzip();
-            let vectors = embedder.embed(&texts).await?;
+            let vectors = embedder.embed(&texts, false).await?;
             if self.path.store_embeddings(ids, vectors).await.map_err(fail)?.is_err() {
                 break; // vectors not stored are not used: memory stays as storage has it
             }
         }
-        let mut v = embedder.embed(&[query.to_string()]).await?;
+        let mut v = embedder.embed(&[query.to_string()], true).await?;
         let q = v.pop().ok_or_else(|| EmbedFailure { code: "EMBEDDER_INVALID".into(), message: "no vector for the query".into() })?;
         self.inner.borrow().check_embeddings(&["query".into()], std::slice::from_ref(&q)).map_err(fail)?;
         Ok(Some(q))

@@ -116,12 +116,24 @@ impl Small {
         }
     }
 
+    /// Whether `key` is present and not null.
+    pub fn has(&self, key: &str) -> bool {
+        self.0.get(key).is_some_and(|v| !v.is_null())
+    }
+
     pub fn count(&self, key: &str) -> Result<Option<u64>, JsValue> {
         match self.0.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(v) => v.as_u64().map(Some).ok_or_else(|| self.bad(key, "expected a non-negative whole number")),
         }
     }
+}
+
+/// `search`'s options, read by hand (see [`Small`]).
+pub fn search_options(value: &JsValue) -> Result<crate::controller::SearchOptions, JsValue> {
+    let o = Small::read(value, &["k", "kinds", "tags", "from", "to"])?;
+    let strings = |key| if o.has(key) { o.strings(key).map(Some) } else { Ok(None) };
+    Ok(crate::controller::SearchOptions { k: o.size("k")?, kinds: strings("kinds")?, tags: strings("tags")?, from: o.number("from")?, to: o.number("to")? })
 }
 
 /// Reads an optional options object of type `T` (undefined/null → default).

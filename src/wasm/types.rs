@@ -105,8 +105,19 @@ export interface CreateOptions {
   storage?: import("../storage.js").StorageAdapter;
   /** Fold the log into one pack once it holds this many records. Default 256. */
   foldAfter?: number;
-  /** Turns texts into vectors; with it search is hybrid (BM25 + vectors), without it lexical. */
-  embedder?: (texts: string[]) => Promise<(Float32Array | number[])[]>;
+  /**
+   * Turns texts into vectors; with it search is hybrid (BM25 + vectors), without it lexical.
+   * `kind` says whether the texts are search queries or stored documents (messages, facts,
+   * summaries), for asymmetric models; a function of `texts` alone works as well.
+   */
+  embedder?: (texts: string[], options: { kind: "query" | "document" }) => Promise<(Float32Array | number[])[]>;
+  /**
+   * Reorders `search` results: asked for `k`, search takes 3k (20..100) fused candidates,
+   * this scores their texts (higher is better) and the best `k` are returned. If it throws
+   * or returns other than one number per text, the fused order stands and `degraded` says
+   * why. Runs in JS (the knowledge block and the `recall` tool use the fused order).
+   */
+  reranker?: (query: string, texts: string[]) => Promise<number[]>;
   /**
    * Writes episode summaries, in the background; without it (or when it fails,
    * times out or answers garbage) the offline extractive summary is used.
@@ -182,15 +193,20 @@ export interface SearchHit {
   id: string;
   kind: "fact" | "preference" | "chunk" | "message";
   text: string;
+  /** The reranker's score when the result was reranked, else the fused (or BM25) score. */
   score: number;
+  /** With a reranker: the score before reranking. */
+  fusedScore?: number;
   key?: string;
   messageIds?: string[];
   tags?: string[];
 }
 export type SearchResult = SearchHit[] & {
   mode: "hybrid" | "lexical";
-  /** Set when an embedder exists but failed: the search fell back to lexical. */
+  /** Set when a hook failed: an embedder (search fell back to lexical) or a reranker (the fused order stands). */
   degraded?: { code: string; message: string };
+  /** True when a reranker ordered these hits. */
+  reranked?: boolean;
 };
 /** Behaviour rules (optionally per task) and OpenAI function tools. */
 export interface Procedures {

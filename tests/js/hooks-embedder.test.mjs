@@ -172,9 +172,32 @@ test("tolerated shapes: items without `index` (array order) and base64 vectors",
   expectVectors(await embedder()(input), input);
 });
 
+test("asymmetric models: per kind, input_type (or another field), a model and a prefix; no kind is a document", async () => {
+  const input = ["周末去哪里", "weekend plans"];
+  const e5 = embedder({ inputType: { query: "query", document: "passage" } });
+  await e5(input, { kind: "query" });
+  await e5(input, { kind: "document" });
+  await e5(input);
+  assert.deepEqual(server.requests.map((r) => r.body.input_type), ["query", "passage", "passage"]);
+  assert.deepEqual(server.requests[0].body.input, input, "input_type alone leaves the texts as they are");
+  server.reset();
+  const split = embedder({ queryModel: "m-query", documentModel: "m-doc", queryPrefix: "query: ", documentPrefix: "passage: ", inputType: { query: "search_query", document: "search_document" }, inputTypeField: "task" });
+  const result = await split(input, { kind: "query" });
+  expectVectors(result, input.map((t) => `query: ${t}`));
+  await split(input, { kind: "document" });
+  const [q, d] = server.requests.map((r) => r.body);
+  assert.deepEqual(q, { model: "m-query", input: input.map((t) => `query: ${t}`), encoding_format: "float", task: "search_query" });
+  assert.deepEqual(d, { model: "m-doc", input: input.map((t) => `passage: ${t}`), encoding_format: "float", task: "search_document" });
+  assert.equal(result.usage.model, "fake-embed", "the model the server reports");
+  server.reset();
+  await embedder()(input, { kind: "query" });
+  assert.deepEqual(server.requests[0].body, { model: "text-embedding-3-small", input, encoding_format: "float" }, "a symmetric model gets no extra field");
+  await rejectsWith(embedder()(input, { kind: "passage" }), "INVALID_INPUT");
+});
+
 test("bad options throw INVALID_INPUT at once, without echoing the key", async () => {
   const base = { baseURL: server.baseURL, apiKey: API_KEY, model: "m" };
-  for (const bad of [{ baseURL: "api.openai.com" }, { model: "" }, { batchSize: 0 }, { dimensions: 1.5 }, { timeoutMs: -1 }, { maxRetries: -1 }, { fetch: "no" }, { headers: { "bad name": API_KEY } }, { apiKey: [API_KEY] }]) {
+  for (const bad of [{ baseURL: "api.openai.com" }, { model: "" }, { batchSize: 0 }, { dimensions: 1.5 }, { timeoutMs: -1 }, { maxRetries: -1 }, { fetch: "no" }, { headers: { "bad name": API_KEY } }, { apiKey: [API_KEY] }, { queryModel: "" }, { documentPrefix: 3 }, { inputType: "query" }, { inputType: { query: "q" } }, { inputType: { query: "q", document: "d" }, inputTypeField: "" }]) {
     assert.throws(() => openAICompatibleEmbedder({ ...base, ...bad }), (e) => {
       assert.equal(e.code, "INVALID_INPUT", JSON.stringify(Object.keys(bad)));
       assertNoSecret(e, API_KEY);

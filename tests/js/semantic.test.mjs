@@ -82,6 +82,22 @@ test("with an embedder search is hybrid, each item is embedded once, and failure
   assert.ok(wrong.length > 0);
 });
 
+test("the embedder is told the kind: stored items as documents, the search query as a query; a one-argument hook still works", async () => {
+  const { embed } = bigramEmbedder();
+  const seen = [];
+  const embedder = async (texts, how) => (seen.push([how?.kind, ...texts]), embed(texts));
+  const memory = await MemoryController.create({ model: "gpt-4o", embedder });
+  await memory.remember({ text: "The hotel number is 1001" });
+  await memory.add({ role: "user", content: "book the flight" });
+  const hits = await memory.search("hotel number");
+  assert.equal(hits.mode, "hybrid");
+  assert.deepEqual(seen, [["document", "The hotel number is 1001", "book the flight"], ["query", "hotel number"]]);
+  // The old shape, `(texts) => vectors`, ignores the second argument.
+  const old = await MemoryController.create({ model: "gpt-4o", embedder: (texts) => embed(texts) });
+  await old.remember({ text: "The hotel number is 1001" });
+  assert.equal((await old.search("hotel number")).mode, "hybrid");
+});
+
 test("buildContext brings relevant knowledge inside its budget; preferences are pinned", async () => {
   const memory = await MemoryController.create({ model: "gpt-4o" });
   await memory.add({ role: "system", content: "You are Xiaoyu." });

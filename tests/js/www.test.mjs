@@ -156,6 +156,16 @@ test("the offline assistant answers from memory after the teaching turn was arch
   await page.screenshot({ path: `${artifacts}demo.png` });
 });
 
+test("the offline assistant answers a preference question from the pinned preferences, across languages", async () => {
+  await say("记住：我偏好用 Python 写代码。");
+  await say("What did I say about my language preference?");
+  const answer = await lastAssistant();
+  assert.match(answer, /^You told me: .*Python/, answer);
+  // Not the unrelated preference when one matches: "short answers" shares no cue with this question.
+  await say("我写代码偏好用什么？");
+  assert.match(await lastAssistant(), /^你告诉过我：我偏好用 Python 写代码。$/);
+});
+
 test("an OpenAI-compatible endpoint gets the built context and tools; its key is stored nowhere", async () => {
   const costBefore = await page.locator("#stat-cost b").innerText();
   await page.click("#endpoint summary");
