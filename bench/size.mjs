@@ -19,8 +19,11 @@ import { ROOT, int, isMain, kib, median, mib, table, verdict } from "./lib.mjs";
 // lite .wasm, 405,904 B); raised to 310,000 when the clients' wire rules and
 // the memory tools (toolDefinitions/callTool) took it to about 307,000 after
 // every saving found (boxed futures, hand-read options): still a quarter
-// smaller than the peer's.
-const CORE_LIMIT = 310_000;
+// smaller than the peer's. Raised to 320,000 in the round that added the
+// shared write path, causal order, bounded summaries, trap recovery, edit
+// and regenerate, export and import, and recall's centring and floor (about
+// 319,500 after the savings each found): a fifth smaller than the peer's.
+const CORE_LIMIT = 320_000;
 const ASSET_LIMIT = 900_000; // bytes gzip: the o200k rank asset
 const WORKERS_LIMIT = 128 * 1000 * 1000;
 const RSS_RUNS = Number(process.env.BENCH_RUNS) || 5;
