@@ -144,7 +144,7 @@ impl Controller {
             }
             ForgetTarget::Tail { from, inclusive } => {
                 let at = self.window.log.iter().position(|s| s.id == *from).ok_or_else(|| MemoryError::input("id", format!("no message with id {from:?}")))?;
-                self.window.log.iter().skip(at + usize::from(!inclusive)).map(|s| s.id.clone()).collect()
+                self.window.log.get(at + usize::from(!inclusive)..).unwrap_or_default().iter().map(|s| s.id.clone()).collect()
             }
         };
         // What compaction learned from a range with a forgotten message may
