@@ -92,6 +92,18 @@ fn texts(d: &Durable<Faulty>) -> Vec<String> {
     d.controller().history().into_iter().map(|h| h.message.content_text()).collect()
 }
 
+/// Every acknowledged text is in `history`, in the order acknowledged, and nothing is there twice.
+fn assert_acked_once_in_order(history: &[String], acked: &[String], seed: u64) {
+    let mut unique = history.to_vec();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), history.len(), "seed {seed}: duplicates after reload");
+    let mut it = history.iter();
+    for a in acked {
+        assert!(it.any(|h| h == a), "seed {seed}: acknowledged {a:?} lost or out of order");
+    }
+}
+
 #[test]
 fn every_acknowledged_message_survives_faults_and_crashes() {
     let counter = common::o200k();
@@ -115,14 +127,7 @@ fn every_acknowledged_message_survives_faults_and_crashes() {
         drop(durable); // the process dies; only the map survives
         let reloaded = Durable::open(options("w2", 8), counter.clone(), Faulty::healthy(&map)).unwrap();
         let history = texts(&reloaded);
-        let mut unique = history.clone();
-        unique.sort();
-        unique.dedup();
-        assert_eq!(unique.len(), history.len(), "seed {seed}: duplicates after reload");
-        let mut it = history.iter();
-        for a in &acked {
-            assert!(it.any(|h| h == a), "seed {seed}: acknowledged {a:?} lost or out of order");
-        }
+        assert_acked_once_in_order(&history, &acked, seed);
         assert!(reloaded.controller().load_report().corrupt.is_empty());
         // A compaction whose save landed but was reported failed, then redone, leaves no message in two episodes.
         let c = reloaded.controller();
@@ -343,14 +348,7 @@ fn order_is_causal_across_crashes_whatever_the_clock() {
         }
         let reloaded = Durable::open(options("reader", 8), counter.clone(), Faulty::healthy(&map)).unwrap();
         let history = texts(&reloaded);
-        let mut unique = history.clone();
-        unique.sort();
-        unique.dedup();
-        assert_eq!(unique.len(), history.len(), "seed {seed}: duplicates after reload");
-        let mut it = history.iter();
-        for a in &acked {
-            assert!(it.any(|h| h == a), "seed {seed}: acknowledged {a:?} lost or out of order");
-        }
+        assert_acked_once_in_order(&history, &acked, seed);
     }
 }
 

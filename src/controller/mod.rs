@@ -244,32 +244,6 @@ impl Controller {
         }
     }
 
-    /// The Lamport order of record `seq` of a change written at `ts`, whose
-    /// first record is `next_seq`: a hybrid logical clock, the clock's
-    /// milliseconds while they run ahead of every order loaded or written,
-    /// else one past the highest. So what a writer writes comes after all it
-    /// saw whatever its clock says, and writers that never saw each other
-    /// (two tabs) interleave by time. Call before the change is committed.
-    pub(crate) fn lc_at(&self, ts: f64, seq: u64) -> u64 {
-        // Up to 2^53 ms (the range of exact f64 integers): no overflow below.
-        let clock = if ts > 0.0 { ts.min(9_007_199_254_740_992.0) as u64 } else { 0 };
-        clock.max(self.last_lc.saturating_add(1)).saturating_add(seq.saturating_sub(self.next_seq))
-    }
-
-    /// The timestamp a write at `now` gets: the clock's reading, kept as
-    /// metadata (the order is `lc_at`'s).
-    ///
-    /// # Errors
-    /// `INVALID_INPUT` when the clock gave a non-finite value: every write
-    /// refuses it alike rather than silently reusing the last time.
-    pub(crate) fn stamp(&self, now: f64) -> Result<f64> {
-        if now.is_finite() {
-            Ok(now)
-        } else {
-            Err(MemoryError::input("clock", format!("the clock returned {now}, not a finite time in ms")))
-        }
-    }
-
     /// Adds one message (JSON text in the OpenAI shape) at time `now` (ms),
     /// then compacts if due, without storage: for hosts that persist nothing.
     ///
