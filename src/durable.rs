@@ -74,7 +74,9 @@ pub struct Durable<S: Storage> {
 }
 
 impl<S: Storage> Durable<S> {
-    /// Loads the namespace and restores it.
+    /// Loads the namespace and restores it, then rewrites what must not
+    /// stay as stored (0.1's format, forgotten content another writer
+    /// left); if that fails the data still loads, and the next fold retries.
     ///
     /// # Errors
     /// `STORAGE_ERROR` when loading fails; those of [`Controller::from_storage`].
@@ -82,7 +84,9 @@ impl<S: Storage> Durable<S> {
         let prefix = crate::store::namespace_prefix(&opts.namespace);
         let entries = storage.load_range(&prefix).map_err(|e| storage_error("loadRange", e))?;
         let controller = Controller::from_storage(opts, counter, entries)?;
-        Ok(Durable { path: WritePath::new(controller, SyncStore(RefCell::new(storage))), last_background_error: None })
+        let mut durable = Durable { path: WritePath::new(controller, SyncStore(RefCell::new(storage))), last_background_error: None };
+        durable.last_background_error = ready(durable.path.upgrade())?.err();
+        Ok(durable)
     }
 
     pub fn controller(&self) -> Ref<'_, Controller> {

@@ -112,8 +112,8 @@ impl<S: Store> WritePath<S> {
         Ok(())
     }
 
-    /// Forgets: the tombstone, then the pack of what remains, are saved
-    /// before memory changes; the old keys are removed last. A key that
+    /// Forgets: the tombstone, then the rewritten values, are saved before
+    /// memory changes; the old values are removed last. A key that
     /// could not be removed is counted in `pending_removals` and retried by
     /// the next fold. The whole namespace: its prefix is removed first, then
     /// memory is reset.
@@ -145,11 +145,11 @@ impl<S: Store> WritePath<S> {
         Ok((self.apply_forget(p).await?, added))
     }
 
-    /// Saves a prepared forget (tombstone, then pack), commits it, then
-    /// removes the old keys; a key not removed is retried by the next fold.
+    /// Saves a prepared forget (tombstone, then segments), commits it, then
+    /// removes the old values; a key not removed is retried by the next fold.
     async fn apply_forget(&self, p: crate::controller::PreparedForget) -> Result<Forgotten, S::Error> {
         self.save(&p.tombstone).await?;
-        self.save(&p.pack).await?;
+        self.save_all(&p.segments).await?;
         let remove = p.remove.clone();
         let mut outcome = self.controller.borrow_mut().commit_forget(p);
         for key in remove {
@@ -161,19 +161,19 @@ impl<S: Store> WritePath<S> {
         Ok(outcome)
     }
 
-    /// Imports a snapshot (`store::snapshot`): its records are saved as one
-    /// pack under this namespace, then memory is rebuilt from everything
+    /// Imports a snapshot (`store::snapshot`): its records are saved as
+    /// segments under this namespace, then memory is rebuilt from everything
     /// stored there (a union with what was there before).
     ///
     /// # Errors
     /// Those of [`Controller::prepare_import`] and [`Controller::from_storage`];
     /// the store's (nothing changed).
     pub async fn import(&self, snapshot: &str) -> Result<(), S::Error> {
-        let w = self.controller.borrow().prepare_import(snapshot)?;
-        self.save(&w).await?;
+        let writes = self.controller.borrow().prepare_import(snapshot)?;
+        self.save_all(&writes).await?;
         // The prefix first: no RefCell borrow is held across an await.
         let prefix = self.controller.borrow().storage_prefix();
-        let entries = if self.store.persists() { self.store.load_range(&prefix).await? } else { vec![(w.key, w.bytes)] };
+        let entries = if self.store.persists() { self.store.load_range(&prefix).await? } else { writes.into_iter().map(|w| (w.key, w.bytes)).collect() };
         let next = self.controller.borrow().reloaded(entries)?;
         *self.controller.borrow_mut() = next;
         Ok(())
@@ -211,27 +211,50 @@ impl<S: Store> WritePath<S> {
         }
     }
 
-    /// Folds the log into one pack when due, then removes the keys it
-    /// replaced. A key left behind holds duplicates of packed records,
-    /// which loading ignores.
+    /// Folds while a step is due (see `store::segments`: the log into a
+    /// segment, four small segments into one, values that must be
+    /// rewritten), each step's segments saved before the values they
+    /// replace are removed. A value left behind holds duplicates, which
+    /// loading ignores; its removal is retried by the next fold.
     ///
     /// # Errors
-    /// The store's: of the pack's save (nothing changed), or of the first removal that failed.
+    /// The store's: of a save (that step changed nothing), or of the first removal that failed.
     pub async fn fold(&self) -> Result<(), S::Error> {
         if !self.store.persists() {
             return Ok(());
         }
-        let Some(p) = self.controller.borrow().prepare_pack() else { return Ok(()) };
-        self.save(&p.write).await?;
-        let (remove, new_key) = (p.remove.clone(), p.write.key.clone());
-        self.controller.borrow_mut().commit_pack(p);
-        let mut first_error = Ok(());
-        for key in remove.iter().filter(|k| **k != new_key) {
-            if let Err(e) = self.store.remove(key).await {
-                first_error = first_error.and(Err(e));
+        // Each step writes at most what it replaces; a bound all the same.
+        for _ in 0..64 {
+            let Some(p) = self.controller.borrow().prepare_fold() else { break };
+            if let Err(e) = self.save_all(&p.writes).await {
+                self.controller.borrow_mut().abort_fold(p);
+                return Err(e);
             }
+            let remove = p.remove.clone();
+            self.controller.borrow_mut().commit_fold(p);
+            let mut first_error = Ok(());
+            for key in remove {
+                if let Err(e) = self.store.remove(&key).await {
+                    self.controller.borrow_mut().retry_removal(key);
+                    first_error = first_error.and(Err(e));
+                }
+            }
+            first_error?;
         }
-        first_error
+        Ok(())
+    }
+
+    /// On opening: rewrites what must not stay as stored (values of format
+    /// 1, forgotten content another writer left) before anything else.
+    ///
+    /// # Errors
+    /// As [`WritePath::fold`]; the data still loads, and the next fold retries.
+    pub async fn upgrade(&self) -> Result<(), S::Error> {
+        let due = self.controller.borrow().must_rewrite();
+        if due {
+            self.fold().await?;
+        }
+        Ok(())
     }
 
     /// After a committed change, without a summarizer: an offline

@@ -215,9 +215,8 @@ impl Controller {
         let fact_lcs: Vec<u64> = p.facts.iter().map(|(_, seq)| self.lc_at(ts, *seq)).collect();
         self.last_lc = fact_lcs.iter().fold(self.last_lc.max(lc), |a, b| a.max(*b));
         self.next_seq = p.next_seq;
-        for w in p.writes {
-            self.folding.known.push(w.key);
-            self.folding.unfolded += 1;
+        for w in &p.writes {
+            self.folding.logged(w);
         }
         let event = CompactionEvent {
             episode_id: p.episode.id.clone(),

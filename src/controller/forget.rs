@@ -1,11 +1,13 @@
 //! Forgetting: content leaves storage itself, with every copy derived from it.
 //!
 //! A forget is prepared as the whole state after it: a tombstone record
-//! (ids only, no content) so no other copy can come back, and a pack of
-//! every live record, after which the host removes the keys the old state
-//! used. Episodes that summarized a forgotten message are summarized again
-//! from what remains (offline), or dropped when nothing remains; their old
-//! ids join the tombstone so their text cannot return either.
+//! (ids only, no content) so no other copy can come back, then every stored
+//! value that held a record that goes is rewritten without it (only those
+//! values: the rest of the history is not touched), with the records the
+//! forget made, after which the host removes the old values. Episodes that
+//! summarized a forgotten message are summarized again from what remains
+//! (offline), or dropped when nothing remains; their old ids join the
+//! tombstone so their text cannot return either.
 
 use std::collections::HashSet;
 
@@ -13,8 +15,8 @@ use serde::Serialize;
 
 use super::Controller;
 use crate::error::{MemoryError, Result};
-use crate::store::record::{encode_pack, encode_record, Record};
-use crate::store::{log_key, pack_key, Folding, Key, Write};
+use crate::store::record::{encode_record, Record};
+use crate::store::{log_key, Key, Kind, Uid, Write};
 use crate::window::{Stored, Window};
 
 /// What to forget.
@@ -79,9 +81,9 @@ pub struct Forgotten {
 pub struct PreparedForget {
     /// Save first: once it is stored, nothing forgotten loads again.
     pub tombstone: Write,
-    /// Save second: every live record.
-    pub pack: Write,
-    /// Remove last: every key the old state used.
+    /// Save second: the values that held what goes, rewritten without it.
+    pub segments: Vec<Write>,
+    /// Remove last: those values.
     pub remove: Vec<Key>,
     next: Box<Controller>,
     pub outcome: Forgotten,
@@ -158,30 +160,29 @@ impl Controller {
         let ns = &self.opts.namespace;
         let mut next = Box::new(self.clone());
         let mut outcome = Forgotten { messages: doomed.len(), facts: doomed_facts.len(), ..Forgotten::default() };
-        let mut remove: Vec<Key> = self.folding.known.clone();
+        // The records that go (by writer and seq), wherever they are stored.
+        let mut gone: Vec<(String, u64)> = Vec::new();
         let mut ids: Vec<String> = doomed.iter().chain(&doomed_facts).cloned().collect();
 
         // Facts, and the embeddings of everything forgotten.
         next.semantic = crate::semantic::Semantic::default();
         for (f, (writer, seq, lc)) in self.semantic.facts.iter().zip(&self.semantic.uids) {
             if doomed_facts.contains(&f.id) {
-                remove.push(log_key(ns, writer, *seq));
+                gone.push((writer.clone(), *seq));
             } else {
                 next.semantic.push(f.clone(), writer.clone(), *seq, *lc);
             }
         }
         for id in doomed.iter().chain(&doomed_facts) {
             next.index.embeddings.remove(id);
-            if let Some((writer, seq)) = next.embedding_uids.remove(id) {
-                remove.push(log_key(ns, &writer, seq));
+            if let Some(uid) = next.embedding_uids.remove(id) {
+                gone.push(uid);
             }
         }
 
         // Messages: rebuild working memory from what remains.
         let kept: Vec<Stored> = self.window.log.iter().filter(|s| !doomed.contains(&s.id)).cloned().collect();
-        for s in self.window.log.iter().filter(|s| doomed.contains(&s.id)) {
-            remove.push(log_key(ns, &s.writer, s.seq));
-        }
+        gone.extend(self.window.log.iter().filter(|s| doomed.contains(&s.id)).map(|s| (s.writer.clone(), s.seq)));
         next.window = Window::default();
         for s in kept {
             next.window.push(s);
@@ -196,7 +197,7 @@ impl Controller {
                 next.episode_uids.push((writer.clone(), *seq, *lc));
                 continue;
             }
-            remove.push(log_key(ns, writer, *seq));
+            gone.push((writer.clone(), *seq));
             ids.push(e.id.clone());
             let remaining: Vec<&Stored> = next.window.log.iter().filter(|s| e.message_ids.contains(&s.id)).collect();
             if remaining.is_empty() {
@@ -221,43 +222,50 @@ impl Controller {
         }
 
         next.rebuild_index();
+        // A replacing message is stored with the rewrite, not as a log value.
+        let mut unsaved: Vec<Key> = Vec::new();
         let added = match then_add {
             Some((message, task_id)) => {
                 let p = next.prepare_add_in_task(message, task_id, now)?;
+                unsaved.push(p.write.key.clone());
                 Some(next.commit_add(p))
             }
             None => None,
         };
 
-        // The tombstone, then a pack of everything live.
+        // The tombstone, then the values that held what goes, rewritten.
         ids.sort();
         let seq = next.next_seq;
-        let tombstone = Record::Forget { writer: next.opts.writer.clone(), seq, ts, ids };
-        let tombstone_write = Write { key: log_key(ns, &next.opts.writer, seq), bytes: encode_record(&tombstone) };
+        let writer = next.opts.writer.clone();
+        let tombstone = Record::Forget { writer: writer.clone(), seq, ts, ids };
+        let tombstone_write = Write { key: log_key(ns, &writer, seq), bytes: encode_record(&tombstone) };
         next.forgets.push(tombstone);
-        let pack_seq = seq + 1;
-        next.next_seq = pack_seq + 1;
-        let records = next.live_records();
-        let refs: Vec<&Record> = records.iter().collect();
-        let pack = Write { key: pack_key(ns, &next.opts.writer, pack_seq), bytes: encode_pack(&refs) };
-        next.folding = Folding { known: vec![pack.key.clone()], unfolded: 0, packed: records.len(), forced: false };
-        remove.push(tombstone_write.key.clone()); // its record is in the pack
-        remove.retain(|k| *k != pack.key);
-        remove.sort();
-        remove.dedup();
-        Ok(PreparedForget { tombstone: tombstone_write, pack, remove, next, outcome, added })
+        next.next_seq = seq + 1;
+        next.folding.logged(&tombstone_write);
+        let gone: HashSet<Uid> = gone.iter().filter_map(|(w, s)| next.folding.find(w, *s)).collect();
+        let remove = next.folding.holding(&gone);
+        let movable = next.folding.movable(&remove);
+        // Records numbered from `self.next_seq` up to the tombstone are this
+        // forget's own (rewritten episodes, what they taught, a replacing
+        // message): stored nowhere yet.
+        let made = self.next_seq..seq;
+        let records = next.records_where(&|w, s| (w == writer && made.contains(&s)) || next.folding.find(w, s).is_some_and(|u| movable.contains(&u)));
+        let (segments, outputs) = next.segments(&records, next.next_seq);
+        next.next_seq += segments.len() as u64;
+        unsaved.extend(remove.iter().cloned());
+        next.folding.replace(&unsaved, outputs, Kind::Segment);
+        Ok(PreparedForget { tombstone: tombstone_write, segments, remove, next, outcome, added })
     }
 
-    /// Applies a forget whose tombstone and pack were saved.
+    /// Applies a forget whose tombstone and segments were saved.
     pub fn commit_forget(&mut self, p: PreparedForget) -> Forgotten {
         *self = *p.next;
         p.outcome
     }
 
-    /// A key the host failed to remove: the next fold (forced) removes it.
+    /// A key the host failed to remove: the next fold removes it.
     pub fn retry_removal(&mut self, key: Key) {
-        self.folding.known.push(key);
-        self.folding.forced = true;
+        self.folding.pending.push(key);
     }
 
     /// Forgets everything: the host removes the namespace prefix first.

@@ -118,8 +118,7 @@ impl Controller {
             self.semantic.push(fact, self.opts.writer.clone(), seq, lc);
             let slot = self.semantic.facts.len() - 1;
             self.index_fact(slot);
-            self.folding.known.push(write.key);
-            self.folding.unfolded += 1;
+            self.folding.logged(&write);
         }
         out
     }
@@ -146,8 +145,7 @@ impl Controller {
         self.next_seq = p.next_seq;
         for ((i, w), (item, _)) in p.writes.into_iter().enumerate().zip(&p.items) {
             self.embedding_uids.insert(item.clone(), (self.opts.writer.clone(), first + i as u64));
-            self.folding.known.push(w.key);
-            self.folding.unfolded += 1;
+            self.folding.logged(&w);
         }
         self.attach_embeddings(p.items);
     }
@@ -169,8 +167,7 @@ impl Controller {
         self.last_lc = self.last_lc.max(lc);
         self.next_seq = p.seq + 1;
         self.procedures = Some(super::ProceduresState { parsed: p.parsed, raw: p.raw, writer: self.opts.writer.clone(), seq: p.seq, lc, ts: p.ts });
-        self.folding.known.push(p.write.key);
-        self.folding.unfolded += 1;
+        self.folding.logged(&p.write);
     }
 
     /// Every version of a key, oldest first.

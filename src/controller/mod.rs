@@ -23,7 +23,7 @@ pub use stats::{LayerTokens, MessageStats, Stats, TokenizerStats};
 
 pub use compaction::{CompactionJob, PreparedCompaction, SummaryRequest};
 pub use forget::{ForgetTarget, Forgotten, PreparedForget};
-pub use writes::{PreparedAdd, PreparedPack, PreparedUsage};
+pub use writes::{PreparedAdd, PreparedFold, PreparedUsage};
 
 use std::collections::HashMap;
 
@@ -65,16 +65,19 @@ pub struct Options {
     /// Most ranges waiting for the summarizer behind the one it is writing
     /// (at least 1); past it the oldest take the offline summary. Default 8.
     pub summary_backlog: usize,
-    /// Fold the log into a pack once it holds this many records (and half
-    /// the packed ones). Default 256.
+    /// Fold the log into a segment once it holds this many records, or a
+    /// quarter of `segment_bytes`. Default 1024.
     pub fold_after: usize,
+    /// Most bytes of one stored value (a record larger than that is stored
+    /// alone). Default 1 MiB; at least 1 KiB.
+    pub segment_bytes: usize,
     /// How episodes are ranked for the memory note.
     pub recall: crate::episodic::recall::RecallWeights,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { namespace: "default".into(), writer: "local".into(), model: "gpt-4o".into(), models: Vec::new(), working: WindowConfig::default(), summary_tokens: 200, summary_input_tokens: 6000, summary_backlog: 8, fold_after: 256, recall: Default::default() }
+        Options { namespace: "default".into(), writer: "local".into(), model: "gpt-4o".into(), models: Vec::new(), working: WindowConfig::default(), summary_tokens: 200, summary_input_tokens: 6000, summary_backlog: 8, fold_after: 1024, segment_bytes: 1 << 20, recall: Default::default() }
     }
 }
 
@@ -189,6 +192,9 @@ impl Controller {
         };
         if !matches {
             return Err(MemoryError::UnknownEncoding(format!("the counter given does not match model {}", opts.model)));
+        }
+        if opts.segment_bytes < 1024 {
+            return Err(MemoryError::input("options.segmentBytes", "must be at least 1024"));
         }
         if opts.namespace.is_empty() || opts.writer.is_empty() {
             return Err(MemoryError::input("options", "namespace and writer must be non-empty"));

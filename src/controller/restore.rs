@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use super::Controller;
 use crate::models;
 use crate::store::record::Record;
-use crate::store::{Folding, LoadReport, Loaded};
+use crate::store::{LoadReport, Loaded, Uid};
 use crate::tokens::chat::message_tokens;
 use crate::wire::request_form;
 use crate::window::{Place, Stored, Window};
@@ -25,7 +25,7 @@ use crate::window::{Place, Stored, Window};
 impl Controller {
     /// Replaces this (fresh) controller's state with the loaded records.
     pub(crate) fn restore(&mut self, loaded: Loaded) {
-        let Loaded { records, keys, report } = loaded;
+        let Loaded { records, mut folding, report } = loaded;
         let forgotten: HashSet<String> = records
             .iter()
             .filter_map(|r| match r {
@@ -34,7 +34,10 @@ impl Controller {
             })
             .flatten()
             .collect();
-        let (mut msgs, mut episodes, mut resurrected) = (Vec::new(), Vec::new(), false);
+        // Records to fold away: forgotten content another writer stored,
+        // and episodes superseded by a later one, with what they taught.
+        let mut purge: HashSet<Uid> = HashSet::new();
+        let (mut msgs, mut episodes) = (Vec::new(), Vec::new());
         let (mut facts, mut embeddings, mut procedures) = (Vec::new(), Vec::new(), Vec::new());
         let mut max_lc = 0;
         for r in records {
@@ -50,7 +53,7 @@ impl Controller {
                 | Record::Embedding { item: id, .. }
                     if forgotten.contains(&id) =>
                 {
-                    resurrected = true;
+                    purge.extend(folding.find(&writer, seq));
                 }
                 Record::Fact { writer, seq, lc, fact } => facts.push((lc, writer, seq, fact)),
                 Record::Embedding { writer, seq, item, vector } => embeddings.push((writer, seq, item, vector)),
@@ -89,9 +92,11 @@ impl Controller {
             }
         }
         if !superseded.is_empty() {
+            let taught = |f: &crate::semantic::Fact| f.tags.iter().any(|t| t == "auto") && f.source.as_ref().is_some_and(|s| superseded.contains(s));
+            purge.extend(episodes.iter().filter(|(_, _, _, e)| superseded.contains(&e.id)).filter_map(|(_, w, s, _)| folding.find(w, *s)));
+            purge.extend(facts.iter().filter(|(_, _, _, f)| taught(f)).filter_map(|(_, w, s, _)| folding.find(w, *s)));
             episodes.retain(|(_, _, _, e)| !superseded.contains(&e.id));
-            facts.retain(|(_, _, _, f)| !(f.tags.iter().any(|t| t == "auto") && f.source.as_ref().is_some_and(|s| superseded.contains(s))));
-            resurrected = true; // fold them away
+            facts.retain(|(_, _, _, f)| !taught(f));
         }
         let archived: HashSet<&str> = episodes.iter().flat_map(|(_, _, _, e)| e.message_ids.iter().map(String::as_str)).collect();
 
@@ -127,10 +132,9 @@ impl Controller {
             }
         }
         self.rebuild_index();
-        let packed: usize = keys.iter().filter(|k| k.get(1).is_some_and(|s| s == "pack")).count();
-        let logged = keys.len() - packed;
-        // Another writer may have stored content that was forgotten: fold it away now.
-        self.folding = Folding { known: keys, unfolded: logged, packed: report.records.saturating_sub(logged), forced: resurrected };
+        // The values holding it are rewritten by the next fold.
+        folding.rewrite_holding(&purge);
+        self.folding = folding;
         self.load_report = report;
     }
 

@@ -11,8 +11,9 @@ use crate::cost::Usage;
 use crate::error::{MemoryError, Result};
 use crate::message::Message;
 use crate::models;
-use crate::store::record::{encode_pack, encode_record, Record};
-use crate::store::{log_key, pack_key, Key, Write};
+use crate::store::record::{encode_record, encode_segments, Record};
+use crate::store::segments::Output;
+use crate::store::{log_key, segment_key, Key, Kind, Limits, Write};
 use crate::tokens::chat::message_tokens;
 use crate::wire::request_form;
 use crate::window::{Stored, Window};
@@ -31,12 +32,14 @@ pub struct PreparedUsage {
     usd: Option<f64>,
 }
 
-/// A pack of every live record; after it is saved the host removes `remove`.
+/// One folding step: save `writes` (new segments), commit, then remove
+/// `remove` (the values they replace, and removals that failed before).
 #[derive(Debug)]
-pub struct PreparedPack {
-    pub write: Write,
+pub struct PreparedFold {
+    pub writes: Vec<Write>,
     pub remove: Vec<Key>,
-    records: usize,
+    inputs: Vec<Key>,
+    outputs: Vec<Output>,
 }
 
 impl Controller {
@@ -119,8 +122,7 @@ impl Controller {
         self.last_lc = self.last_lc.max(p.stored.lc);
         self.window.push(p.stored);
         self.index_message(self.window.log.len() - 1);
-        self.folding.known.push(p.write.key);
-        self.folding.unfolded += 1;
+        self.folding.logged(&p.write);
         (id, tokens)
     }
 
@@ -170,39 +172,58 @@ impl Controller {
             self.calibrate(prompt);
         }
         self.next_seq = seq + 1;
-        self.folding.known.push(p.write.key);
-        self.folding.unfolded += 1;
+        self.folding.logged(&p.write);
         self.usages.push(p.record);
         p.usd
     }
 
     /// Every live record, in a stable order.
     pub(crate) fn live_records(&self) -> Vec<Record> {
-        let mut out: Vec<Record> = self
-            .window
-            .log
-            .iter()
+        self.records_where(&|_, _| true)
+    }
+
+    /// The live records `keep` accepts (by writer and seq), in a stable
+    /// order; only those are cloned.
+    pub(crate) fn records_where(&self, keep: &dyn Fn(&str, u64) -> bool) -> Vec<Record> {
+        let mut out: Vec<Record> = (self.window.log.iter().filter(|s| keep(&s.writer, s.seq)))
             .map(|s| Record::Msg { writer: s.writer.clone(), seq: s.seq, lc: s.lc, ts: s.ts, id: s.id.clone(), message: s.message.clone(), task: s.task_id.clone() })
             .collect();
-        for (e, (writer, seq, lc)) in self.episodes.iter().zip(&self.episode_uids) {
+        for (e, (writer, seq, lc)) in self.episodes.iter().zip(&self.episode_uids).filter(|(_, (w, s, _))| keep(w, *s)) {
             out.push(Record::Episode { writer: writer.clone(), seq: *seq, lc: *lc, episode: e.clone() });
         }
-        out.extend(self.usages.iter().cloned());
-        out.extend(self.forgets.iter().cloned());
-        for (f, (writer, seq, lc)) in self.semantic.facts.iter().zip(&self.semantic.uids) {
+        out.extend(self.usages.iter().chain(&self.forgets).filter(|r| keep(r.uid().0, r.uid().1)).cloned());
+        for (f, (writer, seq, lc)) in self.semantic.facts.iter().zip(&self.semantic.uids).filter(|(_, (w, s, _))| keep(w, *s)) {
             out.push(Record::Fact { writer: writer.clone(), seq: *seq, lc: *lc, fact: f.clone() });
         }
-        let mut embedded: Vec<(&String, &(String, u64))> = self.embedding_uids.iter().collect();
+        let mut embedded: Vec<(&String, &(String, u64))> = self.embedding_uids.iter().filter(|(_, (w, s))| keep(w, *s)).collect();
         embedded.sort_by(|a, b| a.1.cmp(b.1));
         for (item, (writer, seq)) in embedded {
             if let Some(v) = self.index.embeddings.get(item) {
                 out.push(Record::Embedding { writer: writer.clone(), seq: *seq, item: item.clone(), vector: v.clone() });
             }
         }
-        if let Some(p) = &self.procedures {
+        if let Some(p) = self.procedures.as_ref().filter(|p| keep(&p.writer, p.seq)) {
             out.push(Record::Procedures { writer: p.writer.clone(), seq: p.seq, lc: p.lc, ts: p.ts, procedures: p.raw.clone() });
         }
         out
+    }
+
+    pub(crate) fn limits(&self) -> Limits {
+        Limits { bytes: self.opts.segment_bytes, fold_after: self.opts.fold_after }
+    }
+
+    /// `records` as segments numbered from `first_seq`: the writes, and what
+    /// each holds (for `Folding::replace`).
+    pub(crate) fn segments(&self, records: &[Record], first_seq: u64) -> (Vec<Write>, Vec<Output>) {
+        let (mut writes, mut outputs, mut at) = (Vec::new(), Vec::new(), 0);
+        for ((bytes, n), seq) in encode_segments(records, self.opts.segment_bytes).into_iter().zip(first_seq..) {
+            let key = segment_key(&self.opts.namespace, &self.opts.writer, seq);
+            let held = records.get(at..at + n).unwrap_or_default().iter().map(|r| (r.uid().0.to_string(), r.uid().1)).collect();
+            at += n;
+            outputs.push((key.clone(), bytes.len(), held));
+            writes.push(Write { key, bytes });
+        }
+        (writes, outputs)
     }
 
     /// This namespace as a snapshot (`store::snapshot`): every live record,
@@ -216,16 +237,15 @@ impl Controller {
         Ok(crate::store::snapshot::write(records.iter().filter(|r| embeddings || !matches!(r, Record::Embedding { .. }))))
     }
 
-    /// A snapshot's records as one pack under this namespace, to save
+    /// A snapshot's records as segments under this namespace, to save
     /// before [`Controller::reloaded`] with what storage then holds.
     ///
     /// # Errors
     /// Those of [`crate::store::snapshot::read`]; `CLOSED`.
-    pub fn prepare_import(&self, snapshot: &str) -> Result<Write> {
+    pub fn prepare_import(&self, snapshot: &str) -> Result<Vec<Write>> {
         self.open()?;
         let records = crate::store::snapshot::read(snapshot)?;
-        let refs: Vec<&Record> = records.iter().collect();
-        Ok(Write { key: pack_key(&self.opts.namespace, &self.opts.writer, self.next_seq), bytes: encode_pack(&refs) })
+        Ok(self.segments(&records, self.next_seq).0)
     }
 
     /// This controller rebuilt from `entries` (what storage holds now), with
@@ -237,22 +257,41 @@ impl Controller {
         Controller::from_storage(self.opts.clone(), self.counter.clone(), entries)
     }
 
-    /// A pack folding the log, when the log has grown enough to be worth it.
-    pub fn prepare_pack(&self) -> Option<PreparedPack> {
-        if self.closed || !self.folding.due(self.opts.fold_after) {
+    /// The next folding step, if one is due (see `store::segments`): the
+    /// live records of the values it replaces, as new segments.
+    pub fn prepare_fold(&self) -> Option<PreparedFold> {
+        if self.closed {
             return None;
         }
-        let records = self.live_records();
-        let refs: Vec<&Record> = records.iter().collect();
-        let key = pack_key(&self.opts.namespace, &self.opts.writer, self.next_seq);
-        Some(PreparedPack { write: Write { key, bytes: encode_pack(&refs) }, remove: self.folding.known.clone(), records: records.len() })
+        let inputs = self.folding.plan(self.limits())?;
+        let movable = self.folding.movable(&inputs);
+        let records = self.records_where(&|w, s| self.folding.find(w, s).is_some_and(|u| movable.contains(&u)));
+        let (writes, outputs) = self.segments(&records, self.next_seq);
+        let mut remove = inputs.clone();
+        remove.extend(self.folding.pending.iter().filter(|k| !inputs.contains(k)).cloned());
+        Some(PreparedFold { writes, remove, inputs, outputs })
     }
 
-    /// Records a saved pack. Call before removing `remove`: if removal fails
-    /// half way, the keys left hold duplicates, which loading ignores.
-    pub fn commit_pack(&mut self, p: PreparedPack) {
-        self.next_seq += 1;
-        self.folding = crate::store::Folding { known: vec![p.write.key], unfolded: 0, packed: p.records, forced: false };
+    /// Whether stored values wait to be rewritten (format 1, forgotten content).
+    pub fn must_rewrite(&self) -> bool {
+        self.folding.must_rewrite()
+    }
+
+    /// Records a saved folding step. Call before removing `remove`: if
+    /// removal fails half way, the keys left hold duplicates, which loading
+    /// ignores (and [`Controller::retry_removal`] removes later).
+    pub fn commit_fold(&mut self, p: PreparedFold) {
+        self.next_seq += p.writes.len() as u64;
+        self.folding.pending.clear();
+        self.folding.replace(&p.inputs, p.outputs, Kind::Segment);
+    }
+
+    /// A folding step whose save failed: its segments may have been
+    /// written, so they are known as values to rewrite (holding copies of
+    /// records still in their old values) and their keys are not reused.
+    pub fn abort_fold(&mut self, p: PreparedFold) {
+        self.next_seq += p.writes.len() as u64;
+        self.folding.replace(&[], p.outputs, Kind::Rewrite);
     }
 }
 

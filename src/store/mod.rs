@@ -4,16 +4,19 @@
 //! Key layout, all under the namespace's own first segment (so a namespace
 //! never reads or writes another's keys, even one it is a prefix of):
 //! - `[ns, "log", writer, seq]` — one record per key: adding writes O(1) bytes;
-//! - `[ns, "pack", writer, seq]` — a pack folding many records; written when
-//!   the log has grown by half the packed size, so rewrites amortize to O(1).
+//! - `[ns, "seg", writer, seq]` — a bounded segment of many records, written
+//!   by folding the log or merging small segments (see `segments`);
+//! - `[ns, "pack", writer, seq]` — 0.1's packs (format 1), read and rewritten
+//!   as segments.
 //!
 //! Invariants: a key is written once per record and never reused for other
 //! content; loading is a union of every decodable value, deduplicated by
-//! record identity, so crashes between a pack and the removal of what it
-//! folded leave duplicates, never losses.
+//! record identity, so crashes between a segment and the removal of what it
+//! replaced leave duplicates, never losses.
 
 pub mod crc;
 pub mod record;
+pub mod segments;
 pub mod snapshot;
 mod vector;
 
@@ -22,7 +25,8 @@ use std::collections::HashSet;
 use serde::Serialize;
 
 use crate::error::{MemoryError, Result};
-use record::{decode, DecodeError, Record};
+use record::{decode_value, DecodeError, Record};
+pub use segments::{Folding, Kind, Limits, Uid};
 
 /// A storage key: path segments, interpreted only by this module.
 pub type Key = Vec<String>;
@@ -36,8 +40,8 @@ pub fn log_key(namespace: &str, writer: &str, seq: u64) -> Key {
     vec![namespace.to_string(), "log".into(), writer.to_string(), seq_segment(seq)]
 }
 
-pub fn pack_key(namespace: &str, writer: &str, seq: u64) -> Key {
-    vec![namespace.to_string(), "pack".into(), writer.to_string(), seq_segment(seq)]
+pub fn segment_key(namespace: &str, writer: &str, seq: u64) -> Key {
+    vec![namespace.to_string(), "seg".into(), writer.to_string(), seq_segment(seq)]
 }
 
 /// The prefix holding all of a namespace's data.
@@ -59,51 +63,82 @@ pub struct CorruptKey {
 pub struct LoadReport {
     pub keys: usize,
     pub records: usize,
-    /// Records seen more than once (in a pack and in the log it folded).
+    /// Records seen more than once (in a segment and in the log it folded).
     pub duplicates: usize,
     /// Damaged values, skipped; every intact record still loaded.
     pub corrupt: Vec<CorruptKey>,
 }
 
-/// The records of a namespace, deduplicated, with the keys they came from.
+/// The records of a namespace, deduplicated, with the values they came from.
 #[derive(Debug, Default)]
 pub struct Loaded {
     pub records: Vec<Record>,
-    /// Keys whose records are all in `records`: a pack may fold them.
-    pub keys: Vec<Key>,
+    /// Every intact value and the records it holds.
+    pub folding: Folding,
     pub report: LoadReport,
 }
 
-/// Turns stored values into records.
-///
-/// # Errors
-/// `FORMAT_TOO_NEW` if any value was written by a newer format: loading
-/// without it would silently drop data, so nothing loads.
-pub fn load(entries: Vec<(Key, Vec<u8>)>) -> Result<Loaded> {
-    let mut loaded = Loaded::default();
-    let mut seen: HashSet<(String, u64)> = HashSet::new();
-    for (key, bytes) in entries {
+/// Turns stored values into records one value at a time, so a host can hand
+/// them over as it reads them: no more than one value's bytes at once.
+#[derive(Debug, Default)]
+pub struct Loader {
+    loaded: Loaded,
+    seen: HashSet<Uid>,
+}
+
+impl Loader {
+    /// Reads one stored value.
+    ///
+    /// # Errors
+    /// `FORMAT_TOO_NEW` if the value was written by a newer format: loading
+    /// without it would silently drop data, so nothing loads.
+    pub fn push(&mut self, key: Key, bytes: &[u8]) -> Result<()> {
+        let loaded = &mut self.loaded;
         loaded.report.keys += 1;
-        match decode(&bytes) {
-            Ok(records) => {
+        match decode_value(bytes) {
+            Ok((version, records)) => {
+                let mut uids = Vec::with_capacity(records.len());
                 for r in records {
                     let (w, s) = r.uid();
-                    if seen.insert((w.to_string(), s)) {
+                    let uid = loaded.folding.uid(w, s);
+                    uids.push(uid);
+                    if self.seen.insert(uid) {
                         loaded.records.push(r);
                     } else {
                         loaded.report.duplicates += 1;
                     }
                 }
-                loaded.keys.push(key);
+                let kind = match key.get(1).map(String::as_str) {
+                    _ if version < record::FORMAT_VERSION => Kind::Rewrite,
+                    Some("log") => Kind::Log,
+                    _ => Kind::Segment,
+                };
+                loaded.folding.add(key, bytes.len(), uids, kind);
             }
             Err(DecodeError::TooNew(version)) => {
                 return Err(MemoryError::FormatTooNew { key: key.join("/"), version, supported: record::FORMAT_VERSION });
             }
             Err(DecodeError::Corrupt(reason)) => loaded.report.corrupt.push(CorruptKey { key, code: "CORRUPT_DATA", reason }),
         }
+        Ok(())
     }
-    loaded.report.records = loaded.records.len();
-    Ok(loaded)
+
+    pub fn finish(mut self) -> Loaded {
+        self.loaded.report.records = self.loaded.records.len();
+        self.loaded
+    }
+}
+
+/// Turns stored values into records.
+///
+/// # Errors
+/// As [`Loader::push`].
+pub fn load(entries: Vec<(Key, Vec<u8>)>) -> Result<Loaded> {
+    let mut loader = Loader::default();
+    for (key, bytes) in entries {
+        loader.push(key, &bytes)?;
+    }
+    Ok(loader.finish())
 }
 
 /// A write the host must perform, then report back.
@@ -113,33 +148,11 @@ pub struct Write {
     pub bytes: Vec<u8>,
 }
 
-/// Bookkeeping for folding the log into packs.
-#[derive(Clone, Debug, Default)]
-pub struct Folding {
-    /// Keys this controller knows hold only records it has.
-    pub known: Vec<Key>,
-    /// Records in `known` log keys, not yet in a pack of ours.
-    pub unfolded: usize,
-    /// Records in the last pack.
-    pub packed: usize,
-    /// Fold at the next chance, whatever the sizes (stale content to drop).
-    pub forced: bool,
-}
-
-impl Folding {
-    /// The log is folded once it holds at least `min_unfolded` records and
-    /// half as many as the last pack: each record is then rewritten a
-    /// bounded number of times on average (geometric growth).
-    pub fn due(&self, min_unfolded: usize) -> bool {
-        self.forced || self.unfolded >= min_unfolded.max(self.packed / 2)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::message::{Message, Role};
-    use record::{encode_pack, encode_record};
+    use record::{encode_record, encode_segments};
 
     fn msg(writer: &str, seq: u64) -> Record {
         Record::Msg { writer: writer.into(), seq, lc: seq, ts: seq as f64, id: format!("m-{writer}-{seq}"), message: Message::text(Role::User, "x"), task: None }
@@ -150,7 +163,7 @@ mod tests {
         let (a, b, c) = (msg("a", 1), msg("a", 2), msg("b", 1));
         let entries = vec![
             (log_key("ns", "a", 1), encode_record(&a)),
-            (pack_key("ns", "a", 3), encode_pack(&[&a, &b])),
+            (segment_key("ns", "a", 3), encode_segments(&[a.clone(), b.clone()], 1 << 20).remove(0).0),
             (log_key("ns", "b", 1), encode_record(&c)),
             (log_key("ns", "b", 2), b"garbage".to_vec()),
         ];
@@ -159,7 +172,8 @@ mod tests {
         assert_eq!(loaded.report.duplicates, 1);
         assert_eq!(loaded.report.corrupt.len(), 1);
         assert_eq!(loaded.report.corrupt[0].key, log_key("ns", "b", 2));
-        assert_eq!(loaded.keys.len(), 3);
+        let kinds: Vec<Kind> = loaded.folding.values().iter().map(|v| v.kind).collect();
+        assert_eq!(kinds, [Kind::Log, Kind::Segment, Kind::Log]);
     }
 
     #[test]
@@ -167,6 +181,17 @@ mod tests {
         let mut bytes = encode_record(&msg("a", 1));
         bytes[4] = record::FORMAT_VERSION + 1;
         assert_eq!(load(vec![(log_key("ns", "a", 1), bytes)]).unwrap_err().code(), "FORMAT_TOO_NEW");
+    }
+
+    #[test]
+    fn format_1_values_load_and_are_marked_for_rewriting() {
+        let mut bytes = encode_record(&msg("a", 1));
+        bytes[4] = 1;
+        // The checksum covers the payload only: the version byte is the header's.
+        let loaded = load(vec![(log_key("ns", "a", 1), bytes)]).unwrap();
+        assert_eq!(loaded.records, vec![msg("a", 1)]);
+        assert_eq!(loaded.folding.values()[0].kind, Kind::Rewrite);
+        assert!(loaded.folding.must_rewrite());
     }
 
     #[test]

@@ -7,9 +7,12 @@
 //! ```text
 //! "AMEM" | version u8 | kind u8 | payload length u32 LE | CRC-32 of payload u32 LE | payload
 //! ```
-//! kind 1 = one record, kind 2 = a pack (an array of records); the payload is
-//! JSON. Decoding never panics: any byte string is a record, a pack, or an
-//! error naming what is wrong.
+//! kind 1 = one record, kind 2 = many (a segment; 0.1 called it a pack): an
+//! array of records; the payload is JSON. Decoding never panics: any byte
+//! string is a record, a segment, or an error naming what is wrong.
+//!
+//! Version 2 values are laid out in bounded segments (`store::segments`);
+//! version 1 (0.1) values still load, and are rewritten as version 2.
 
 use serde::{Deserialize, Serialize};
 
@@ -23,9 +26,11 @@ pub const MAGIC: &[u8; 4] = b"AMEM";
 fn chat() -> String {
     "chat".into()
 }
-/// The format this code writes. Version 1 is the first; a reader meeting a
-/// higher version refuses to load rather than drop data it cannot read.
-pub const FORMAT_VERSION: u8 = 1;
+/// The format this code writes. Version 1 is 0.1's (one growing pack);
+/// version 2 stores bounded segments, which 0.1 must not fold into one pack
+/// again, so it refuses them. A reader meeting a higher version refuses to
+/// load rather than drop data it cannot read.
+pub const FORMAT_VERSION: u8 = 2;
 const HEADER: usize = 14;
 const KIND_RECORD: u8 = 1;
 const KIND_PACK: u8 = 2;
@@ -177,11 +182,47 @@ pub fn encode_pack(records: &[&Record]) -> Vec<u8> {
     envelope(KIND_PACK, &serde_json::to_vec(records).expect("records always serialize"))
 }
 
+/// `records` as segments of at most `limit` bytes each, in order: each
+/// segment's bytes and how many of the records it holds. A record too large
+/// for `limit` on its own is a segment alone.
+#[allow(clippy::expect_used)]
+pub fn encode_segments(records: &[Record], limit: usize) -> Vec<(Vec<u8>, usize)> {
+    let mut out = Vec::new();
+    let (mut payload, mut n) = (vec![b'['], 0);
+    for r in records {
+        let json = serde_json::to_vec(r).expect("records always serialize");
+        // Header, the payload so far, a comma, the record, the closing bracket.
+        if n > 0 && HEADER + payload.len() + json.len() + 2 > limit {
+            payload.push(b']');
+            out.push((envelope(KIND_PACK, &payload), n));
+            (payload, n) = (vec![b'['], 0);
+        }
+        if n > 0 {
+            payload.push(b',');
+        }
+        payload.extend_from_slice(&json);
+        n += 1;
+    }
+    if n > 0 {
+        payload.push(b']');
+        out.push((envelope(KIND_PACK, &payload), n));
+    }
+    out
+}
+
 /// The records in one stored value.
 ///
 /// # Errors
 /// `Corrupt` for anything damaged, `TooNew` for a newer format version.
 pub fn decode(bytes: &[u8]) -> Result<Vec<Record>, DecodeError> {
+    decode_value(bytes).map(|(_, records)| records)
+}
+
+/// The format version of one stored value, and its records.
+///
+/// # Errors
+/// As [`decode`].
+pub fn decode_value(bytes: &[u8]) -> Result<(u8, Vec<Record>), DecodeError> {
     let corrupt = |why: &str| Err(DecodeError::Corrupt(why.to_string()));
     let Some((&[m0, m1, m2, m3, version, kind, l0, l1, l2, l3, c0, c1, c2, c3], payload)) = bytes.split_first_chunk::<HEADER>() else {
         return corrupt("shorter than the record header");
@@ -208,7 +249,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Record>, DecodeError> {
         KIND_PACK => serde_json::from_slice::<Vec<Record>>(payload),
         other => return corrupt(&format!("unknown record kind {other}")),
     };
-    parsed.map_err(|e| DecodeError::Corrupt(format!("unreadable payload: {e}")))
+    parsed.map(|r| (version, r)).map_err(|e| DecodeError::Corrupt(format!("unreadable payload: {e}")))
 }
 
 #[cfg(test)]
@@ -227,6 +268,24 @@ mod tests {
         assert_eq!(decode(&encode_record(&r)).unwrap(), vec![r.clone()]);
         let r2 = msg(2);
         assert_eq!(decode(&encode_pack(&[&r, &r2])).unwrap(), vec![r, r2]);
+    }
+
+    #[test]
+    fn segments_stay_within_the_limit_and_keep_every_record_in_order() {
+        let records: Vec<Record> = (1..=50).map(msg).collect();
+        let one = records.iter().map(|r| encode_record(r).len()).max().unwrap();
+        for limit in [1, one, 3 * one, 10 * one, 1 << 20] {
+            let segments = encode_segments(&records, limit);
+            let mut back = Vec::new();
+            for (bytes, n) in &segments {
+                assert!(bytes.len() <= limit.max(one + 2), "{} bytes over {limit}", bytes.len());
+                let (version, got) = decode_value(bytes).unwrap();
+                assert_eq!((version, got.len()), (FORMAT_VERSION, *n));
+                back.extend(got);
+            }
+            assert_eq!(back, records);
+        }
+        assert!(encode_segments(&[], 100).is_empty());
     }
 
     #[test]

@@ -123,6 +123,8 @@ impl MemoryController {
         }
         .map_err(js_error)?;
         let driver = Driver::new(inner, storage, embedder, summarizer);
+        // A failure leaves the data readable; the next fold retries.
+        let _ = driver.path.upgrade().await;
         Ok(MemoryController { inner: driver.inner.clone(), driver, clock })
     }
 

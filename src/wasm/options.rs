@@ -29,6 +29,7 @@ pub struct JsOptions {
     summary_input_tokens: Option<usize>,
     summary_backlog: Option<usize>,
     fold_after: Option<usize>,
+    segment_bytes: Option<usize>,
     recall: Option<crate::episodic::recall::RecallWeights>,
 }
 
@@ -181,6 +182,7 @@ pub fn core_options(js: JsOptions, writer: String) -> Result<Options, JsValue> {
         summary_input_tokens: js.summary_input_tokens.unwrap_or(d.summary_input_tokens),
         summary_backlog: js.summary_backlog.unwrap_or(d.summary_backlog),
         fold_after: js.fold_after.unwrap_or(d.fold_after),
+        segment_bytes: js.segment_bytes.unwrap_or(d.segment_bytes),
         recall: js.recall.unwrap_or(d.recall),
     })
 }

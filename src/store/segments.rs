@@ -1,0 +1,237 @@
+//! Bounded segments: which stored value holds which record, and when the log
+//! is folded and segments merged.
+//!
+//! A change writes one `log` value per record. Folding writes the log's
+//! records into a new `seg` value once the log holds a quarter of `limit`
+//! bytes (or `fold_after` records), then removes the log values. A segment
+//! holds at most `limit` bytes (a record larger than that is a segment
+//! alone). One of at least an eighth of `limit` is full: it is never
+//! rewritten again unless a forget touches it. Smaller ones (a small log
+//! folded because of `fold_after`, a forget's rewrite) are tiered by size,
+//! a factor of four per tier, and four of one tier are merged into one. At
+//! the defaults the log folds straight into full segments, so a record is
+//! written twice (its log value and its segment) and no write rewrites
+//! history: bytes written stay near twice the bytes stored, and a fold
+//! writes a quarter of `limit`.
+//!
+//! Invariants: a plan's outputs are saved before its inputs are removed,
+//! so a crash leaves duplicates, never losses; an output holds a record
+//! only if every value known to hold it is an input, so the duplicates a
+//! crash left are not copied again and go with their values. Values that
+//! must not stay as they are (format 1, forgotten content) are rewritten
+//! by the next fold, whatever their size.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::{Key, Write};
+
+/// A record's identity, its writer interned.
+pub type Uid = (u32, u64);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// One record a change wrote.
+    Log,
+    Segment,
+    /// To rewrite at the next fold: written by 0.1 (format 1), holding
+    /// forgotten or superseded content, or maybe written by a fold whose
+    /// save failed.
+    Rewrite,
+}
+
+/// A stored value and the records it holds.
+#[derive(Clone, Debug)]
+pub struct Value {
+    pub key: Key,
+    pub bytes: usize,
+    pub uids: Vec<Uid>,
+    pub kind: Kind,
+}
+
+/// A value a plan writes: its key, its size, and the records it holds.
+pub type Output = (Key, usize, Vec<(String, u64)>);
+
+/// Every value a controller knows of, by what it holds.
+#[derive(Clone, Debug, Default)]
+pub struct Folding {
+    writers: Vec<String>,
+    writer_ids: HashMap<String, u32>,
+    values: Vec<Value>,
+    /// Keys whose removal failed: removed by the next fold.
+    pub pending: Vec<Key>,
+}
+
+/// The sizes folding works to.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// No value is larger (but a record that is alone).
+    pub bytes: usize,
+    /// The log is folded once it holds this many records, whatever their size.
+    pub fold_after: usize,
+}
+
+/// How many tiers of four a segment of `bytes` is below a full one (0: full).
+fn tier(bytes: usize, full: usize) -> u32 {
+    let (mut size, mut t) = (bytes.max(1), 0);
+    while size < full {
+        size = size.saturating_mul(4);
+        t += 1;
+    }
+    t
+}
+
+impl Folding {
+    /// The identity of record `seq` of `writer`.
+    pub fn uid(&mut self, writer: &str, seq: u64) -> Uid {
+        if let Some(&id) = self.writer_ids.get(writer) {
+            return (id, seq);
+        }
+        let id = self.writers.len() as u32;
+        self.writers.push(writer.to_string());
+        self.writer_ids.insert(writer.to_string(), id);
+        (id, seq)
+    }
+
+    /// The identity of a record some known value holds, if its writer is known.
+    pub fn find(&self, writer: &str, seq: u64) -> Option<Uid> {
+        self.writer_ids.get(writer).map(|&id| (id, seq))
+    }
+
+    pub fn add(&mut self, key: Key, bytes: usize, uids: Vec<Uid>, kind: Kind) {
+        self.values.push(Value { key, bytes, uids, kind });
+    }
+
+    /// A log value a change saved: its one record is named by its key
+    /// (`[ns, "log", writer, seq]`).
+    pub fn logged(&mut self, w: &Write) {
+        if let (Some(writer), Some(seq)) = (w.key.get(2), w.key.get(3).and_then(|s| s.parse().ok())) {
+            let uid = self.uid(writer, seq);
+            self.add(w.key.clone(), w.bytes.len(), vec![uid], Kind::Log);
+        }
+    }
+
+    pub fn values(&self) -> &[Value] {
+        &self.values
+    }
+
+    /// Marks every value holding one of `uids` for rewriting.
+    pub fn rewrite_holding(&mut self, uids: &HashSet<Uid>) {
+        for v in &mut self.values {
+            if v.uids.iter().any(|u| uids.contains(u)) {
+                v.kind = Kind::Rewrite;
+            }
+        }
+    }
+
+    /// Whether a value waits to be rewritten (format 1, forgotten content).
+    pub fn must_rewrite(&self) -> bool {
+        self.values.iter().any(|v| v.kind == Kind::Rewrite)
+    }
+
+    /// The keys of the values holding any of `uids`.
+    pub fn holding(&self, uids: &HashSet<Uid>) -> Vec<Key> {
+        self.values.iter().filter(|v| v.uids.iter().any(|u| uids.contains(u))).map(|v| v.key.clone()).collect()
+    }
+
+    /// The values to rewrite now, by key: those that must be, else the log
+    /// when it is due, else one tier of small segments that has four. An
+    /// empty plan only retries removals. `None`: nothing to do.
+    pub fn plan(&self, limits: Limits) -> Option<Vec<Key>> {
+        let keys = |kind: Kind| -> Vec<Key> { self.values.iter().filter(|v| v.kind == kind).map(|v| v.key.clone()).collect() };
+        let rewrite = keys(Kind::Rewrite);
+        if !rewrite.is_empty() {
+            return Some(rewrite);
+        }
+        let (log_values, log_bytes) = self.values.iter().filter(|v| v.kind == Kind::Log).fold((0, 0), |(n, b), v| (n + 1, b + v.bytes));
+        if log_values > 0 && (log_bytes >= limits.bytes / 4 || log_values >= limits.fold_after) {
+            return Some(keys(Kind::Log));
+        }
+        let full = limits.bytes / 8;
+        let mut tiers: BTreeMap<u32, Vec<Key>> = BTreeMap::new();
+        for v in self.values.iter().filter(|v| v.kind == Kind::Segment && v.bytes < full) {
+            tiers.entry(tier(v.bytes, full)).or_default().push(v.key.clone());
+        }
+        if let Some(small) = tiers.into_values().rev().find(|t| t.len() >= 4) {
+            return Some(small);
+        }
+        (!self.pending.is_empty()).then(Vec::new)
+    }
+
+    /// Of the records the values `inputs` hold, those no other value holds:
+    /// what the plan's outputs must keep, if they are live.
+    pub fn movable(&self, inputs: &[Key]) -> HashSet<Uid> {
+        let mut out: HashSet<Uid> = HashSet::new();
+        for v in self.values.iter().filter(|v| inputs.contains(&v.key)) {
+            out.extend(v.uids.iter().copied());
+        }
+        for v in self.values.iter().filter(|v| !inputs.contains(&v.key)) {
+            for u in &v.uids {
+                out.remove(u);
+            }
+        }
+        out
+    }
+
+    /// After a plan's outputs were saved: its inputs are gone (their
+    /// removal is the host's next step), the outputs are known.
+    pub fn replace(&mut self, inputs: &[Key], outputs: Vec<Output>, kind: Kind) {
+        self.values.retain(|v| !inputs.contains(&v.key));
+        self.pending.retain(|k| !inputs.contains(k));
+        for (key, bytes, records) in outputs {
+            let uids = records.iter().map(|(w, s)| self.uid(w, *s)).collect();
+            self.add(key, bytes, uids, kind);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(kind: &str, seq: u64) -> Key {
+        vec!["ns".into(), kind.into(), "w".into(), format!("{seq:016}")]
+    }
+
+    fn folding(values: &[(&str, u64, usize, Kind)]) -> Folding {
+        let mut f = Folding::default();
+        for &(kind, seq, bytes, k) in values {
+            let uid = f.uid("w", seq);
+            f.add(key(kind, seq), bytes, vec![uid], k);
+        }
+        f
+    }
+
+    const LIMITS: Limits = Limits { bytes: 8000, fold_after: 100 };
+
+    #[test]
+    fn the_log_folds_at_a_quarter_of_the_limit_or_fold_after_records() {
+        let small: Vec<(&str, u64, usize, Kind)> = (1..=10).map(|s| ("log", s, 100, Kind::Log)).collect();
+        assert_eq!(folding(&small).plan(LIMITS), None);
+        let big: Vec<(&str, u64, usize, Kind)> = (1..=20).map(|s| ("log", s, 100, Kind::Log)).collect();
+        assert_eq!(folding(&big).plan(LIMITS).unwrap().len(), 20);
+        assert_eq!(folding(&small).plan(Limits { fold_after: 10, ..LIMITS }).unwrap().len(), 10);
+    }
+
+    #[test]
+    fn four_small_segments_of_one_tier_merge_and_full_ones_stay() {
+        let mut values: Vec<(&str, u64, usize, Kind)> = vec![("seg", 1, 1000, Kind::Segment), ("seg", 2, 5000, Kind::Segment)];
+        values.extend((3..=5).map(|s| ("seg", s, 300, Kind::Segment)));
+        assert_eq!(folding(&values).plan(LIMITS), None, "three of a tier wait");
+        values.push(("seg", 6, 260, Kind::Segment));
+        assert_eq!(folding(&values).plan(LIMITS).unwrap(), vec![key("seg", 3), key("seg", 4), key("seg", 5), key("seg", 6)]);
+    }
+
+    #[test]
+    fn values_to_rewrite_come_first_and_duplicates_are_not_moved() {
+        let mut f = folding(&[("log", 1, 100, Kind::Log), ("pack", 2, 100, Kind::Rewrite)]);
+        let dup = f.uid("w", 1);
+        f.values[1].uids.push(dup);
+        assert_eq!(f.plan(LIMITS).unwrap(), vec![key("pack", 2)]);
+        // Record 1 is also in the log: the rewrite of the pack leaves it there.
+        assert_eq!(f.movable(&[key("pack", 2)]), HashSet::from([(0, 2)]));
+        f.replace(&[key("pack", 2)], vec![(key("seg", 3), 50, vec![("w".into(), 2)])], Kind::Segment);
+        assert!(!f.must_rewrite());
+        f.pending.push(key("pack", 2));
+        assert_eq!(f.plan(LIMITS), Some(vec![]), "a failed removal is retried");
+    }
+}
