@@ -232,8 +232,16 @@ impl Controller {
     /// Those of [`Controller::new`]; `FORMAT_TOO_NEW`. Damaged values do not
     /// fail the load: they are listed in [`Controller::load_report`].
     pub fn from_storage(opts: Options, counter: Counter, entries: Vec<(Key, Vec<u8>)>) -> Result<Controller> {
+        Controller::from_loaded(opts, counter, store::load(entries)?)
+    }
+
+    /// [`Controller::from_storage`] for values already read (`store::Loader`).
+    ///
+    /// # Errors
+    /// Those of [`Controller::new`].
+    pub fn from_loaded(opts: Options, counter: Counter, loaded: store::Loaded) -> Result<Controller> {
         let mut c = Controller::new(opts, counter)?;
-        c.restore(store::load(entries)?);
+        c.restore(loaded);
         Ok(c)
     }
 

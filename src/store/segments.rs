@@ -160,14 +160,11 @@ impl Folding {
     /// Of the records the values `inputs` hold, those no other value holds:
     /// what the plan's outputs must keep, if they are live.
     pub fn movable(&self, inputs: &[Key]) -> HashSet<Uid> {
-        let mut out: HashSet<Uid> = HashSet::new();
-        for v in self.values.iter().filter(|v| inputs.contains(&v.key)) {
-            out.extend(v.uids.iter().copied());
-        }
-        for v in self.values.iter().filter(|v| !inputs.contains(&v.key)) {
-            for u in &v.uids {
-                out.remove(u);
-            }
+        let inputs: HashSet<&Key> = inputs.iter().collect();
+        let (moved, kept): (Vec<&Value>, Vec<&Value>) = self.values.iter().partition(|v| inputs.contains(&v.key));
+        let mut out: HashSet<Uid> = moved.iter().flat_map(|v| v.uids.iter().copied()).collect();
+        for u in kept.iter().flat_map(|v| &v.uids) {
+            out.remove(u);
         }
         out
     }
@@ -175,6 +172,7 @@ impl Folding {
     /// After a plan's outputs were saved: its inputs are gone (their
     /// removal is the host's next step), the outputs are known.
     pub fn replace(&mut self, inputs: &[Key], outputs: Vec<Output>, kind: Kind) {
+        let inputs: HashSet<&Key> = inputs.iter().collect();
         self.values.retain(|v| !inputs.contains(&v.key));
         self.pending.retain(|k| !inputs.contains(k));
         for (key, bytes, records) in outputs {

@@ -116,8 +116,9 @@ impl MemoryController {
         };
         let inner = match &storage {
             Some(s) => {
-                let entries = s.load_range(&crate::store::namespace_prefix(&opts.namespace)).await?;
-                Controller::from_storage(opts, counter, entries)
+                let mut loader = crate::store::Loader::default();
+                s.load_into(&crate::store::namespace_prefix(&opts.namespace), &mut loader).await?;
+                Controller::from_loaded(opts, counter, loader.finish())
             }
             None => Controller::new(opts, counter),
         }

@@ -1,0 +1,295 @@
+//! Bounded segments through the sans-IO core: what folding writes (value
+//! sizes, bytes written against bytes stored), how small segments merge,
+//! what a forget rewrites, the upgrade of format-1 values, and a crash at
+//! every step of each.
+
+mod common;
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use agent_memory::controller::{ForgetTarget, Options};
+use agent_memory::durable::{Durable, Storage};
+use agent_memory::message::{Message, Role};
+use agent_memory::store::record::decode_value;
+use agent_memory::store::Key;
+use agent_memory::window::WindowConfig;
+
+type Map = Rc<RefCell<BTreeMap<Key, Vec<u8>>>>;
+
+/// A shared map that counts what is saved, and dies after `life` operations.
+#[derive(Default)]
+struct Disk {
+    map: Map,
+    written: Rc<RefCell<Vec<usize>>>,
+    life: Option<usize>,
+    ops: Rc<std::cell::Cell<usize>>,
+}
+
+impl Disk {
+    fn on(map: &Map) -> Disk {
+        Disk { map: map.clone(), ..Disk::default() }
+    }
+    fn tick(&mut self) -> Result<(), String> {
+        self.ops.set(self.ops.get() + 1);
+        match &mut self.life {
+            Some(0) => Err("the process died".into()),
+            Some(n) => {
+                *n -= 1;
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+impl Storage for Disk {
+    fn load_range(&mut self, prefix: &[String]) -> Result<Vec<(Key, Vec<u8>)>, String> {
+        self.tick()?;
+        Ok(self.map.borrow().iter().filter(|(k, _)| k.starts_with(prefix)).map(|(k, v)| (k.clone(), v.clone())).collect())
+    }
+    fn save(&mut self, key: &[String], bytes: &[u8]) -> Result<(), String> {
+        self.tick()?;
+        self.written.borrow_mut().push(bytes.len());
+        self.map.borrow_mut().insert(key.to_vec(), bytes.to_vec());
+        Ok(())
+    }
+    fn remove(&mut self, key: &[String]) -> Result<(), String> {
+        self.tick()?;
+        self.map.borrow_mut().remove(key);
+        Ok(())
+    }
+    fn remove_range(&mut self, prefix: &[String]) -> Result<(), String> {
+        self.tick()?;
+        self.map.borrow_mut().retain(|k, _| !k.starts_with(prefix));
+        Ok(())
+    }
+}
+
+fn options(writer: &str, segment_bytes: usize, fold_after: usize) -> Options {
+    Options { writer: writer.into(), segment_bytes, fold_after, working: WindowConfig { max_tokens: 300, ..WindowConfig::default() }, ..common::options(true) }
+}
+
+/// A chat turn of a usual size, numbered, in English and Chinese.
+fn turn(i: usize) -> Message {
+    let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
+    Message::text(role, format!("turn {i}: we talked about the trip to Chengdu, 我们第{i}次讨论了去成都的行程和酒店的预订。"))
+}
+
+fn stored(map: &Map) -> (usize, usize, usize) {
+    let m = map.borrow();
+    (m.len(), m.values().map(Vec::len).sum(), m.values().map(Vec::len).max().unwrap_or(0))
+}
+
+fn contains(map: &Map, needle: &str) -> bool {
+    map.borrow().values().any(|v| v.windows(needle.len()).any(|w| w == needle.as_bytes()))
+}
+
+fn texts(d: &Durable<Disk>) -> Vec<String> {
+    d.controller().history().into_iter().map(|h| h.message.content_text()).collect()
+}
+
+#[test]
+fn bytes_written_stay_near_twice_what_is_stored_and_no_value_exceeds_the_limit() {
+    const LIMIT: usize = 16 * 1024;
+    let map: Map = Rc::default();
+    let disk = Disk::on(&map);
+    let written = disk.written.clone();
+    let mut d = Durable::open(options("w", LIMIT, 1024), common::o200k(), disk).unwrap();
+    let mut largest_add = 0;
+    for i in 0..3000 {
+        let before: usize = written.borrow().iter().sum();
+        d.add(turn(i), i as f64).unwrap();
+        largest_add = largest_add.max(written.borrow().iter().sum::<usize>() - before);
+    }
+    assert!(d.controller().episodes().len() > 50, "compaction ran");
+    let (values, bytes, largest) = stored(&map);
+    let total: usize = written.borrow().iter().sum();
+    let ratio = total as f64 / bytes as f64;
+    assert!(ratio <= 2.3, "written {total} / stored {bytes} = {ratio:.2}");
+    assert!(largest <= LIMIT, "a value of {largest} bytes");
+    // A fold writes about a quarter of the limit, never the history (here about 70 limits).
+    assert!(bytes > 50 * LIMIT && largest_add <= LIMIT, "one add wrote {largest_add} bytes");
+    // The log stays under a quarter of the limit; segments are at least an eighth.
+    let segments = map.borrow().keys().filter(|k| k[1] == "seg").count();
+    assert!(values - segments <= LIMIT / 4 / 150, "{} log values", values - segments);
+    assert!(map.borrow().iter().filter(|(k, _)| k[1] == "seg").all(|(_, v)| v.len() >= LIMIT / 8));
+    let r = Durable::open(options("r", LIMIT, 1024), common::o200k(), Disk::on(&map)).unwrap();
+    assert_eq!(r.controller().history(), d.controller().history());
+    assert_eq!(r.controller().episodes(), d.controller().episodes());
+    assert_eq!(r.controller().load_report().duplicates, 0);
+}
+
+/// How many tiers of four a segment of `bytes` is below a full one (as `store::segments` tiers them).
+fn tier(bytes: usize, full: usize) -> u32 {
+    let (mut size, mut t) = (bytes, 0);
+    while size < full {
+        size *= 4;
+        t += 1;
+    }
+    t
+}
+
+#[test]
+fn small_segments_merge_four_of_a_size() {
+    const LIMIT: usize = 64 * 1024;
+    let map: Map = Rc::default();
+    let disk = Disk::on(&map);
+    let written = disk.written.clone();
+    // A fold every 5 records: segments of about a kilobyte, merged up the tiers.
+    let mut d = Durable::open(options("w", LIMIT, 5), common::o200k(), disk).unwrap();
+    for i in 0..1500 {
+        d.add(turn(i), i as f64).unwrap();
+        let mut per_tier: BTreeMap<u32, usize> = BTreeMap::new();
+        for (k, v) in map.borrow().iter().filter(|(k, _)| k[1] == "seg" && true) {
+            let t = tier(v.len(), LIMIT / 8);
+            if t > 0 {
+                *per_tier.entry(t).or_default() += 1;
+            }
+            assert!(v.len() <= LIMIT, "{k:?}");
+        }
+        assert!(per_tier.values().all(|&n| n < 4), "after add {i}: {per_tier:?}");
+    }
+    let (values, bytes, _) = stored(&map);
+    assert!(values < 5 + 3 * 5 + bytes / (LIMIT / 8), "{values} values for {bytes} bytes");
+    // Each record climbs at most four tiers: written at most six times (log, first segment, four merges).
+    let total: usize = written.borrow().iter().sum();
+    assert!((total as f64) < 6.0 * bytes as f64, "written {total} for {bytes}");
+    let r = Durable::open(options("r", LIMIT, 5), common::o200k(), Disk::on(&map)).unwrap();
+    assert_eq!(r.controller().history(), d.controller().history());
+}
+
+#[test]
+fn forget_rewrites_only_the_values_that_held_what_goes() {
+    const LIMIT: usize = 8 * 1024;
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w", LIMIT, 1024), common::o200k(), Disk::on(&map)).unwrap();
+    let secret = "my passport number is E12345678";
+    let mut secret_id = String::new();
+    for i in 0..600 {
+        let m = if i == 300 { Message::text(Role::User, format!("记住：{secret}。")) } else { turn(i) };
+        let id = d.add(m, i as f64).unwrap().id;
+        if i == 300 {
+            secret_id = id;
+        }
+    }
+    assert!(d.controller().episodes().iter().any(|e| e.summary.contains("E12345678")), "a summary quoted it");
+    let before = map.borrow().clone();
+    let holding: Vec<Key> = before.iter().filter(|(_, v)| v.windows(9).any(|w| w == b"E12345678")).map(|(k, _)| k.clone()).collect();
+    assert!(holding.len() >= 2 && before.len() > 20, "{} of {} values hold it", holding.len(), before.len());
+    let out = d.forget(&ForgetTarget::Message(secret_id.clone()), 1000.0).unwrap();
+    assert_eq!((out.messages, out.episodes_rewritten, out.pending_removals), (1, 1, 0));
+    assert!(!contains(&map, "E12345678") && !contains(&map, "passport"), "forgotten text still stored");
+    // Every other value is untouched: same key, same bytes.
+    let after = map.borrow().clone();
+    let gone: Vec<&Key> = before.keys().filter(|k| !after.contains_key(*k)).collect();
+    for (k, v) in before.iter().filter(|(k, _)| after.contains_key(*k)) {
+        assert_eq!(&after[k], v, "{k:?} was rewritten");
+    }
+    for k in &gone {
+        assert!(holding.contains(k), "{k:?} held nothing forgotten, yet was removed");
+    }
+    let new: usize = after.iter().filter(|(k, _)| !before.contains_key(*k)).map(|(_, v)| v.len()).sum();
+    let old: usize = gone.iter().map(|k| before[*k].len()).sum();
+    assert!(new <= old + 2048, "the forget wrote {new} bytes to replace {old}");
+    let r = Durable::open(options("r", LIMIT, 1024), common::o200k(), Disk::on(&map)).unwrap();
+    assert_eq!(r.controller().history(), d.controller().history());
+    assert_eq!(r.controller().history().len(), 599);
+    assert_eq!(r.controller().episodes(), d.controller().episodes());
+}
+
+/// One namespace's life: adds that fold and merge (small limit, small log),
+/// a forget of an archived message, more adds. Returns the acknowledged
+/// texts, whether the forget was acknowledged, and the storage operations.
+fn life(map: &Map, crash_after: Option<usize>) -> (Vec<String>, bool, usize) {
+    const SECRET: &str = "the door code is 8812-KESTREL";
+    let mut disk = Disk::on(map);
+    disk.life = crash_after;
+    let ops = disk.ops.clone();
+    let mut acked = Vec::new();
+    let Ok(mut d) = Durable::open(options("w1", 4096, 7), common::o200k(), disk) else { return (acked, false, ops.get()) };
+    let mut secret_id = None;
+    for i in 0..80 {
+        let m = if i == 10 { Message::text(Role::User, format!("记住：{SECRET}。")) } else { turn(i) };
+        if let Ok(added) = d.add(m.clone(), i as f64) {
+            acked.push(m.content_text());
+            if i == 10 {
+                secret_id = Some(added.id);
+            }
+        }
+    }
+    // A forget that failed may still have saved its tombstone: the text
+    // may be there or not, so it is not counted as acknowledged either way.
+    acked.retain(|t| !t.contains("KESTREL"));
+    let forgot = secret_id.is_some_and(|id| d.forget(&ForgetTarget::Message(id), 100.0).is_ok());
+    for i in 80..100 {
+        if d.add(turn(i), i as f64).is_ok() {
+            acked.push(turn(i).content_text());
+        }
+    }
+    (acked, forgot, ops.get())
+}
+
+#[test]
+fn a_crash_at_every_step_of_folds_merges_and_a_forget_loses_nothing() {
+    let (_, forgot, steps) = life(&Rc::default(), None);
+    assert!(forgot && steps > 200, "{steps} steps");
+    for crash in 0..steps {
+        let map: Map = Rc::default();
+        let (acked, forgot, _) = life(&map, Some(crash));
+        // A healthy process opens what the crash left: what was acknowledged
+        // is there, once and in order; a forgotten text never loads, and
+        // once it was acknowledged, it is gone from every stored byte.
+        let r = Durable::open(options("r", 4096, 7), common::o200k(), Disk::on(&map)).unwrap();
+        let history = texts(&r);
+        let mut unique = history.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), history.len(), "crash at {crash}: duplicates");
+        let mut it = history.iter();
+        for a in &acked {
+            assert!(it.any(|h| h == a), "crash at {crash}: {a:?} lost or out of order");
+        }
+        if forgot {
+            assert!(!history.iter().any(|h| h.contains("KESTREL")), "crash at {crash}: forgotten text loaded");
+            assert!(!contains(&map, "KESTREL"), "crash at {crash}: forgotten text stored");
+        }
+        assert!(r.controller().load_report().corrupt.is_empty());
+    }
+}
+
+#[test]
+fn format_1_values_are_rewritten_as_segments_on_opening_even_after_a_crash() {
+    // A namespace as 0.1 left it: every value in format 1 (one pack, a log).
+    let old: Map = Rc::default();
+    let mut d = Durable::open(options("w", 1 << 20, 40), common::o200k(), Disk::on(&old)).unwrap();
+    for i in 0..150 {
+        d.add(turn(i), i as f64).unwrap();
+    }
+    let want = d.controller().history();
+    let episodes = d.controller().episodes().to_vec();
+    drop(d);
+    for v in old.borrow_mut().values_mut() {
+        v[4] = 1; // the version byte: the records themselves are what 0.1 wrote
+    }
+    let version = |map: &Map| map.borrow().values().map(|v| decode_value(v).unwrap().0).collect::<Vec<u8>>();
+    assert!(version(&old).iter().all(|&v| v == 1));
+    for crash in 0..200 {
+        let map: Map = Rc::new(RefCell::new(old.borrow().clone()));
+        let mut disk = Disk::on(&map);
+        disk.life = Some(crash);
+        let opened = Durable::open(options("u", 4096, 40), common::o200k(), disk);
+        // Whatever the crash left, the next open reads it all and finishes the upgrade.
+        let r = Durable::open(options("r", 4096, 40), common::o200k(), Disk::on(&map)).unwrap();
+        assert!(r.last_background_error.is_none());
+        assert_eq!(r.controller().history(), want, "crash at {crash}");
+        assert_eq!(r.controller().episodes(), episodes.as_slice(), "crash at {crash}");
+        assert!(version(&map).iter().all(|&v| v == 2), "crash at {crash}: format-1 values left");
+        assert!(map.borrow().values().all(|v| v.len() <= 4096));
+        if opened.is_ok_and(|o| o.last_background_error.is_none()) {
+            break; // the upgrade completed without the crash: every step was tried
+        }
+        assert!(crash < 199, "the upgrade never completed");
+    }
+}
