@@ -142,7 +142,7 @@ fn small_segments_merge_four_of_a_size() {
     for i in 0..1500 {
         d.add(turn(i), i as f64).unwrap();
         let mut per_tier: BTreeMap<u32, usize> = BTreeMap::new();
-        for (k, v) in map.borrow().iter().filter(|(k, _)| k[1] == "seg" && true) {
+        for (k, v) in map.borrow().iter().filter(|(k, _)| k[1] == "seg") {
             let t = tier(v.len(), LIMIT / 8);
             if t > 0 {
                 *per_tier.entry(t).or_default() += 1;

@@ -16,7 +16,7 @@ use serde::Serialize;
 use super::Controller;
 use crate::error::{MemoryError, Result};
 use crate::store::record::{encode_record, Record};
-use crate::store::{log_key, Key, Kind, Uid, Write};
+use crate::store::{log_key, Key, Kind, Uids, Write};
 use crate::window::{Stored, Window};
 
 /// What to forget.
@@ -242,14 +242,14 @@ impl Controller {
         next.forgets.push(tombstone);
         next.next_seq = seq + 1;
         next.folding.logged(&tombstone_write);
-        let gone: HashSet<Uid> = gone.iter().filter_map(|(w, s)| next.folding.find(w, *s)).collect();
+        let gone: Uids = gone.iter().filter_map(|(w, s)| next.folding.find(w, *s)).map(|u| (u, 0)).collect();
         let remove = next.folding.holding(&gone);
         let movable = next.folding.movable(&remove);
         // Records numbered from `self.next_seq` up to the tombstone are this
         // forget's own (rewritten episodes, what they taught, a replacing
         // message): stored nowhere yet.
         let made = self.next_seq..seq;
-        let records = next.records_where(&|w, s| (w == writer && made.contains(&s)) || next.folding.find(w, s).is_some_and(|u| movable.contains(&u)));
+        let records = next.records_where(&|w, s| (w == writer && made.contains(&s)) || next.folding.find(w, s).is_some_and(|u| movable.contains_key(&u)));
         let (segments, outputs) = next.segments(&records, next.next_seq);
         next.next_seq += segments.len() as u64;
         unsaved.extend(remove.iter().cloned());

@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use super::Controller;
 use crate::models;
 use crate::store::record::Record;
-use crate::store::{LoadReport, Loaded, Uid};
+use crate::store::{LoadReport, Loaded, Uids};
 use crate::tokens::chat::message_tokens;
 use crate::wire::request_form;
 use crate::window::{Place, Stored, Window};
@@ -36,7 +36,7 @@ impl Controller {
             .collect();
         // Records to fold away: forgotten content another writer stored,
         // and episodes superseded by a later one, with what they taught.
-        let mut purge: HashSet<Uid> = HashSet::new();
+        let mut purge = Uids::default();
         let (mut msgs, mut episodes) = (Vec::new(), Vec::new());
         let (mut facts, mut embeddings, mut procedures) = (Vec::new(), Vec::new(), Vec::new());
         let mut max_lc = 0;
@@ -53,7 +53,7 @@ impl Controller {
                 | Record::Embedding { item: id, .. }
                     if forgotten.contains(&id) =>
                 {
-                    purge.extend(folding.find(&writer, seq));
+                    purge.extend(folding.find(&writer, seq).map(|u| (u, 0)));
                 }
                 Record::Fact { writer, seq, lc, fact } => facts.push((lc, writer, seq, fact)),
                 Record::Embedding { writer, seq, item, vector } => embeddings.push((writer, seq, item, vector)),
@@ -93,8 +93,8 @@ impl Controller {
         }
         if !superseded.is_empty() {
             let taught = |f: &crate::semantic::Fact| f.tags.iter().any(|t| t == "auto") && f.source.as_ref().is_some_and(|s| superseded.contains(s));
-            purge.extend(episodes.iter().filter(|(_, _, _, e)| superseded.contains(&e.id)).filter_map(|(_, w, s, _)| folding.find(w, *s)));
-            purge.extend(facts.iter().filter(|(_, _, _, f)| taught(f)).filter_map(|(_, w, s, _)| folding.find(w, *s)));
+            purge.extend(episodes.iter().filter(|(_, _, _, e)| superseded.contains(&e.id)).filter_map(|(_, w, s, _)| folding.find(w, *s)).map(|u| (u, 0)));
+            purge.extend(facts.iter().filter(|(_, _, _, f)| taught(f)).filter_map(|(_, w, s, _)| folding.find(w, *s)).map(|u| (u, 0)));
             episodes.retain(|(_, _, _, e)| !superseded.contains(&e.id));
             facts.retain(|(_, _, _, f)| !taught(f));
         }

@@ -265,7 +265,7 @@ impl Controller {
         }
         let inputs = self.folding.plan(self.limits())?;
         let movable = self.folding.movable(&inputs);
-        let records = self.records_where(&|w, s| self.folding.find(w, s).is_some_and(|u| movable.contains(&u)));
+        let records = self.records_where(&|w, s| self.folding.find(w, s).is_some_and(|u| movable.contains_key(&u)));
         let (writes, outputs) = self.segments(&records, self.next_seq);
         let mut remove = inputs.clone();
         remove.extend(self.folding.pending.iter().filter(|k| !inputs.contains(k)).cloned());

@@ -38,7 +38,7 @@
 mod analyzer;
 mod bm25;
 mod centre;
-mod hash;
+pub(crate) mod hash;
 mod hybrid;
 mod kernels;
 mod topk;

@@ -20,13 +20,12 @@ pub mod segments;
 pub mod snapshot;
 mod vector;
 
-use std::collections::HashSet;
-
 use serde::Serialize;
 
 use crate::error::{MemoryError, Result};
 use record::{decode_value, DecodeError, Record};
 pub use segments::{Folding, Kind, Limits, Uid};
+pub(crate) use segments::Uids;
 
 /// A storage key: path segments, interpreted only by this module.
 pub type Key = Vec<String>;
@@ -83,7 +82,7 @@ pub struct Loaded {
 #[derive(Debug, Default)]
 pub struct Loader {
     loaded: Loaded,
-    seen: HashSet<Uid>,
+    seen: Uids,
 }
 
 impl Loader {
@@ -102,7 +101,7 @@ impl Loader {
                     let (w, s) = r.uid();
                     let uid = loaded.folding.uid(w, s);
                     uids.push(uid);
-                    if self.seen.insert(uid) {
+                    if self.seen.insert(uid, 0).is_none() {
                         loaded.records.push(r);
                     } else {
                         loaded.report.duplicates += 1;

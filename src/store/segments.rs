@@ -21,12 +21,17 @@
 //! must not stay as they are (format 1, forgotten content) are rewritten
 //! by the next fold, whatever their size.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::{Key, Write};
+use crate::retrieval::hash::FxHashMap;
 
-/// A record's identity, its writer interned.
-pub type Uid = (u32, u64);
+/// A record's identity: its writer interned (the high 20 bits) and its seq.
+pub type Uid = u64;
+
+/// A set of record identities (the values are unused: the map type is the
+/// search index's, so the wasm holds its code once).
+pub(crate) type Uids = FxHashMap<Uid, u32>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -54,8 +59,7 @@ pub type Output = (Key, usize, Vec<(String, u64)>);
 /// Every value a controller knows of, by what it holds.
 #[derive(Clone, Debug, Default)]
 pub struct Folding {
-    writers: Vec<String>,
-    writer_ids: HashMap<String, u32>,
+    writer_ids: HashMap<String, u64>,
     values: Vec<Value>,
     /// Keys whose removal failed: removed by the next fold.
     pub pending: Vec<Key>,
@@ -83,18 +87,14 @@ fn tier(bytes: usize, full: usize) -> u32 {
 impl Folding {
     /// The identity of record `seq` of `writer`.
     pub fn uid(&mut self, writer: &str, seq: u64) -> Uid {
-        if let Some(&id) = self.writer_ids.get(writer) {
-            return (id, seq);
-        }
-        let id = self.writers.len() as u32;
-        self.writers.push(writer.to_string());
-        self.writer_ids.insert(writer.to_string(), id);
-        (id, seq)
+        let next = self.writer_ids.len() as u64;
+        let id = *self.writer_ids.entry(writer.to_string()).or_insert(next);
+        id << 44 | seq & ((1 << 44) - 1)
     }
 
     /// The identity of a record some known value holds, if its writer is known.
     pub fn find(&self, writer: &str, seq: u64) -> Option<Uid> {
-        self.writer_ids.get(writer).map(|&id| (id, seq))
+        self.writer_ids.get(writer).map(|&id| id << 44 | seq & ((1 << 44) - 1))
     }
 
     pub fn add(&mut self, key: Key, bytes: usize, uids: Vec<Uid>, kind: Kind) {
@@ -115,9 +115,9 @@ impl Folding {
     }
 
     /// Marks every value holding one of `uids` for rewriting.
-    pub fn rewrite_holding(&mut self, uids: &HashSet<Uid>) {
+    pub(crate) fn rewrite_holding(&mut self, uids: &Uids) {
         for v in &mut self.values {
-            if v.uids.iter().any(|u| uids.contains(u)) {
+            if v.uids.iter().any(|u| uids.contains_key(u)) {
                 v.kind = Kind::Rewrite;
             }
         }
@@ -129,8 +129,8 @@ impl Folding {
     }
 
     /// The keys of the values holding any of `uids`.
-    pub fn holding(&self, uids: &HashSet<Uid>) -> Vec<Key> {
-        self.values.iter().filter(|v| v.uids.iter().any(|u| uids.contains(u))).map(|v| v.key.clone()).collect()
+    pub(crate) fn holding(&self, uids: &Uids) -> Vec<Key> {
+        self.values.iter().filter(|v| v.uids.iter().any(|u| uids.contains_key(u))).map(|v| v.key.clone()).collect()
     }
 
     /// The values to rewrite now, by key: those that must be, else the log
@@ -147,24 +147,30 @@ impl Folding {
             return Some(keys(Kind::Log));
         }
         let full = limits.bytes / 8;
-        let mut tiers: BTreeMap<u32, Vec<Key>> = BTreeMap::new();
-        for v in self.values.iter().filter(|v| v.kind == Kind::Segment && v.bytes < full) {
-            tiers.entry(tier(v.bytes, full)).or_default().push(v.key.clone());
+        let small = |t: u32| self.values.iter().filter(move |v| v.kind == Kind::Segment && tier(v.bytes, full) == t);
+        // The smallest tier first: a merge there may fill the next.
+        let lowest = self.values.iter().filter(|v| v.kind == Kind::Segment).map(|v| tier(v.bytes, full)).max().unwrap_or(0);
+        match (1..=lowest).rev().find(|&t| small(t).count() >= 4) {
+            Some(t) => Some(small(t).map(|v| v.key.clone()).collect()),
+            None => (!self.pending.is_empty()).then(Vec::new),
         }
-        if let Some(small) = tiers.into_values().rev().find(|t| t.len() >= 4) {
-            return Some(small);
-        }
-        (!self.pending.is_empty()).then(Vec::new)
     }
 
     /// Of the records the values `inputs` hold, those no other value holds:
     /// what the plan's outputs must keep, if they are live.
-    pub fn movable(&self, inputs: &[Key]) -> HashSet<Uid> {
-        let inputs: HashSet<&Key> = inputs.iter().collect();
-        let (moved, kept): (Vec<&Value>, Vec<&Value>) = self.values.iter().partition(|v| inputs.contains(&v.key));
-        let mut out: HashSet<Uid> = moved.iter().flat_map(|v| v.uids.iter().copied()).collect();
-        for u in kept.iter().flat_map(|v| &v.uids) {
-            out.remove(u);
+    pub(crate) fn movable(&self, inputs: &[Key]) -> Uids {
+        let mut out = Uids::default();
+        for (v, input) in self.values.iter().map(|v| (v, inputs.contains(&v.key))) {
+            for &u in &v.uids {
+                if input {
+                    out.insert(u, 0);
+                }
+            }
+        }
+        for v in self.values.iter().filter(|v| !inputs.contains(&v.key)) {
+            for u in &v.uids {
+                out.remove(u);
+            }
         }
         out
     }
@@ -172,7 +178,6 @@ impl Folding {
     /// After a plan's outputs were saved: its inputs are gone (their
     /// removal is the host's next step), the outputs are known.
     pub fn replace(&mut self, inputs: &[Key], outputs: Vec<Output>, kind: Kind) {
-        let inputs: HashSet<&Key> = inputs.iter().collect();
         self.values.retain(|v| !inputs.contains(&v.key));
         self.pending.retain(|k| !inputs.contains(k));
         for (key, bytes, records) in outputs {
@@ -226,7 +231,8 @@ mod tests {
         f.values[1].uids.push(dup);
         assert_eq!(f.plan(LIMITS).unwrap(), vec![key("pack", 2)]);
         // Record 1 is also in the log: the rewrite of the pack leaves it there.
-        assert_eq!(f.movable(&[key("pack", 2)]), HashSet::from([(0, 2)]));
+        let movable: Vec<Uid> = f.movable(&[key("pack", 2)]).into_keys().collect();
+        assert_eq!(movable, [f.uid("w", 2)]);
         f.replace(&[key("pack", 2)], vec![(key("seg", 3), 50, vec![("w".into(), 2)])], Kind::Segment);
         assert!(!f.must_rewrite());
         f.pending.push(key("pack", 2));

@@ -79,7 +79,7 @@ impl Storage {
 
     pub async fn load_range(&self, prefix: &[String]) -> Result<Vec<(Key, Vec<u8>)>, JsValue> {
         let mut out = Vec::new();
-        self.each(prefix, |key, bytes| {
+        self.each(prefix, &mut |key, bytes| {
             out.push((key, bytes));
             Ok(())
         })
@@ -90,10 +90,11 @@ impl Storage {
     /// The values under `prefix`, read into `loader` one at a time: only
     /// one value's bytes are copied into wasm memory at once.
     pub async fn load_into(&self, prefix: &[String], loader: &mut crate::store::Loader) -> Result<(), JsValue> {
-        self.each(prefix, |key, bytes| loader.push(key, &bytes).map_err(js_error)).await
+        self.each(prefix, &mut |key, bytes| loader.push(key, &bytes).map_err(js_error)).await
     }
 
-    async fn each(&self, prefix: &[String], mut f: impl FnMut(Key, Vec<u8>) -> Result<(), JsValue>) -> Result<(), JsValue> {
+    /// One copy of the reading loop for both (a closure per caller would be two).
+    async fn each(&self, prefix: &[String], f: &mut dyn FnMut(Key, Vec<u8>) -> Result<(), JsValue>) -> Result<(), JsValue> {
         let got = settle("loadRange", self.0.load_range(key_array(prefix))).await?;
         let bad = || js_error(MemoryError::Storage { op: "loadRange".into(), reason: "expected an array of { key: string[], data: Uint8Array }".into() });
         let entries: Array = got.dyn_into().map_err(|_| bad())?;
