@@ -105,7 +105,7 @@ impl Controller {
         let writer = self.opts.writer.clone();
         let id = format!("m-{writer}-{seq}");
         let lc = self.lc_at(ts, seq);
-        let record = Record::Msg { writer: writer.clone(), seq, lc, ts, id: id.clone(), message, task: task_id.clone() };
+        let record = Record::Msg { writer: writer.clone(), seq, lc, ts, id: id.clone(), message, task: task_id.clone(), thread: self.thread_field() };
         let write = Write { key: self.key(seq), bytes: encode_record(&record) };
         let Record::Msg { message, .. } = record else { unreachable!() };
         let tool_turn = self.window.tool_turn(&message);
@@ -177,21 +177,28 @@ impl Controller {
         p.usd
     }
 
-    /// Every live record, in a stable order.
+    /// How this controller's thread is written in its records.
+    pub(crate) fn thread_field(&self) -> Option<String> {
+        crate::store::record::thread_field(&self.opts.thread)
+    }
+
+    /// Every live record, in a stable order: this thread's, then the other
+    /// threads', then the namespace's.
     pub(crate) fn live_records(&self) -> Vec<Record> {
         self.records_where(&|_, _| true)
     }
 
-    /// The live records `keep` accepts (by writer and seq), in a stable
-    /// order; only those are cloned.
+    /// The live records `keep` accepts (by writer and seq), in the order of
+    /// [`Controller::live_records`]; only those are cloned.
     pub(crate) fn records_where(&self, keep: &dyn Fn(&str, u64) -> bool) -> Vec<Record> {
+        let thread = self.thread_field();
         let mut out: Vec<Record> = (self.window.log.iter().filter(|s| keep(&s.writer, s.seq)))
-            .map(|s| Record::Msg { writer: s.writer.clone(), seq: s.seq, lc: s.lc, ts: s.ts, id: s.id.clone(), message: s.message.clone(), task: s.task_id.clone() })
+            .map(|s| Record::Msg { writer: s.writer.clone(), seq: s.seq, lc: s.lc, ts: s.ts, id: s.id.clone(), message: s.message.clone(), task: s.task_id.clone(), thread: thread.clone() })
             .collect();
         for (e, (writer, seq, lc)) in self.episodes.iter().zip(&self.episode_uids).filter(|(_, (w, s, _))| keep(w, *s)) {
-            out.push(Record::Episode { writer: writer.clone(), seq: *seq, lc: *lc, episode: e.clone() });
+            out.push(Record::Episode { writer: writer.clone(), seq: *seq, lc: *lc, episode: e.clone(), thread: thread.clone() });
         }
-        out.extend(self.usages.iter().chain(&self.forgets).filter(|r| keep(r.uid().0, r.uid().1)).cloned());
+        out.extend(self.others.iter().chain(&self.usages).chain(&self.forgets).filter(|r| keep(r.uid().0, r.uid().1)).cloned());
         for (f, (writer, seq, lc)) in self.semantic.facts.iter().zip(&self.semantic.uids).filter(|(_, (w, s, _))| keep(w, *s)) {
             out.push(Record::Fact { writer: writer.clone(), seq: *seq, lc: *lc, fact: f.clone() });
         }

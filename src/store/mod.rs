@@ -18,6 +18,7 @@ pub mod crc;
 pub mod record;
 pub mod segments;
 pub mod snapshot;
+pub mod tombstones;
 mod vector;
 
 use serde::Serialize;
@@ -154,7 +155,7 @@ mod tests {
     use record::{encode_record, encode_segments};
 
     fn msg(writer: &str, seq: u64) -> Record {
-        Record::Msg { writer: writer.into(), seq, lc: seq, ts: seq as f64, id: format!("m-{writer}-{seq}"), message: Message::text(Role::User, "x"), task: None }
+        Record::Msg { writer: writer.into(), seq, lc: seq, ts: seq as f64, id: format!("m-{writer}-{seq}"), message: Message::text(Role::User, "x"), task: None, thread: None }
     }
 
     #[test]

@@ -82,8 +82,10 @@ export interface ModelEntry {
   cacheWritePrice?: number;
 }
 export interface CreateOptions {
-  /** Tenant / storage prefix. Default "default". */
+  /** The user (tenant): storage prefix; facts, preferences, documents, procedures and cost are shared by its threads. Default "default". */
   namespace?: string;
+  /** The conversation under the namespace: its messages, working memory, episodes and task history. Default "default". */
+  thread?: string;
   /** Decides tokenizer, context window and prices. Default "gpt-4o". */
   model?: string;
   models?: Record<string, ModelEntry>;
@@ -183,6 +185,8 @@ export interface Fact {
 export interface SearchOptions {
   /** Default 10. */
   k?: number;
+  /** Messages of this thread only, or of every thread of the namespace (default). Facts are the user's in both. */
+  scope?: "thread" | "user";
   kinds?: ("fact" | "preference" | "chunk" | "message")[];
   tags?: string[];
   from?: number;
@@ -200,6 +204,19 @@ export interface SearchHit {
   key?: string;
   messageIds?: string[];
   tags?: string[];
+  /** For a message of another thread of the namespace: that thread. */
+  thread?: string;
+}
+/** One thread of the namespace (`threads()`). */
+export interface ThreadInfo {
+  thread: string;
+  /** Messages stored in it (forgotten ones not counted). */
+  messages: number;
+  /** Timestamps (ms) of its first and last message. */
+  firstAt: number;
+  lastAt: number;
+  /** The first line of its first user message, at most 80 characters. */
+  title?: string;
 }
 export type SearchResult = SearchHit[] & {
   mode: "hybrid" | "lexical";
@@ -337,6 +354,7 @@ export type UsageInput = { model?: string; promptTokens: number; completionToken
 export type UsageRecord = UsageInput;
 export interface Stats {
   namespace: string;
+  thread: string;
   model: string;
   tokenizer: { exact: boolean; encoding: string | null; calibration: number };
   messages: { total: number; pinned: number; working: number; archived: number };
