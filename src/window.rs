@@ -168,7 +168,27 @@ impl Window {
 
     /// Appends a checked message. Call `check` first.
     pub fn push(&mut self, stored: Stored) {
-        let index = self.log.len();
+        self.track(self.log.len(), &stored);
+        self.log.push(stored);
+    }
+
+    /// The window over `log` (restored messages, in order), as pushing
+    /// them one by one would make it, without a second copy of the log:
+    /// `prepare` sets each message's place and tokens once its `tool_turn`
+    /// is known.
+    pub fn from_log(mut log: Vec<Stored>, mut prepare: impl FnMut(&mut Stored)) -> Window {
+        let mut w = Window::default();
+        for (index, s) in log.iter_mut().enumerate() {
+            s.tool_turn = w.tool_turn(&s.message);
+            prepare(s);
+            w.track(index, s);
+        }
+        w.log = log;
+        w
+    }
+
+    /// Groups and pins the message that is (or is about to be) at `index`.
+    fn track(&mut self, index: usize, stored: &Stored) {
         let message = &stored.message;
         self.turn.push(message);
         match stored.place {
@@ -191,7 +211,6 @@ impl Window {
                 self.groups.push_back(Group { members: vec![index], tokens: stored.tokens, pending, orphan: false });
             }
         }
-        self.log.push(stored);
     }
 
     /// Where a new message of this role goes.

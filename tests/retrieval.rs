@@ -87,6 +87,34 @@ fn bm25_replaces_on_re_add_and_ignores_unknown_removes() {
 }
 
 #[test]
+fn bm25_term_frequency_saturates_at_255_and_memory_is_four_bytes_a_posting() {
+    let mut idx = Bm25Index::new();
+    idx.add(1, &"echo ".repeat(255));
+    idx.add(2, &"echo ".repeat(400));
+    idx.add(3, "other words");
+    // Same tf (saturated), different lengths: the shorter document scores higher, both match.
+    let hits = idx.search("echo", 5, |_| true);
+    assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [1, 2]);
+    // Postings (a document's distinct terms) cost four bytes each, beside
+    // per-document and per-term tables.
+    let mut big = Bm25Index::new();
+    let (mut postings, mut vocab) = (0, std::collections::HashSet::new());
+    for d in 0..1000u64 {
+        let text: String = (0..50).map(|w| format!("w{} ", (d * 7 + w) % 400)).collect();
+        let mut terms = std::collections::HashSet::new();
+        agent_memory::retrieval::analyze(&text, |t| {
+            terms.insert(t.to_string());
+        });
+        postings += terms.len();
+        vocab.extend(terms);
+        big.add(d, &text);
+    }
+    big.shrink_to_fit();
+    let tables = 1000 * 40 + vocab.len() * 80;
+    assert!(big.heap_bytes() <= postings * 4 + tables, "{} bytes for {postings} postings", big.heap_bytes());
+}
+
+#[test]
 fn bm25_rejects_bad_params() {
     for (k1, b) in [(-1.0, 0.5), (f32::NAN, 0.5), (1.2, 1.5), (1.2, -0.1), (f32::INFINITY, 0.5)] {
         let e = Bm25Index::with_params(Bm25Params { k1, b }).unwrap_err();

@@ -293,3 +293,56 @@ fn format_1_values_are_rewritten_as_segments_on_opening_even_after_a_crash() {
         assert!(crash < 199, "the upgrade never completed");
     }
 }
+
+/// Deterministic vectors for a text: hashed character pairs (no model).
+fn vector(text: &str) -> Vec<f32> {
+    let mut v = vec![0.01f32; 16];
+    let chars: Vec<char> = text.chars().collect();
+    for w in chars.windows(2) {
+        v[(w[0] as usize * 31 + w[1] as usize) % 16] += 1.0;
+    }
+    v
+}
+
+#[test]
+fn a_restored_controller_builds_its_search_index_when_first_needed_with_the_same_results() {
+    use agent_memory::context::ContextRequest;
+    use agent_memory::controller::{Controller, SearchOptions};
+    use agent_memory::semantic::RememberInput;
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w", 8192, 1024), common::o200k(), Disk::on(&map)).unwrap();
+    for i in 0..300 {
+        d.add(turn(i), i as f64).unwrap();
+    }
+    d.remember(RememberInput { key: Some("hotel".into()), text: "The hotel is near 春熙路.".into(), ..Default::default() }, 400.0).unwrap();
+    drop(d);
+    let entries: Vec<(Key, Vec<u8>)> = map.borrow().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let opts = || options("r", 8192, 1024);
+    // Eager (as native hosts open) and lazy (as the package opens: the index waits for its first use).
+    let mut eager = Controller::from_storage(opts(), common::o200k(), entries.clone()).unwrap();
+    let mut lazy = Controller::from_loaded(opts(), common::o200k(), agent_memory::store::load(entries).unwrap()).unwrap();
+    // Changes before the first search: messages (compacting), a superseding fact, vectors, a forget.
+    for c in [&mut eager, &mut lazy] {
+        for i in 300..340 {
+            c.add_message(turn(i), i as f64).unwrap();
+        }
+        let p = c.prepare_remember(RememberInput { key: Some("hotel".into()), text: "The hotel moved to 太古里.".into(), ..Default::default() }, 500.0).unwrap();
+        c.commit_remember(p);
+        let items = c.unembedded(200);
+        let (ids, texts): (Vec<String>, Vec<String>) = items.into_iter().unzip();
+        let p = c.prepare_embeddings(ids, texts.iter().map(|t| vector(t)).collect()).unwrap();
+        c.commit_embeddings(p);
+        let id = c.history()[120].id.clone();
+        let p = c.prepare_forget(&ForgetTarget::Message(id), 600.0).unwrap();
+        c.commit_forget(p);
+    }
+    assert_eq!(lazy.history(), eager.history());
+    for q in ["where is the hotel", "第150次讨论", "trip to Chengdu 酒店", "nothing like this at all"] {
+        let opts = SearchOptions { k: Some(8), ..Default::default() };
+        assert_eq!(lazy.search(q, &opts, None).unwrap(), eager.search(q, &opts, None).unwrap(), "{q}");
+        let v = vector(q);
+        assert_eq!(lazy.search(q, &opts, Some(&v)).unwrap(), eager.search(q, &opts, Some(&v)).unwrap(), "{q} (hybrid)");
+        let req = ContextRequest { max_tokens: 2000, query: Some(q.into()), now: Some(700.0), ..Default::default() };
+        assert_eq!(lazy.build_context(&req).unwrap(), eager.build_context(&req).unwrap(), "{q} (context)");
+    }
+}

@@ -282,7 +282,9 @@ impl Controller {
             outcome.episodes_rewritten += 1;
         }
 
-        next.rebuild_index();
+        if !next.index.stale {
+            next.rebuild_index();
+        }
         // A replacing message is stored with the rewrite, not as a log value.
         let mut unsaved: Vec<Key> = Vec::new();
         let added = match then_add {

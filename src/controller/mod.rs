@@ -245,10 +245,14 @@ impl Controller {
     /// Those of [`Controller::new`]; `FORMAT_TOO_NEW`. Damaged values do not
     /// fail the load: they are listed in [`Controller::load_report`].
     pub fn from_storage(opts: Options, counter: Counter, entries: Vec<(Key, Vec<u8>)>) -> Result<Controller> {
-        Controller::from_loaded(opts, counter, store::load(entries)?)
+        let mut c = Controller::from_loaded(opts, counter, store::load(entries)?)?;
+        c.ensure_index();
+        Ok(c)
     }
 
-    /// [`Controller::from_storage`] for values already read (`store::Loader`).
+    /// [`Controller::from_storage`] for values already read (`store::Loader`),
+    /// the search index left to the first call that needs it
+    /// ([`Controller::ensure_index`]): opening does not pay for it.
     ///
     /// # Errors
     /// Those of [`Controller::new`].
@@ -295,6 +299,7 @@ impl Controller {
     /// See [`context::build`]; `CLOSED`; `INVALID_INPUT` for a non-finite `now`.
     pub fn build_context(&mut self, req: &ContextRequest) -> Result<Context> {
         self.open()?;
+        self.ensure_index();
         if let Some(now) = req.now {
             self.stamp(now)?;
         }
@@ -391,6 +396,9 @@ impl Controller {
 
     /// The log position of a message other than an instruction, by id.
     fn message_at(&self, id: &str) -> Option<usize> {
+        if self.index.stale {
+            return self.window.log.iter().position(|s| s.id == id && !s.message.role.is_instruction());
+        }
         match search::Slot::of(*self.index.slots.get(id)?) {
             search::Slot::Message(i) => self.window.log.get(i).is_some_and(|s| s.id == id).then_some(i),
             _ => None,

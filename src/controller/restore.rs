@@ -32,7 +32,10 @@ impl Controller {
         // Records to fold away: forgotten content another writer stored,
         // and episodes superseded by a later one, with what they taught.
         let mut purge = Uids::default();
-        let (mut msgs, mut episodes) = (Vec::new(), Vec::new());
+        // The messages as they are kept, sized once: a restore's peak memory
+        // is this vector beside the records it is filled from.
+        let mut msgs: Vec<Stored> = Vec::with_capacity(records.iter().filter(|r| matches!(r, Record::Msg { .. })).count());
+        let mut episodes = Vec::new();
         let (mut facts, mut embeddings, mut procedures) = (Vec::new(), Vec::new(), Vec::new());
         let mut max_lc = 0;
         for r in records {
@@ -53,7 +56,9 @@ impl Controller {
                 Record::Fact { writer, seq, lc, fact } => facts.push((lc, writer, seq, fact)),
                 Record::Embedding { writer, seq, item, vector } => embeddings.push((writer, seq, item, vector)),
                 Record::Procedures { writer, seq, lc, ts, procedures: raw } => procedures.push((lc, ts, writer, seq, raw)),
-                Record::Msg { writer, seq, lc, ts, id, message, task, .. } => msgs.push((lc, ts, writer, seq, id, message, task)),
+                Record::Msg { writer, seq, lc, ts, id, message, task, .. } => {
+                    msgs.push(Stored { id, writer, seq, lc, ts, message, tokens: 0, tool_turn: false, place: Place::Working, task_id: task });
+                }
                 Record::Episode { writer, seq, lc, episode, .. } => episodes.push((lc, writer, seq, episode)),
                 Record::Usage { ref model, ref purpose, usd, .. } => {
                     // As charged when recorded; a record without (0.1's, or
@@ -69,7 +74,7 @@ impl Controller {
         }
         // What this writer writes next comes after all of it.
         self.last_lc = max_lc;
-        msgs.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then_with(|| a.2.cmp(&b.2)).then(a.3.cmp(&b.3)));
+        msgs.sort_by(|a, b| a.lc.cmp(&b.lc).then(a.ts.total_cmp(&b.ts)).then_with(|| a.writer.cmp(&b.writer)).then(a.seq.cmp(&b.seq)));
         episodes.sort_by(|a, b| a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
         // A message is in one episode. Two that share one are a compaction
         // whose save failed after it landed (a lost acknowledgement, a crash)
@@ -95,15 +100,12 @@ impl Controller {
         }
         let archived: HashSet<&str> = episodes.iter().flat_map(|(_, _, _, e)| e.message_ids.iter().map(String::as_str)).collect();
 
-        let mut window = Window::default();
-        for (lc, ts, writer, seq, id, message, task_id) in msgs {
-            let place = if archived.contains(id.as_str()) && !message.role.is_instruction() { Place::Archived } else { Window::place_for(&message) };
-            let tool_turn = window.tool_turn(&message);
-            let tokens = message_tokens(&self.counter, &request_form(&message, tool_turn, &[]));
-            self.last_ts = self.last_ts.max(ts);
-            window.push(Stored { id, writer, seq, lc, ts, message, tokens, tool_turn, place, task_id });
-        }
-        self.window = window;
+        self.last_ts = msgs.iter().fold(self.last_ts, |t, s| t.max(s.ts));
+        let counter = &self.counter;
+        self.window = Window::from_log(msgs, |s| {
+            s.place = if archived.contains(s.id.as_str()) && !s.message.role.is_instruction() { Place::Archived } else { Window::place_for(&s.message) };
+            s.tokens = message_tokens(counter, &request_form(&s.message, s.tool_turn, &[]));
+        });
         for (lc, writer, seq, mut episode) in episodes {
             episode.tokens = self.counter.count(&episode.summary);
             self.episodes.push(episode);
@@ -126,7 +128,8 @@ impl Controller {
                 self.procedures = Some(super::ProceduresState { parsed, raw, writer, seq, lc, ts });
             }
         }
-        self.rebuild_index();
+        // Built when first needed (`ensure_index`), not on every open.
+        self.index.stale = true;
         // The values holding it are rewritten by the next fold.
         folding.rewrite_holding(&purge);
         self.folding = folding;

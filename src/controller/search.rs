@@ -30,6 +30,11 @@ pub struct SearchIndex {
     pub episode_vectors: VectorIndex,
     /// Per-script means taken out of `vectors` and of query vectors.
     pub centres: Centres,
+    /// Not built yet: a restored controller builds it when a search, a
+    /// query or an embedding first needs it (`Controller::ensure_index`),
+    /// so opening does not pay for it. Until then only `embeddings` holds
+    /// anything; changes are not indexed one by one, the build takes them all.
+    pub stale: bool,
 }
 
 impl Default for SearchIndex {
@@ -42,6 +47,7 @@ impl Default for SearchIndex {
             episodes: Bm25Index::new(),
             episode_vectors: VectorIndex::new(VectorMode::Exact),
             centres: Centres::default(),
+            stale: false,
         }
     }
 }
@@ -49,6 +55,9 @@ impl Default for SearchIndex {
 impl SearchIndex {
     /// Indexes the episode at position `i` (its summary and key points).
     pub fn index_episode(&mut self, i: usize, e: &crate::episodic::Episode) {
+        if self.stale {
+            return;
+        }
         self.episodes.add(i as u64, &format!("{} {}", e.summary, e.key_points.join(" ")));
         if let Some(v) = self.embeddings.get(&e.id) {
             let _ = self.episode_vectors.add(i as u64, v);
@@ -167,7 +176,7 @@ fn kind_name(k: FactKind) -> &'static str {
 impl Controller {
     /// Indexes the fact at `slot` (and removes the one it supersedes).
     pub(crate) fn index_fact(&mut self, slot: usize) {
-        let Some(fact) = self.semantic.facts.get(slot) else { return };
+        let Some(fact) = self.semantic.facts.get(slot).filter(|_| !self.index.stale) else { return };
         if let Some(key) = &fact.key {
             if let Some(old) = self.semantic.facts.iter().take(slot).rposition(|f| f.key.as_ref() == Some(key)) {
                 self.index.lexical.remove(Slot::Fact(old).id());
@@ -198,7 +207,7 @@ impl Controller {
     }
 
     fn index_text(&mut self, slot: Slot, item: String, message: &crate::message::Message) {
-        if message.role.is_instruction() {
+        if message.role.is_instruction() || self.index.stale {
             return;
         }
         let mut text = message.content_text();
@@ -211,6 +220,13 @@ impl Controller {
             let _ = self.index.vectors.add(id, &self.index.centres.centre(script_of(&text), v));
         }
         self.index.slots.insert(item, id);
+    }
+
+    /// Builds the search index if it is not built yet (see `SearchIndex::stale`).
+    pub fn ensure_index(&mut self) {
+        if self.index.stale {
+            self.rebuild_index();
+        }
     }
 
     /// Rebuilds both indexes from the log and the live facts.
@@ -304,6 +320,10 @@ impl Controller {
 
     /// Stores checked embeddings in memory and the vector index.
     pub(crate) fn attach_embeddings(&mut self, items: Vec<(String, Vec<f32>)>) {
+        if self.index.stale {
+            self.index.embeddings.extend(items);
+            return;
+        }
         for (id, v) in items {
             if let Some(i) = self.episodes.iter().position(|e| e.id == id) {
                 let _ = self.index.episode_vectors.add(i as u64, &v);
@@ -325,7 +345,13 @@ impl Controller {
     ///
     /// # Errors
     /// `INVALID_INPUT` for an unknown kind; vector errors for a bad query vector.
-    pub fn search(&self, query: &str, opts: &SearchOptions, query_vector: Option<&[f32]>) -> Result<Vec<Hit>> {
+    pub fn search(&mut self, query: &str, opts: &SearchOptions, query_vector: Option<&[f32]>) -> Result<Vec<Hit>> {
+        self.ensure_index();
+        self.find(query, opts, query_vector)
+    }
+
+    /// [`Controller::search`] over a built index.
+    fn find(&self, query: &str, opts: &SearchOptions, query_vector: Option<&[f32]>) -> Result<Vec<Hit>> {
         let kinds = opts.kinds.clone().unwrap_or_else(|| vec!["fact".into(), "preference".into(), "chunk".into(), "message".into()]);
         for k in &kinds {
             if !matches!(k.as_str(), "fact" | "preference" | "chunk" | "message") {
@@ -367,7 +393,7 @@ impl Controller {
     /// As [`Controller::search`].
     pub(crate) fn relevant(&self, query: &str, vector: Option<&[f32]>, k: usize, kinds: &[&str]) -> Result<Vec<(String, String)>> {
         let opts = SearchOptions { k: Some(k), kinds: Some(kinds.iter().map(|k| k.to_string()).collect()), ..Default::default() };
-        let mut hits = self.search(query, &opts, vector)?;
+        let mut hits = self.find(query, &opts, vector)?;
         // Another thread's messages are never in this window: they count as archived.
         hits.retain(|hit| hit.kind != "message" || hit.thread.is_some() || self.message_place(&hit.id) == Some(crate::window::Place::Archived));
         let hybrid = vector.is_some() && !self.index.vectors.is_empty();

@@ -151,10 +151,11 @@ impl Controller {
     ///
     /// # Errors
     /// `INVALID_INPUT` for a budget below [`RECALL_MIN_TOKENS`]; vector errors for a bad query vector.
-    pub fn recall(&self, query: &str, k: usize, vector: Option<&[f32]>, budget: usize) -> Result<String> {
+    pub fn recall(&mut self, query: &str, k: usize, vector: Option<&[f32]>, budget: usize) -> Result<String> {
         if budget < RECALL_MIN_TOKENS {
             return Err(MemoryError::input("callTool.options.recallTokens", format!("must be at least {RECALL_MIN_TOKENS}")));
         }
+        self.ensure_index();
         let kinds = ["fact", "preference", "chunk", "message"];
         let items: Vec<String> = self
             .relevant(query, vector, k, &kinds)?

@@ -34,9 +34,18 @@ impl Default for Bm25Params {
     }
 }
 
-/// A posting: document slot and term frequency (saturating at `u16::MAX`,
-/// far past where BM25's saturation makes more repetitions count).
-type Posting = (u32, u16);
+/// A posting: document slot (the high 24 bits) and term frequency (the low
+/// 8, saturating at 255, far past where BM25's saturation makes more
+/// repetitions count), in four bytes: postings are most of an index's
+/// memory (about 60 per chat message). Ordered by slot, as `u32`s.
+type Posting = u32;
+
+/// Most documents an index holds at once (slots are 24 bits); more are not indexed.
+pub const MAX_DOCS: usize = 1 << 24;
+
+const fn posting(slot: u32, tf: usize) -> Posting {
+    slot << 8 | if tf > 255 { 255 } else { tf as u32 }
+}
 
 /// A lexical index of documents keyed by caller-chosen `u64` ids.
 #[derive(Clone, Debug, Default)]
@@ -52,9 +61,6 @@ pub struct Bm25Index {
     ids: Vec<u64>,
     /// Slot → document length in terms.
     lens: Vec<u32>,
-    /// Slot → the document's distinct term ids, so `remove` touches only
-    /// the postings lists it must.
-    terms: Vec<Box<[u32]>>,
     /// Slots of removed documents, reused by later adds.
     free: Vec<u32>,
     n_docs: u32,
@@ -106,39 +112,37 @@ impl Bm25Index {
 
     /// Indexes `text` under `id`, replacing any document already there.
     /// A text with no terms (punctuation only) is stored and never matches.
+    /// Past [`MAX_DOCS`] documents, a new one is not indexed.
     pub fn add(&mut self, id: u64, text: &str) {
         self.remove(id);
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None if self.ids.len() < MAX_DOCS => {
+                self.ids.push(0);
+                self.lens.push(0);
+                (self.ids.len() - 1) as u32
+            }
+            None => return,
+        };
         let mut ids: Vec<u32> = Vec::new();
         analyze(text, |term| ids.push(self.intern(term)));
         let len = ids.len();
         ids.sort_unstable();
-
-        let slot = match self.free.pop() {
-            Some(s) => s,
-            None => {
-                self.ids.push(0);
-                self.lens.push(0);
-                self.terms.push(Box::default());
-                (self.ids.len() - 1) as u32
-            }
-        };
-        let mut distinct = Vec::with_capacity(ids.len());
         for run in ids.chunk_by(|a, b| a == b) {
-            let (Some(&t), tf) = (run.first(), run.len().min(u16::MAX as usize) as u16) else { continue };
-            distinct.push(t);
-            let Some(list) = self.postings.get_mut(t as usize) else { continue };
+            let Some(list) = run.first().and_then(|&t| self.postings.get_mut(t as usize)) else { continue };
+            let p = posting(slot, run.len());
             // Fresh slots are the largest yet, so the common case appends.
             match list.last() {
-                Some(&(last, _)) if last > slot => {
-                    let at = list.partition_point(|&(s, _)| s < slot);
-                    list.insert(at, (slot, tf));
+                Some(&last) if last > p => {
+                    let at = list.partition_point(|&q| q < p);
+                    list.insert(at, p);
                 }
-                _ => list.push((slot, tf)),
+                _ => list.push(p),
             }
         }
         let s = slot as usize;
-        if let (Some(i), Some(l), Some(t)) = (self.ids.get_mut(s), self.lens.get_mut(s), self.terms.get_mut(s)) {
-            (*i, *l, *t) = (id, len as u32, distinct.into_boxed_slice());
+        if let (Some(i), Some(l)) = (self.ids.get_mut(s), self.lens.get_mut(s)) {
+            (*i, *l) = (id, len as u32);
         }
         self.slots.insert(id, slot);
         self.n_docs += 1;
@@ -147,22 +151,22 @@ impl Bm25Index {
 
     /// Removes the document `id`; returns whether it was there. Its terms
     /// stay in the vocabulary with emptied postings: the vocabulary only
-    /// grows, bounded by the distinct terms ever indexed.
+    /// grows, bounded by the distinct terms ever indexed. A binary search
+    /// in every postings list (an index keeps no per-document term list:
+    /// that would double its memory, and documents are rarely removed).
     pub fn remove(&mut self, id: u64) -> bool {
         let Some(slot) = self.slots.remove(&id) else {
             return false;
         };
-        let s = slot as usize;
-        let terms = self.terms.get_mut(s).map(std::mem::take).unwrap_or_default();
-        for &t in terms.iter() {
-            let Some(list) = self.postings.get_mut(t as usize) else { continue };
-            if let Ok(at) = list.binary_search_by_key(&slot, |&(d, _)| d) {
+        for list in &mut self.postings {
+            if let Ok(at) = list.binary_search_by_key(&slot, |&p| p >> 8) {
                 list.remove(at);
-            }
-            if list.is_empty() {
-                *list = Vec::new();
+                if list.is_empty() {
+                    *list = Vec::new();
+                }
             }
         }
+        let s = slot as usize;
         self.n_docs -= 1;
         self.total_len -= self.lens.get_mut(s).map_or(0, std::mem::take) as u64;
         self.free.push(slot);
@@ -238,9 +242,9 @@ impl Bm25Index {
             let df = list.len() as f32;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
             let w = idf * (k1 + 1.0);
-            for &(slot, tf) in list {
-                let s = slot as usize;
-                let tf = tf as f32;
+            for &p in list {
+                let s = (p >> 8) as usize;
+                let tf = (p & 0xFF) as f32;
                 if let (Some(a), Some(&dl)) = (acc.get_mut(s), self.lens.get(s)) {
                     *a += w * tf / (tf + c0 + c1 * dl as f32);
                 }
@@ -270,7 +274,6 @@ impl Bm25Index {
         self.slots.shrink_to_fit();
         self.ids.shrink_to_fit();
         self.lens.shrink_to_fit();
-        self.terms.shrink_to_fit();
         self.free.shrink_to_fit();
     }
 
@@ -287,8 +290,6 @@ impl Bm25Index {
             + map(self.slots.capacity(), size_of::<(u64, u32)>())
             + self.ids.capacity() * size_of::<u64>()
             + self.lens.capacity() * size_of::<u32>()
-            + self.terms.capacity() * size_of::<Box<[u32]>>()
-            + self.terms.iter().map(|t| t.len() * size_of::<u32>()).sum::<usize>()
             + self.free.capacity() * size_of::<u32>()
     }
 }

@@ -249,7 +249,7 @@ impl MemoryController {
                 Ok(v) => (v, None),
                 Err(f) => (None, Some(f)),
             };
-            let hits = d.inner.borrow().search(&query, &opts, vector.as_deref()).map_err(js_error)?;
+            let hits = d.inner.borrow_mut().search(&query, &opts, vector.as_deref()).map_err(js_error)?;
             let out = to_js(&hits)?;
             js_sys::Reflect::set(&out, &"mode".into(), &(if vector.is_some() { "hybrid" } else { "lexical" }).into())?;
             if let Some(f) = degraded {

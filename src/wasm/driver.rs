@@ -178,6 +178,10 @@ impl Driver {
 
     /// Embeds items that have no vector yet (saved as records), then the query.
     pub async fn embed_query(&self, query: &str) -> Result<Option<Vec<f32>>, EmbedFailure> {
+        // Every caller (search, recall, a context's query) reads the search
+        // index next, and vectors are checked against it: built now if a
+        // restored controller has not built it yet.
+        self.inner.borrow_mut().ensure_index();
         let Some(embedder) = &self.embedder else { return Ok(None) };
         let fail = |e: crate::MemoryError| EmbedFailure { code: e.code().into(), message: e.to_string() };
         for _ in 0..EMBED_BATCHES {

@@ -81,7 +81,7 @@ impl MemoryController {
                 return Ok(self.driver.enqueue(Box::pin(async move {
                     // An embedder failure leaves recall lexical, as in `search`.
                     let vector = d.embed_query(&query).await.ok().flatten();
-                    let text = d.inner.borrow().recall(&query, k, vector.as_deref(), budget).map_err(js_error)?;
+                    let text = d.inner.borrow_mut().recall(&query, k, vector.as_deref(), budget).map_err(js_error)?;
                     Ok(text.into())
                 })));
             }
