@@ -399,7 +399,7 @@ impl Controller {
         if self.index.stale {
             return self.window.log.iter().position(|s| s.id == id && !s.message.role.is_instruction());
         }
-        match search::Slot::of(*self.index.slots.get(id)?) {
+        match search::Slot::of(self.index.slot_of(id)?) {
             search::Slot::Message(i) => self.window.log.get(i).is_some_and(|s| s.id == id).then_some(i),
             _ => None,
         }

@@ -74,7 +74,7 @@ impl Controller {
         }
         // What this writer writes next comes after all of it.
         self.last_lc = max_lc;
-        msgs.sort_by(|a, b| a.lc.cmp(&b.lc).then(a.ts.total_cmp(&b.ts)).then_with(|| a.writer.cmp(&b.writer)).then(a.seq.cmp(&b.seq)));
+        msgs.sort_unstable_by(|a, b| a.lc.cmp(&b.lc).then(a.ts.total_cmp(&b.ts)).then_with(|| a.writer.cmp(&b.writer)).then(a.seq.cmp(&b.seq)));
         episodes.sort_by(|a, b| a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
         // A message is in one episode. Two that share one are a compaction
         // whose save failed after it landed (a lost acknowledgement, a crash)

@@ -23,8 +23,10 @@ pub struct SearchIndex {
     pub vectors: VectorIndex,
     /// Item id (fact or message id) → its embedding, as the embedder gave it.
     pub embeddings: HashMap<String, Vec<f32>>,
-    /// Item id → index id, for every item indexed so far.
-    pub slots: HashMap<String, u64>,
+    /// Item id (by its hash: an id string per message would be a tenth of
+    /// the index) → index id, for every item indexed so far. A lookup that
+    /// must be sure checks the item it finds (`slot_of`'s callers do).
+    slots: crate::retrieval::hash::FxHashMap<u64, u32>,
     /// Episodes by position: their own indexes, for recall relevance.
     pub episodes: Bm25Index,
     pub episode_vectors: VectorIndex,
@@ -43,7 +45,7 @@ impl Default for SearchIndex {
             lexical: Bm25Index::with_params(CHAT_BM25).unwrap_or_default(),
             vectors: VectorIndex::new(VectorMode::Exact),
             embeddings: HashMap::new(),
-            slots: HashMap::new(),
+            slots: Default::default(),
             episodes: Bm25Index::new(),
             episode_vectors: VectorIndex::new(VectorMode::Exact),
             centres: Centres::default(),
@@ -53,6 +55,41 @@ impl Default for SearchIndex {
 }
 
 impl SearchIndex {
+    /// Indexes a message's text and tool calls under `slot` (a field of the
+    /// controller apart from the log, so the message is not copied).
+    fn index_text(&mut self, slot: Slot, item: &str, message: &crate::message::Message) {
+        if message.role.is_instruction() || self.stale {
+            return;
+        }
+        let mut text = message.content_text();
+        for call in message.tool_calls.iter().flatten() {
+            text.push_str(&format!(" {} {}", call.function.name, call.function.arguments));
+        }
+        let id = slot.id();
+        self.lexical.add(id, &text);
+        if let Some(v) = self.embeddings.get(item) {
+            let _ = self.vectors.add(id, &self.centres.centre(script_of(&text), v));
+        }
+        self.set_slot(item, id);
+    }
+
+    fn key(item: &str) -> u64 {
+        use std::hash::BuildHasher;
+        crate::retrieval::hash::FxBuildHasher::default().hash_one(item)
+    }
+
+    /// The index id of `item`, or of an item whose id hashes alike.
+    pub fn slot_of(&self, item: &str) -> Option<u64> {
+        self.slots.get(&Self::key(item)).map(|&s| s as u64)
+    }
+
+    /// Index ids past `u32::MAX` (1.4 billion items) are not looked up by id.
+    fn set_slot(&mut self, item: &str, slot: u64) {
+        if let Ok(s) = u32::try_from(slot) {
+            self.slots.insert(Self::key(item), s);
+        }
+    }
+
     /// Indexes the episode at position `i` (its summary and key points).
     pub fn index_episode(&mut self, i: usize, e: &crate::episodic::Episode) {
         if self.stale {
@@ -185,7 +222,7 @@ impl Controller {
         }
         let id = Slot::Fact(slot).id();
         self.index.lexical.add(id, &fact.text);
-        self.index.slots.insert(fact.id.clone(), id);
+        self.index.set_slot(&fact.id, id);
         if let Some(v) = self.index.embeddings.get(&fact.id) {
             let _ = self.index.vectors.add(id, &self.index.centres.centre(script_of(&fact.text), v));
         }
@@ -193,33 +230,16 @@ impl Controller {
 
     /// Indexes the message at log position `pos` (instructions are not searched).
     pub(crate) fn index_message(&mut self, pos: usize) {
-        let Some(s) = self.window.log.get(pos) else { return };
-        let (id, message) = (s.id.clone(), s.message.clone());
-        self.index_text(Slot::Message(pos), id, &message);
+        if let Some(s) = self.window.log.get(pos) {
+            self.index.index_text(Slot::Message(pos), &s.id, &s.message);
+        }
     }
 
     /// Indexes another thread's record at position `q` of `others` (its messages; instructions are not searched).
     fn index_other(&mut self, q: usize) {
         if let Some(crate::store::record::Record::Msg { id, message, .. }) = self.others.get(q) {
-            let (id, message) = (id.clone(), message.clone());
-            self.index_text(Slot::Other(q), id, &message);
+            self.index.index_text(Slot::Other(q), id, message);
         }
-    }
-
-    fn index_text(&mut self, slot: Slot, item: String, message: &crate::message::Message) {
-        if message.role.is_instruction() || self.index.stale {
-            return;
-        }
-        let mut text = message.content_text();
-        for call in message.tool_calls.iter().flatten() {
-            text.push_str(&format!(" {} {}", call.function.name, call.function.arguments));
-        }
-        let id = slot.id();
-        self.index.lexical.add(id, &text);
-        if let Some(v) = self.index.embeddings.get(&item) {
-            let _ = self.index.vectors.add(id, &self.index.centres.centre(script_of(&text), v));
-        }
-        self.index.slots.insert(item, id);
     }
 
     /// Builds the search index if it is not built yet (see `SearchIndex::stale`).
@@ -234,7 +254,7 @@ impl Controller {
         let embeddings = std::mem::take(&mut self.index.embeddings);
         self.index = SearchIndex { embeddings, ..SearchIndex::default() };
         for (i, f) in self.semantic.facts.iter().enumerate() {
-            self.index.slots.insert(f.id.clone(), Slot::Fact(i).id());
+            self.index.set_slot(&f.id, Slot::Fact(i).id());
         }
         for pos in 0..self.window.log.len() {
             self.index_message(pos);
@@ -329,8 +349,8 @@ impl Controller {
                 let _ = self.index.episode_vectors.add(i as u64, &v);
             }
             // Only what the lexical index holds is live (superseded facts are not).
-            if let Some(&slot) = self.index.slots.get(&id).filter(|s| self.index.lexical.contains(**s)) {
-                if let Some(hit) = self.hit(slot, 0.0) {
+            if let Some(slot) = self.index.slot_of(&id).filter(|&s| self.index.lexical.contains(s)) {
+                if let Some(hit) = self.hit(slot, 0.0).filter(|h| h.id == id) {
                     let _ = self.index.vectors.add(slot, &self.index.centres.centre(script_of(&hit.text), &v));
                 }
             }

@@ -131,6 +131,11 @@ impl Bm25Index {
         for run in ids.chunk_by(|a, b| a == b) {
             let Some(list) = run.first().and_then(|&t| self.postings.get_mut(t as usize)) else { continue };
             let p = posting(slot, run.len());
+            // Grown by a quarter, not doubled: postings are most of the
+            // index, and doubling leaves a third of it unused on average.
+            if list.len() == list.capacity() {
+                list.reserve_exact(list.len() / 4 + 4);
+            }
             // Fresh slots are the largest yet, so the common case appends.
             match list.last() {
                 Some(&last) if last > p => {
