@@ -53,8 +53,11 @@ impl<S: Storage> Store for SyncStore<S> {
     async fn remove_range(&self, prefix: &[String]) -> Result<()> {
         self.0.borrow_mut().remove_range(prefix).map_err(|e| storage_error("removeRange", e))
     }
-    async fn load_range(&self, prefix: &[String]) -> Result<Vec<(Key, Vec<u8>)>> {
-        self.0.borrow_mut().load_range(prefix).map_err(|e| storage_error("loadRange", e))
+    async fn load_into(&self, prefix: &[String], loader: &mut crate::store::Loader) -> Result<()> {
+        for (key, bytes) in self.0.borrow_mut().load_range(prefix).map_err(|e| storage_error("loadRange", e))? {
+            loader.push(key, &bytes)?;
+        }
+        Ok(())
     }
 }
 

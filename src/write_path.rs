@@ -42,9 +42,11 @@ pub trait Store {
     /// # Errors
     /// The host's.
     async fn remove_range(&self, prefix: &[String]) -> Result<(), Self::Error>;
+    /// Reads every value under `prefix` into `loader`.
+    ///
     /// # Errors
-    /// The host's.
-    async fn load_range(&self, prefix: &[String]) -> Result<Vec<(crate::store::Key, Vec<u8>)>, Self::Error>;
+    /// The host's; `FORMAT_TOO_NEW` (see [`crate::store::Loader::push`]).
+    async fn load_into(&self, prefix: &[String], loader: &mut crate::store::Loader) -> Result<(), Self::Error>;
     /// False for a host that keeps nothing: then nothing is folded, since a
     /// pack of every record after each change would make adds O(n).
     fn persists(&self) -> bool {
@@ -173,8 +175,15 @@ impl<S: Store> WritePath<S> {
         self.save_all(&writes).await?;
         // The prefix first: no RefCell borrow is held across an await.
         let prefix = self.controller.borrow().storage_prefix();
-        let entries = if self.store.persists() { self.store.load_range(&prefix).await? } else { writes.into_iter().map(|w| (w.key, w.bytes)).collect() };
-        let next = self.controller.borrow().reloaded(entries)?;
+        let mut loader = crate::store::Loader::default();
+        if self.store.persists() {
+            self.store.load_into(&prefix, &mut loader).await?;
+        } else {
+            for w in writes {
+                loader.push(w.key, &w.bytes)?;
+            }
+        }
+        let next = self.controller.borrow().reloaded(loader.finish())?;
         *self.controller.borrow_mut() = next;
         Ok(())
     }
@@ -190,8 +199,9 @@ impl<S: Store> WritePath<S> {
             return Ok(self.controller.borrow().threads());
         }
         let prefix = self.controller.borrow().storage_prefix();
-        let entries = self.store.load_range(&prefix).await?;
-        Ok(Controller::threads_stored(entries)?)
+        let mut loader = crate::store::Loader::default();
+        self.store.load_into(&prefix, &mut loader).await?;
+        Ok(Controller::threads_stored(loader.finish()))
     }
 
     /// Stores vectors for items that had none; unstored vectors are not

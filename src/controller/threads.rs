@@ -3,10 +3,9 @@
 use serde::Serialize;
 
 use super::Controller;
-use crate::error::Result;
+use crate::store;
 use crate::store::record::Record;
 use crate::store::tombstones::Tombstones;
-use crate::store::{self, Key};
 
 /// One thread of a namespace.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -78,15 +77,12 @@ impl Controller {
         list(&self.live_records())
     }
 
-    /// The namespace's threads as stored (`entries`: what
-    /// `loadRange(storage_prefix())` returned), forgotten ones left out.
-    ///
-    /// # Errors
-    /// `FORMAT_TOO_NEW`.
-    pub fn threads_stored(entries: Vec<(Key, Vec<u8>)>) -> Result<Vec<ThreadInfo>> {
-        let records = store::load(entries)?.records;
+    /// The namespace's threads as stored (`loaded`: every value under
+    /// `storage_prefix()`, read by a `store::Loader`), forgotten ones left out.
+    pub fn threads_stored(loaded: store::Loaded) -> Vec<ThreadInfo> {
+        let records = loaded.records;
         let gone = Tombstones::of(&records);
-        Ok(list(records.iter().filter(|r| !gone.covers(r))))
+        list(records.iter().filter(|r| !gone.covers(r)))
     }
 }
 
@@ -124,7 +120,7 @@ mod tests {
             msg(4, Some("a"), Role::User, "after"),
         ];
         let entries = records.iter().enumerate().map(|(i, r)| (store::log_key("ns", "w", i as u64), crate::store::record::encode_record(r))).collect();
-        let threads = Controller::threads_stored(entries).unwrap();
+        let threads = Controller::threads_stored(store::load(entries).unwrap());
         let names: Vec<(&str, usize)> = threads.iter().map(|t| (t.thread.as_str(), t.messages)).collect();
         assert_eq!(names, vec![("a", 1), ("b", 1)], "a's message written after the tombstone is a new life");
         assert_eq!(threads[0].title.as_deref(), Some("after"));

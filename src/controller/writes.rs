@@ -260,8 +260,10 @@ impl Controller {
     ///
     /// # Errors
     /// Those of [`Controller::from_storage`].
-    pub fn reloaded(&self, entries: Vec<(Key, Vec<u8>)>) -> Result<Controller> {
-        Controller::from_storage(self.opts.clone(), self.counter.clone(), entries)
+    pub fn reloaded(&self, loaded: crate::store::Loaded) -> Result<Controller> {
+        let mut c = Controller::from_loaded(self.opts.clone(), self.counter.clone(), loaded)?;
+        c.ensure_index();
+        Ok(c)
     }
 
     /// The next folding step, if one is due (see `store::segments`): the

@@ -57,10 +57,10 @@ impl Store for Option<Storage> {
             None => Ok(()),
         }
     }
-    async fn load_range(&self, prefix: &[String]) -> Result<Vec<(crate::store::Key, Vec<u8>)>, JsValue> {
+    async fn load_into(&self, prefix: &[String], loader: &mut crate::store::Loader) -> Result<(), JsValue> {
         match self {
-            Some(s) => s.load_range(prefix).await,
-            None => Ok(Vec::new()),
+            Some(s) => s.load_into(prefix, loader).await,
+            None => Ok(()),
         }
     }
     fn persists(&self) -> bool {

@@ -77,24 +77,9 @@ impl Storage {
         settle("removeRange", self.0.remove_range(key_array(prefix))).await.map(|_| ())
     }
 
-    pub async fn load_range(&self, prefix: &[String]) -> Result<Vec<(Key, Vec<u8>)>, JsValue> {
-        let mut out = Vec::new();
-        self.each(prefix, &mut |key, bytes| {
-            out.push((key, bytes));
-            Ok(())
-        })
-        .await?;
-        Ok(out)
-    }
-
     /// The values under `prefix`, read into `loader` one at a time: only
     /// one value's bytes are copied into wasm memory at once.
     pub async fn load_into(&self, prefix: &[String], loader: &mut crate::store::Loader) -> Result<(), JsValue> {
-        self.each(prefix, &mut |key, bytes| loader.push(key, &bytes).map_err(js_error)).await
-    }
-
-    /// One copy of the reading loop for both (a closure per caller would be two).
-    async fn each(&self, prefix: &[String], f: &mut dyn FnMut(Key, Vec<u8>) -> Result<(), JsValue>) -> Result<(), JsValue> {
         let got = settle("loadRange", self.0.load_range(key_array(prefix))).await?;
         let bad = || js_error(MemoryError::Storage { op: "loadRange".into(), reason: "expected an array of { key: string[], data: Uint8Array }".into() });
         let entries: Array = got.dyn_into().map_err(|_| bad())?;
@@ -102,7 +87,7 @@ impl Storage {
             let key: Array = Reflect::get(&entry, &"key".into()).map_err(|_| bad())?.dyn_into().map_err(|_| bad())?;
             let key: Option<Key> = key.iter().map(|s| s.as_string()).collect();
             let data: Uint8Array = Reflect::get(&entry, &"data".into()).map_err(|_| bad())?.dyn_into().map_err(|_| bad())?;
-            f(key.ok_or_else(bad)?, data.to_vec())?;
+            loader.push(key.ok_or_else(bad)?, &data.to_vec()).map_err(js_error)?;
         }
         Ok(())
     }
