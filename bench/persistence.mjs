@@ -6,8 +6,8 @@
 //   node bench/persistence.mjs
 //
 // Ours writes one checksummed record per message and folds the log into a
-// pack when it has grown by half the packed size, so the bytes per add stay
-// flat while the naive rewrite grows with the history.
+// new bounded segment once it holds a quarter of the segment size, so the
+// bytes per add stay flat while the naive rewrite grows with the history.
 
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -67,7 +67,7 @@ async function factsWithEmbeddings() {
   const bytes = await storedBytes(storage);
   return [
     `### ${int(N)} messages plus ${int(N)} facts, every item with a 384-dim embedding\n`,
-    "Deterministic 384-dim vectors from a local function (no model). Save: add every message, remember every fact, then search until everything is embedded (vectors are stored as records, 64 per embedder call). Load: `create` on the stored namespace, which also rebuilds the BM25 and vector indexes (median of 3).\n",
+    "Deterministic 384-dim vectors from a local function (no model). Save: add every message, remember every fact, then search until everything is embedded (vectors are stored as records, 64 per embedder call). Load: `create` on the stored namespace (median of 3); the BM25 and vector indexes are built by the first search, not here.\n",
     table(["items", "embedded", "save (add + remember + embed)", "load", "stored", "bytes per item"], [[int(2 * N), int(memory.stats().embeddings), `${int(save)} ms`, `${int(median(loads))} ms`, kib(bytes), int(bytes / (2 * N))]]),
   ].join("\n");
 }
@@ -95,7 +95,7 @@ export async function run() {
     }
   }
   out.push("## Persistence: bytes written per `add()`\n");
-  out.push(`${int(N)} messages of the benchmark history (bench/history.mjs) added one by one through \`memoryStorage\`, counting every byte passed to \`save\` (records, episodes, packs). Naive: \`JSON.stringify(history)\` saved whole on every turn, as a localStorage chat typically does.\n`);
+  out.push(`${int(N)} messages of the benchmark history (bench/history.mjs) added one by one through \`memoryStorage\`, counting every byte passed to \`save\` (records, episodes, segments). Naive: \`JSON.stringify(history)\` saved whole on every turn, as a localStorage chat typically does.\n`);
   out.push(table(["history size", "ours: bytes per add (mean since previous row)", "naive: bytes per add", "ratio"], rows));
   out.push(`\nIn total ours wrote ${fixed(c.bytes / 2 ** 20, 1)} MiB in ${int(c.saves)} saves for ${int(N)} messages; the naive way writes ${fixed(naiveTotal / 2 ** 30, 2)} GiB.\n`);
 

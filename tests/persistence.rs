@@ -3,86 +3,15 @@
 
 mod common;
 
-use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use agent_memory::controller::Options;
 use agent_memory::cost::Usage;
-use agent_memory::durable::{Durable, Storage};
+use agent_memory::durable::Durable;
 use agent_memory::message::{Message, Role};
-use agent_memory::store::Key;
 use agent_memory::window::WindowConfig;
+use common::storage::{Faulty, Map, Rng};
 use serde_json::json;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        (self.next() % 10_000) as f64 / 10_000.0 < p
-    }
-}
-
-type Map = Rc<RefCell<BTreeMap<Key, Vec<u8>>>>;
-
-/// A shared map behind an adapter that fails, loses acks, or dies.
-struct Faulty {
-    map: Map,
-    rng: Rng,
-    fail: f64,
-    /// The write lands but the caller hears it failed.
-    lost_ack: f64,
-    /// Operations left before the "process" dies: every later call fails.
-    life: Option<u32>,
-}
-
-impl Faulty {
-    fn healthy(map: &Map) -> Faulty {
-        Faulty { map: map.clone(), rng: Rng(1), fail: 0.0, lost_ack: 0.0, life: None }
-    }
-    fn tick(&mut self) -> Result<(), String> {
-        if let Some(l) = &mut self.life {
-            if *l == 0 {
-                return Err("crashed".into());
-            }
-            *l -= 1;
-        }
-        if self.rng.chance(self.fail) {
-            return Err("injected failure".into());
-        }
-        Ok(())
-    }
-}
-
-impl Storage for Faulty {
-    fn load_range(&mut self, prefix: &[String]) -> Result<Vec<(Key, Vec<u8>)>, String> {
-        self.tick()?;
-        Ok(self.map.borrow().iter().filter(|(k, _)| k.starts_with(prefix)).map(|(k, v)| (k.clone(), v.clone())).collect())
-    }
-    fn save(&mut self, key: &[String], bytes: &[u8]) -> Result<(), String> {
-        self.tick()?;
-        self.map.borrow_mut().insert(key.to_vec(), bytes.to_vec());
-        if self.rng.chance(self.lost_ack) {
-            return Err("ack lost".into());
-        }
-        Ok(())
-    }
-    fn remove(&mut self, key: &[String]) -> Result<(), String> {
-        self.tick()?;
-        self.map.borrow_mut().remove(key);
-        Ok(())
-    }
-    fn remove_range(&mut self, prefix: &[String]) -> Result<(), String> {
-        self.tick()?;
-        self.map.borrow_mut().retain(|k, _| !k.starts_with(prefix));
-        Ok(())
-    }
-}
 
 fn options(writer: &str, fold_after: usize) -> Options {
     Options { writer: writer.into(), fold_after, working: WindowConfig { max_tokens: 120, ..WindowConfig::default() }, ..common::options(true) }
@@ -112,7 +41,7 @@ fn every_acknowledged_message_survives_faults_and_crashes() {
         let mut rng = Rng(seed * 7919);
         let mut acked: Vec<String> = Vec::new();
         let mut durable = Durable::open(options("w1", 8), counter.clone(), Faulty::healthy(&map)).unwrap();
-        *durable.storage() = Faulty { map: map.clone(), rng: Rng(seed), fail: 0.15, lost_ack: 0.05, life: Some((rng.next() % 120) as u32) };
+        *durable.storage() = Faulty { rng: Rng(seed), fail: 0.15, lost_ack: 0.05, life: Some((rng.next() % 120) as u32), ..Faulty::healthy(&map) };
         for i in 0..60 {
             let text = format!("turn {i} of run {seed}: 我们明天 meet at {}", rng.next() % 1000);
             let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
@@ -339,7 +268,7 @@ fn order_is_causal_across_crashes_whatever_the_clock() {
             let writer = format!("w{}", 9 - life);
             let mut now = 1_000_000.0 - (rng.next() % 20_000) as f64;
             let Ok(mut d) = Durable::open(options(&writer, 8), counter.clone(), Faulty::healthy(&map)) else { continue };
-            *d.storage() = Faulty { map: map.clone(), rng: Rng(seed + life), fail: 0.1, lost_ack: 0.05, life: Some((rng.next() % 80) as u32) };
+            *d.storage() = Faulty { rng: Rng(seed + life), fail: 0.1, lost_ack: 0.05, life: Some((rng.next() % 80) as u32), ..Faulty::healthy(&map) };
             for i in 0..25 {
                 let text = format!("life {life} turn {i} of run {seed}");
                 if d.add(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, text.clone()), wild_clock(&mut rng, &mut now)).is_ok() {

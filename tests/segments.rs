@@ -10,61 +10,24 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use agent_memory::controller::{ForgetTarget, Options};
-use agent_memory::durable::{Durable, Storage};
+use agent_memory::durable::Durable;
 use agent_memory::message::{Message, Role};
 use agent_memory::store::record::decode_value;
 use agent_memory::store::Key;
 use agent_memory::window::WindowConfig;
 
-type Map = Rc<RefCell<BTreeMap<Key, Vec<u8>>>>;
+use common::storage::{Faulty, Map};
 
-/// A shared map that counts what is saved, and dies after `life` operations.
-#[derive(Default)]
-struct Disk {
-    map: Map,
-    written: Rc<RefCell<Vec<usize>>>,
-    life: Option<usize>,
-    ops: Rc<std::cell::Cell<usize>>,
+/// A healthy storage over `map` that dies after `life` operations.
+fn dying(map: &Map, life: Option<usize>) -> Faulty {
+    Faulty { life: life.map(|l| l as u32), ..Faulty::healthy(map) }
 }
 
-impl Disk {
-    fn on(map: &Map) -> Disk {
-        Disk { map: map.clone(), ..Disk::default() }
-    }
-    fn tick(&mut self) -> Result<(), String> {
-        self.ops.set(self.ops.get() + 1);
-        match &mut self.life {
-            Some(0) => Err("the process died".into()),
-            Some(n) => {
-                *n -= 1;
-                Ok(())
-            }
-            None => Ok(()),
-        }
-    }
-}
-
-impl Storage for Disk {
-    fn load_range(&mut self, prefix: &[String]) -> Result<Vec<(Key, Vec<u8>)>, String> {
-        self.tick()?;
-        Ok(self.map.borrow().iter().filter(|(k, _)| k.starts_with(prefix)).map(|(k, v)| (k.clone(), v.clone())).collect())
-    }
-    fn save(&mut self, key: &[String], bytes: &[u8]) -> Result<(), String> {
-        self.tick()?;
-        self.written.borrow_mut().push(bytes.len());
-        self.map.borrow_mut().insert(key.to_vec(), bytes.to_vec());
-        Ok(())
-    }
-    fn remove(&mut self, key: &[String]) -> Result<(), String> {
-        self.tick()?;
-        self.map.borrow_mut().remove(key);
-        Ok(())
-    }
-    fn remove_range(&mut self, prefix: &[String]) -> Result<(), String> {
-        self.tick()?;
-        self.map.borrow_mut().retain(|k, _| !k.starts_with(prefix));
-        Ok(())
-    }
+/// A controller on `map`, and the sizes of what it saves.
+fn counted(map: &Map, segment_bytes: usize, fold_after: usize) -> (Durable<Faulty>, Rc<RefCell<Vec<usize>>>) {
+    let disk = Faulty::healthy(map);
+    let written = disk.written.clone();
+    (Durable::open(options("w", segment_bytes, fold_after), common::o200k(), disk).unwrap(), written)
 }
 
 fn options(writer: &str, segment_bytes: usize, fold_after: usize) -> Options {
@@ -86,7 +49,7 @@ fn contains(map: &Map, needle: &str) -> bool {
     map.borrow().values().any(|v| v.windows(needle.len()).any(|w| w == needle.as_bytes()))
 }
 
-fn texts(d: &Durable<Disk>) -> Vec<String> {
+fn texts(d: &Durable<Faulty>) -> Vec<String> {
     d.controller().history().into_iter().map(|h| h.message.content_text()).collect()
 }
 
@@ -94,9 +57,7 @@ fn texts(d: &Durable<Disk>) -> Vec<String> {
 fn bytes_written_stay_near_twice_what_is_stored_and_no_value_exceeds_the_limit() {
     const LIMIT: usize = 16 * 1024;
     let map: Map = Rc::default();
-    let disk = Disk::on(&map);
-    let written = disk.written.clone();
-    let mut d = Durable::open(options("w", LIMIT, 1024), common::o200k(), disk).unwrap();
+    let (mut d, written) = counted(&map, LIMIT, 1024);
     let mut largest_add = 0;
     for i in 0..3000 {
         let before: usize = written.borrow().iter().sum();
@@ -115,7 +76,7 @@ fn bytes_written_stay_near_twice_what_is_stored_and_no_value_exceeds_the_limit()
     let segments = map.borrow().keys().filter(|k| k[1] == "seg").count();
     assert!(values - segments <= LIMIT / 4 / 150, "{} log values", values - segments);
     assert!(map.borrow().iter().filter(|(k, _)| k[1] == "seg").all(|(_, v)| v.len() >= LIMIT / 8));
-    let r = Durable::open(options("r", LIMIT, 1024), common::o200k(), Disk::on(&map)).unwrap();
+    let r = Durable::open(options("r", LIMIT, 1024), common::o200k(), Faulty::healthy(&map)).unwrap();
     assert_eq!(r.controller().history(), d.controller().history());
     assert_eq!(r.controller().episodes(), d.controller().episodes());
     assert_eq!(r.controller().load_report().duplicates, 0);
@@ -135,10 +96,8 @@ fn tier(bytes: usize, full: usize) -> u32 {
 fn small_segments_merge_four_of_a_size() {
     const LIMIT: usize = 64 * 1024;
     let map: Map = Rc::default();
-    let disk = Disk::on(&map);
-    let written = disk.written.clone();
     // A fold every 5 records: segments of about a kilobyte, merged up the tiers.
-    let mut d = Durable::open(options("w", LIMIT, 5), common::o200k(), disk).unwrap();
+    let (mut d, written) = counted(&map, LIMIT, 5);
     for i in 0..1500 {
         d.add(turn(i), i as f64).unwrap();
         let mut per_tier: BTreeMap<u32, usize> = BTreeMap::new();
@@ -156,7 +115,7 @@ fn small_segments_merge_four_of_a_size() {
     // Each record climbs at most four tiers: written at most six times (log, first segment, four merges).
     let total: usize = written.borrow().iter().sum();
     assert!((total as f64) < 6.0 * bytes as f64, "written {total} for {bytes}");
-    let r = Durable::open(options("r", LIMIT, 5), common::o200k(), Disk::on(&map)).unwrap();
+    let r = Durable::open(options("r", LIMIT, 5), common::o200k(), Faulty::healthy(&map)).unwrap();
     assert_eq!(r.controller().history(), d.controller().history());
 }
 
@@ -164,7 +123,7 @@ fn small_segments_merge_four_of_a_size() {
 fn forget_rewrites_only_the_values_that_held_what_goes() {
     const LIMIT: usize = 8 * 1024;
     let map: Map = Rc::default();
-    let mut d = Durable::open(options("w", LIMIT, 1024), common::o200k(), Disk::on(&map)).unwrap();
+    let mut d = Durable::open(options("w", LIMIT, 1024), common::o200k(), Faulty::healthy(&map)).unwrap();
     let secret = "my passport number is E12345678";
     let mut secret_id = String::new();
     for i in 0..600 {
@@ -193,7 +152,7 @@ fn forget_rewrites_only_the_values_that_held_what_goes() {
     let new: usize = after.iter().filter(|(k, _)| !before.contains_key(*k)).map(|(_, v)| v.len()).sum();
     let old: usize = gone.iter().map(|k| before[*k].len()).sum();
     assert!(new <= old + 2048, "the forget wrote {new} bytes to replace {old}");
-    let r = Durable::open(options("r", LIMIT, 1024), common::o200k(), Disk::on(&map)).unwrap();
+    let r = Durable::open(options("r", LIMIT, 1024), common::o200k(), Faulty::healthy(&map)).unwrap();
     assert_eq!(r.controller().history(), d.controller().history());
     assert_eq!(r.controller().history().len(), 599);
     assert_eq!(r.controller().episodes(), d.controller().episodes());
@@ -204,8 +163,7 @@ fn forget_rewrites_only_the_values_that_held_what_goes() {
 /// texts, whether the forget was acknowledged, and the storage operations.
 fn life(map: &Map, crash_after: Option<usize>) -> (Vec<String>, bool, usize) {
     const SECRET: &str = "the door code is 8812-KESTREL";
-    let mut disk = Disk::on(map);
-    disk.life = crash_after;
+    let disk = dying(map, crash_after);
     let ops = disk.ops.clone();
     let mut acked = Vec::new();
     let Ok(mut d) = Durable::open(options("w1", 4096, 7), common::o200k(), disk) else { return (acked, false, ops.get()) };
@@ -241,7 +199,7 @@ fn a_crash_at_every_step_of_folds_merges_and_a_forget_loses_nothing() {
         // A healthy process opens what the crash left: what was acknowledged
         // is there, once and in order; a forgotten text never loads, and
         // once it was acknowledged, it is gone from every stored byte.
-        let r = Durable::open(options("r", 4096, 7), common::o200k(), Disk::on(&map)).unwrap();
+        let r = Durable::open(options("r", 4096, 7), common::o200k(), Faulty::healthy(&map)).unwrap();
         let history = texts(&r);
         let mut unique = history.clone();
         unique.sort();
@@ -263,7 +221,7 @@ fn a_crash_at_every_step_of_folds_merges_and_a_forget_loses_nothing() {
 fn format_1_values_are_rewritten_as_segments_on_opening_even_after_a_crash() {
     // A namespace as 0.1 left it: every value in format 1 (one pack, a log).
     let old: Map = Rc::default();
-    let mut d = Durable::open(options("w", 1 << 20, 40), common::o200k(), Disk::on(&old)).unwrap();
+    let mut d = Durable::open(options("w", 1 << 20, 40), common::o200k(), Faulty::healthy(&old)).unwrap();
     for i in 0..150 {
         d.add(turn(i), i as f64).unwrap();
     }
@@ -277,11 +235,10 @@ fn format_1_values_are_rewritten_as_segments_on_opening_even_after_a_crash() {
     assert!(version(&old).iter().all(|&v| v == 1));
     for crash in 0..200 {
         let map: Map = Rc::new(RefCell::new(old.borrow().clone()));
-        let mut disk = Disk::on(&map);
-        disk.life = Some(crash);
+        let disk = dying(&map, Some(crash));
         let opened = Durable::open(options("u", 4096, 40), common::o200k(), disk);
         // Whatever the crash left, the next open reads it all and finishes the upgrade.
-        let r = Durable::open(options("r", 4096, 40), common::o200k(), Disk::on(&map)).unwrap();
+        let r = Durable::open(options("r", 4096, 40), common::o200k(), Faulty::healthy(&map)).unwrap();
         assert!(r.last_background_error.is_none());
         assert_eq!(r.controller().history(), want, "crash at {crash}");
         assert_eq!(r.controller().episodes(), episodes.as_slice(), "crash at {crash}");
@@ -310,7 +267,7 @@ fn a_restored_controller_builds_its_search_index_when_first_needed_with_the_same
     use agent_memory::controller::{Controller, SearchOptions};
     use agent_memory::semantic::RememberInput;
     let map: Map = Rc::default();
-    let mut d = Durable::open(options("w", 8192, 1024), common::o200k(), Disk::on(&map)).unwrap();
+    let mut d = Durable::open(options("w", 8192, 1024), common::o200k(), Faulty::healthy(&map)).unwrap();
     for i in 0..300 {
         d.add(turn(i), i as f64).unwrap();
     }

@@ -2,6 +2,8 @@
 //! builds them (from the compact asset), with ranks taken from tiktoken-rs.
 #![allow(dead_code)]
 
+pub mod storage;
+
 use std::rc::Rc;
 use std::sync::OnceLock;
 
