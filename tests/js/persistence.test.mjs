@@ -244,3 +244,28 @@ test("export and import: a snapshot restores under another namespace with every 
   }
   assert.deepEqual(await state(await MemoryController.create({ namespace: "to", model: "gpt-4o", workingMemory: { maxTokens: 200 }, storage })), want, "a refused import changed nothing");
 });
+
+test("bounded segments: no value over segmentBytes, bytes written near twice those stored, an old fact found after reopening", async () => {
+  const base = memoryStorage();
+  let written = 0;
+  let largest = 0;
+  const storage = { ...base, save: async (k, d) => { written += d.length; largest = Math.max(largest, d.length); return base.save(k, d); } };
+  const options = { namespace: "big", model: "gpt-4o", segmentBytes: 32 * 1024, storage };
+  const memory = await MemoryController.create(options);
+  let factId;
+  for (let i = 0; i < 4000; i++) {
+    const content = i === 1000 ? "My locker at the Zurich office has the code word PELICAN-SUNRISE." : `turn ${i}: 我们讨论了第${i % 97}个方案 and the budget for quarter ${i % 13}`;
+    const { id } = await memory.add({ role: i % 2 ? "assistant" : "user", content });
+    if (i === 1000) factId = id;
+  }
+  await memory.close();
+  const values = await base.loadRange([]);
+  const stored = values.reduce((n, v) => n + v.data.length, 0);
+  assert.ok(largest <= 32 * 1024, `a value of ${largest} bytes`);
+  assert.ok(written / stored <= 2.3, `written ${written} / stored ${stored}`);
+  assert.ok(values.some((v) => v.key[1] === "seg") && values.every((v) => v.data[4] === 2), "format-2 segments");
+  const again = await MemoryController.create(options);
+  assert.equal((await again.history()).length, 4000);
+  assert.equal((await again.search("code word of my locker in Zurich", { k: 3 }))[0]?.id, factId);
+  await again.close();
+});
