@@ -65,23 +65,62 @@ pub struct Extras {
     pub knowledge_budget: usize,
 }
 
+/// The knowledge block: facts, chunks and archived messages retrieved for the query.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct KnowledgeSection {
     pub tokens: usize,
     pub ids: Vec<String>,
     /// Retrieved items that did not fit the block's budget.
     pub left_out: usize,
-    /// "hybrid" with a query vector, else "lexical".
-    pub retrieval: &'static str,
+    /// How the items were retrieved: "hybrid" with the query's embedding, else "lexical".
+    pub retrieval: RetrievalMode,
     /// Set when an embedder exists but failed, so retrieval fell back to lexical.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub degraded: Option<Degraded>,
 }
 
-/// Why a hook did not help (the embedder or the summarizer failed): the
-/// code and message of its error.
+/// How a query was matched: by its embedding and its words (`hybrid`, when
+/// the embedder gave a vector), or by its words alone (`lexical`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename_all = "lowercase"))]
+pub enum RetrievalMode {
+    Hybrid,
+    #[default]
+    Lexical,
+}
+
+impl RetrievalMode {
+    /// Hybrid when the query has a vector (even while no item has one yet).
+    pub fn of(query_vector: Option<&[f32]>) -> RetrievalMode {
+        if query_vector.is_some() {
+            RetrievalMode::Hybrid
+        } else {
+            RetrievalMode::Lexical
+        }
+    }
+
+    /// The name JSON carries (src/typescript.rs checks the declared union lists these).
+    pub fn name(self) -> &'static str {
+        match self {
+            RetrievalMode::Hybrid => "hybrid",
+            RetrievalMode::Lexical => "lexical",
+        }
+    }
+}
+
+/// By name: a derived `Serialize` of an enum costs the wasm about 300 B more.
+impl Serialize for RetrievalMode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// Why a hook did not help (the embedder, the reranker or the summarizer
+/// failed): the code and message of its error.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Degraded {
     pub code: String,
     pub message: String,
@@ -97,7 +136,9 @@ impl<'de> serde::Deserialize<'de> for Degraded {
     }
 }
 
+/// The budget this context was built within.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Budget {
     pub max_tokens: usize,
@@ -105,14 +146,18 @@ pub struct Budget {
     pub available: usize,
 }
 
+/// The stored (or given) system and developer messages.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SystemSection {
     pub tokens: usize,
     pub messages: usize,
 }
 
+/// The memory note: how many earlier messages are hidden, and the episode summaries shown.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SummarySection {
     pub tokens: usize,
@@ -121,7 +166,9 @@ pub struct SummarySection {
     pub hidden_messages: usize,
 }
 
+/// The newest turns that fit, oldest first.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct RecentSection {
     pub tokens: usize,
@@ -130,18 +177,51 @@ pub struct RecentSection {
 
 /// A run of messages that did not enter, and why.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Omitted {
-    /// "archived" (covered by episodes), "budget" (working memory, no room),
-    /// "pending_tool_calls" (a group still waiting for tool results),
-    /// "orphan_tool_result" (a restored result whose call is gone).
-    pub reason: &'static str,
+    pub reason: OmitReason,
     pub messages: usize,
     pub first_id: String,
     pub last_id: String,
 }
 
+/// Why a run of messages did not enter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename_all = "snake_case"))]
+pub enum OmitReason {
+    /// Moved to the archive, covered by episodes.
+    Archived,
+    /// In working memory, but the budget had no room.
+    Budget,
+    /// A group still waiting for its tool results.
+    PendingToolCalls,
+    /// A restored tool result whose call is gone.
+    OrphanToolResult,
+}
+
+impl OmitReason {
+    /// The name JSON carries (src/typescript.rs checks the declared union lists these).
+    pub fn name(self) -> &'static str {
+        match self {
+            OmitReason::Archived => "archived",
+            OmitReason::Budget => "budget",
+            OmitReason::PendingToolCalls => "pending_tool_calls",
+            OmitReason::OrphanToolResult => "orphan_tool_result",
+        }
+    }
+}
+
+/// By name, as [`RetrievalMode`].
+impl Serialize for OmitReason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// Tokens per part of the context, and what was left out.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Sections {
     pub system: SystemSection,
@@ -161,13 +241,19 @@ pub struct Sections {
     pub budget: Budget,
 }
 
+/// What `buildContext` returns: the messages to send now.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Context {
+    /// Ready for chat.completions.
     pub messages: Vec<Message>,
     /// Tool definitions counted in `tokens`: procedures' tools, then the
-    /// request's. Left out of the JSON when there are none: the APIs reject `tools: []`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// request's; send these as `tools`. Left out of the JSON when there
+    /// are none: the APIs reject `tools: []`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(test, ts(type = "Array<ToolDefinition>"))]
     pub tools: Vec<Value>,
+    /// Exact total (for tiktoken models): always <= maxTokens - reserveOutput.
     pub tokens: usize,
     pub sections: Sections,
 }
@@ -252,7 +338,7 @@ fn note(hidden: usize, summaries: &[&Episode]) -> Message {
     Message::text(Role::System, note_text(hidden, summaries))
 }
 
-fn omitted_run(window: &Window, groups: &[&Group], reason: &'static str) -> Option<Omitted> {
+fn omitted_run(window: &Window, groups: &[&Group], reason: OmitReason) -> Option<Omitted> {
     let first = groups.first()?.members.first()?;
     let last = groups.last()?.members.last()?;
     Some(Omitted {
@@ -355,7 +441,7 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     } else {
         sections.knowledge.left_out = items.len();
     }
-    sections.knowledge.retrieval = if req.query_vector.is_some() { "hybrid" } else { "lexical" };
+    sections.knowledge.retrieval = RetrievalMode::of(req.query_vector.as_deref());
     sections.knowledge.degraded = req.degraded.clone();
 
     // The note needs room of its own: the turns reserved it, but when no
@@ -375,9 +461,9 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
         let first_archived = window.archived().next();
         let last_archived = window.archived().last();
         if let (Some(f), Some(l)) = (first_archived, last_archived) {
-            sections.omitted.push(Omitted { reason: "archived", messages: archived, first_id: f.id.clone(), last_id: l.id.clone() });
+            sections.omitted.push(Omitted { reason: OmitReason::Archived, messages: archived, first_id: f.id.clone(), last_id: l.id.clone() });
         }
-        sections.omitted.extend(omitted_run(window, &left_out, "budget"));
+        sections.omitted.extend(omitted_run(window, &left_out, OmitReason::Budget));
     }
     for (g, tokens) in &chosen {
         for s in g.members.iter().filter_map(|&i| window.log.get(i)) {
@@ -387,7 +473,7 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
         sections.recent.tokens += tokens;
     }
     for g in &unsendable {
-        let reason = if g.orphan { "orphan_tool_result" } else { "pending_tool_calls" };
+        let reason = if g.orphan { OmitReason::OrphanToolResult } else { OmitReason::PendingToolCalls };
         sections.omitted.extend(omitted_run(window, &[*g], reason));
     }
     let tokens = sections.system.tokens
@@ -412,5 +498,14 @@ mod tests {
         assert_eq!(super::utc_minute(1_775_034_120_000.0), "2026-04-01 09:02");
         assert_eq!(super::utc_minute(951_782_400_000.0), "2000-02-29 00:00");
         assert_eq!(super::utc_minute(-60_000.0), "1969-12-31 23:59");
+    }
+
+    #[test]
+    fn modes_and_reasons_serialize_as_js_reads_them() {
+        use super::{OmitReason as R, RetrievalMode};
+        assert_eq!(serde_json::to_value(RetrievalMode::of(Some(&[0.5]))).unwrap(), "hybrid");
+        assert_eq!(serde_json::to_value(RetrievalMode::of(None)).unwrap(), "lexical");
+        let reasons = [R::Archived, R::Budget, R::PendingToolCalls, R::OrphanToolResult].map(|r| serde_json::to_value(r).unwrap());
+        assert_eq!(reasons, ["archived", "budget", "pending_tool_calls", "orphan_tool_result"]);
     }
 }

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::Controller;
+use crate::context::{Degraded, RetrievalMode};
 use crate::error::{MemoryError, Result};
 use crate::retrieval::{hybrid_search, script_of, Bm25Index, Bm25Params, Centres, HybridParams, VectorIndex, VectorMode};
 use crate::semantic::FactKind;
@@ -95,27 +96,76 @@ pub struct SearchOptions {
 
 /// One search result.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct Hit {
     /// The fact or chunk id, or for a message the id `add` returned.
     pub id: String,
-    pub kind: &'static str,
+    pub kind: HitKind,
     pub text: String,
+    /// The fused (hybrid) or BM25 score; higher is better.
     pub score: f32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message_ids: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<_>"))] // absent when empty
     pub tags: Vec<String>,
 }
 
-fn kind_name(k: FactKind) -> &'static str {
-    match k {
-        FactKind::Fact => "fact",
-        FactKind::Preference => "preference",
-        FactKind::Chunk => "chunk",
+/// What a hit is (the names `search`'s `kinds` option takes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename_all = "lowercase"))]
+pub enum HitKind {
+    Fact,
+    Preference,
+    Chunk,
+    Message,
+}
+
+impl HitKind {
+    /// The name JSON carries and `SearchOptions::kinds` uses (src/typescript.rs
+    /// checks the declared union lists these).
+    pub fn name(self) -> &'static str {
+        match self {
+            HitKind::Fact => "fact",
+            HitKind::Preference => "preference",
+            HitKind::Chunk => "chunk",
+            HitKind::Message => "message",
+        }
     }
+}
+
+/// By name, as [`crate::context::RetrievalMode`].
+impl Serialize for HitKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl From<FactKind> for HitKind {
+    fn from(k: FactKind) -> HitKind {
+        match k {
+            FactKind::Fact => HitKind::Fact,
+            FactKind::Preference => HitKind::Preference,
+            FactKind::Chunk => HitKind::Chunk,
+        }
+    }
+}
+
+/// What `search` found, and how: the hits, best first; `mode` says whether
+/// the query's embedding took part; `degraded`, why not when the embedder
+/// failed. (JS receives the hits as an array carrying the other fields.)
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
+pub struct Found {
+    pub hits: Vec<Hit>,
+    pub mode: RetrievalMode,
+    /// Set when a hook failed: the embedder (search fell back to lexical),
+    /// or in JS the reranker (the fused order stands).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub degraded: Option<Degraded>,
 }
 
 impl Controller {
@@ -274,7 +324,7 @@ impl Controller {
                 want("message") && opts.tags.as_ref().is_none_or(|t| t.is_empty()) && in_time(s.ts)
             } else {
                 let Some(f) = self.semantic.facts.get(i) else { return false };
-                want(kind_name(f.kind)) && in_time(f.created_at) && opts.tags.as_ref().is_none_or(|t| t.is_empty() || t.iter().any(|x| f.tags.contains(x)))
+                want(HitKind::from(f.kind).name()) && in_time(f.created_at) && opts.tags.as_ref().is_none_or(|t| t.is_empty() || t.iter().any(|x| f.tags.contains(x)))
             }
         };
         let k = opts.k.unwrap_or(10);
@@ -286,6 +336,22 @@ impl Controller {
             None => self.index.lexical.search(query, k, filter),
         };
         Ok(ranked.into_iter().filter_map(|(id, score)| self.hit(id, score)).collect())
+    }
+
+    /// `search` with what the embedder made of the query: its vector
+    /// (hybrid), none (no embedder: lexical), or its failure (lexical, and
+    /// `degraded` says why).
+    ///
+    /// # Errors
+    /// As [`Controller::search`].
+    #[inline]
+    pub fn find(&self, query: &str, opts: &SearchOptions, embedded: std::result::Result<Option<Vec<f32>>, Degraded>) -> Result<Found> {
+        let (vector, degraded) = match embedded {
+            Ok(v) => (v, None),
+            Err(why) => (None, Some(why)),
+        };
+        let hits = self.search(query, opts, vector.as_deref())?;
+        Ok(Found { hits, mode: RetrievalMode::of(vector.as_deref()), degraded })
     }
 
     /// What memory knows about `query` beyond the working window, best
@@ -304,7 +370,7 @@ impl Controller {
     pub(crate) fn relevant(&self, query: &str, vector: Option<&[f32]>, k: usize, kinds: &[&str]) -> Result<Vec<(String, String)>> {
         let opts = SearchOptions { k: Some(k), kinds: Some(kinds.iter().map(|k| k.to_string()).collect()), ..Default::default() };
         let mut hits = self.search(query, &opts, vector)?;
-        hits.retain(|hit| hit.kind != "message" || self.message_place(&hit.id) == Some(crate::window::Place::Archived));
+        hits.retain(|hit| hit.kind != HitKind::Message || self.message_place(&hit.id) == Some(crate::window::Place::Archived));
         let hybrid = vector.is_some() && !self.index.vectors.is_empty();
         let [of_best, of_query] = if hybrid { RELEVANCE_FLOOR.hybrid } else { RELEVANCE_FLOOR.lexical };
         let floor = (hits.first().map_or(0.0, |h| h.score) * of_best).max(of_query * self.index.lexical.query_weight(query));
@@ -312,7 +378,7 @@ impl Controller {
         for hit in hits.into_iter().take_while(|h| h.score >= floor) {
             let text = match (&hit.key, hit.kind) {
                 (Some(k), _) => format!("{k}: {}", hit.text),
-                (None, "message") => format!("(earlier message {}) {}", hit.id, hit.text),
+                (None, HitKind::Message) => format!("(earlier message {}) {}", hit.id, hit.text),
                 _ => hit.text.clone(),
             };
             out.push((hit.id, text));
@@ -324,10 +390,10 @@ impl Controller {
         let i = (id / 2) as usize;
         Some(if id % 2 == 1 {
             let s = self.window.log.get(i)?;
-            Hit { id: s.id.clone(), kind: "message", text: s.message.content_text(), score, key: None, message_ids: Some(vec![s.id.clone()]), tags: vec![] }
+            Hit { id: s.id.clone(), kind: HitKind::Message, text: s.message.content_text(), score, key: None, message_ids: Some(vec![s.id.clone()]), tags: vec![] }
         } else {
             let f = self.semantic.facts.get(i)?;
-            Hit { id: f.id.clone(), kind: kind_name(f.kind), text: f.text.clone(), score, key: f.key.clone(), message_ids: None, tags: f.tags.clone() }
+            Hit { id: f.id.clone(), kind: f.kind.into(), text: f.text.clone(), score, key: f.key.clone(), message_ids: None, tags: f.tags.clone() }
         })
     }
 }
