@@ -22,11 +22,9 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { Miniflare } from "miniflare";
 import { MemoryController, memoryStorage, nodeFileStorage } from "../../dist/node.js";
 import { faultRuns } from "./faults/run.mjs";
-import { WORKERD_MODULE_RULES, withPageResult } from "./harness.mjs";
+import { testWorker, withPageResult } from "./harness.mjs";
 
 const seeds = (n) => Array.from({ length: n }, (_, i) => i + 1);
 
@@ -59,16 +57,7 @@ let mf;
 after(() => mf?.dispose());
 // The fault runs inside workerd (faults/worker.mjs), over the binding `path` names.
 async function inWorkerd(path, seeds) {
-  const root = fileURLToPath(new URL("../..", import.meta.url));
-  mf ??= new Miniflare({
-    modules: true,
-    modulesRoot: root,
-    scriptPath: join(root, "tests/js/faults/worker.mjs"),
-    modulesRules: WORKERD_MODULE_RULES,
-    compatibilityDate: "2026-04-01",
-    kvNamespaces: ["KV"],
-    durableObjects: { DO: "FaultsDO", DOSQL: { className: "FaultsDOSql", useSQLite: true } },
-  });
+  mf ??= testWorker("faults/worker.mjs", "FaultsDO");
   const result = await (await mf.dispatchFetch(`http://localhost/${path}?seeds=${seeds}`)).json();
   assert.equal(result.error, undefined, result.error);
   return result;

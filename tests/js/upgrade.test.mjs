@@ -18,29 +18,14 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { Miniflare } from "miniflare";
 import { MemoryController, memoryStorage, nodeFileStorage } from "../../dist/node.js";
-import { WORKERD_MODULE_RULES, withPageResult } from "./harness.mjs";
+import { testWorker, withPageResult } from "./harness.mjs";
 import { checkUpgrade, expected, stored } from "./upgrade/compare.mjs";
 import { bytesOf, toFiles } from "./upgrade/layout-v010.mjs";
 import { observeUpgrade } from "./upgrade/observe.mjs";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
 let mf;
-
-before(async () => {
-  mf = new Miniflare({
-    modules: true,
-    modulesRoot: root,
-    scriptPath: join(root, "tests/js/upgrade/worker.mjs"),
-    modulesRules: WORKERD_MODULE_RULES,
-    compatibilityDate: "2026-04-01",
-    kvNamespaces: ["KV"],
-    durableObjects: { DO: "UpgradeDO", DOSQL: { className: "UpgradeDOSql", useSQLite: true } },
-  });
-});
-
+before(() => (mf = testWorker("upgrade/worker.mjs", "UpgradeDO")));
 after(() => mf?.dispose());
 
 test("the fixture covers packs, log records, episodes and embeddings", () => {

@@ -5,34 +5,16 @@
 // gets a fresh adapter over the same binding, as a restarted isolate does.
 import { MemoryController, cloudflareKVStorage, durableObjectStorage } from "../../../dist/workerd.js";
 import { faultRuns } from "./run.mjs";
+import { answer, storageObject, toObject } from "../workerd-support.mjs";
 
 const seedsOf = (request) => Array.from({ length: Number(new URL(request.url).searchParams.get("seeds") ?? 5) }, (_, i) => i + 1);
 
-const answer = async (fn) => {
-  try {
-    return Response.json(await fn());
-  } catch (e) {
-    return Response.json({ error: String(e.stack ?? e) });
-  }
-};
-
-export class FaultsDO {
-  constructor(ctx) {
-    this.ctx = ctx;
-  }
-  fetch(request) {
-    return answer(() => faultRuns({ MemoryController, open: () => durableObjectStorage(this.ctx.storage), seeds: seedsOf(request) }));
-  }
-}
-
-// The same class on the SQLite storage backend.
+export class FaultsDO extends storageObject((storage, request) => faultRuns({ MemoryController, open: () => durableObjectStorage(storage), seeds: seedsOf(request) })) {}
 export class FaultsDOSql extends FaultsDO {}
 
 export default {
   fetch(request, env) {
-    const { pathname } = new URL(request.url);
-    if (pathname === "/kv") return answer(() => faultRuns({ MemoryController, open: () => cloudflareKVStorage(env.KV), seeds: seedsOf(request) }));
-    const ns = pathname === "/do-sql" ? env.DOSQL : env.DO;
-    return ns.get(ns.idFromName("faults")).fetch(request);
+    if (new URL(request.url).pathname !== "/kv") return toObject(request, env, "faults");
+    return answer(() => faultRuns({ MemoryController, open: () => cloudflareKVStorage(env.KV), seeds: seedsOf(request) }));
   },
 };

@@ -5,40 +5,20 @@
 import { MemoryController, cloudflareKVStorage, durableObjectStorage } from "../../../dist/workerd.js";
 import { observeUpgrade } from "./observe.mjs";
 import { toDurableObject, toKV } from "./layout-v010.mjs";
+import { answer, storageObject, toObject } from "../workerd-support.mjs";
 
-const answer = async (fn) => {
-  try {
-    return Response.json(await fn());
-  } catch (e) {
-    return Response.json({ error: String(e.stack ?? e) });
-  }
-};
-
-export class UpgradeDO {
-  constructor(ctx) {
-    this.ctx = ctx;
-  }
-  fetch(request) {
-    return answer(async () => {
-      await toDurableObject(this.ctx.storage, await request.json());
-      return observeUpgrade(MemoryController, () => durableObjectStorage(this.ctx.storage));
-    });
-  }
-}
-
-// The same class on the SQLite storage backend.
+export class UpgradeDO extends storageObject(async (storage, request) => {
+  await toDurableObject(storage, await request.json());
+  return observeUpgrade(MemoryController, () => durableObjectStorage(storage));
+}) {}
 export class UpgradeDOSql extends UpgradeDO {}
 
 export default {
-  async fetch(request, env) {
-    const { pathname } = new URL(request.url);
-    if (pathname === "/kv") {
-      return answer(async () => {
-        await toKV(env.KV, await request.json());
-        return observeUpgrade(MemoryController, () => cloudflareKVStorage(env.KV));
-      });
-    }
-    const ns = pathname === "/do-sql" ? env.DOSQL : env.DO;
-    return ns.get(ns.idFromName("user-42")).fetch(request);
+  fetch(request, env) {
+    if (new URL(request.url).pathname !== "/kv") return toObject(request, env, "user-42");
+    return answer(async () => {
+      await toKV(env.KV, await request.json());
+      return observeUpgrade(MemoryController, () => cloudflareKVStorage(env.KV));
+    });
   },
 };
