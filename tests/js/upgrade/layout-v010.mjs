@@ -13,12 +13,13 @@
 const PLAIN = /^[A-Za-z0-9_-]+$/;
 const DO_CHUNK_BYTES = 127 * 1024;
 
-/** 0.1.0's encodeKey for keys of plain segments; throws on others rather than guess. */
-export function encodedName(key) {
+// 0.1.0's encodeKey for keys of plain segments; throws on others rather than guess.
+function encodedName(key) {
   if (!key.every((s) => PLAIN.test(s))) throw new Error(`key ${JSON.stringify(key)} needs escaping: restate 0.1.0's encodeKey for it`);
   return key.map((s) => `${s}/`).join("");
 }
 
+/** The fixture's base64 as bytes (atob: every runtime here has it). */
 export function bytesOf(base64) {
   const binary = atob(base64);
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));

@@ -7,11 +7,13 @@
 // the format changes, upgrades it); the second reads whatever the first left
 // behind, so an upgrade that rewrote the data must load the same again; it
 // then adds a message, and the third open shows that message after all of
-// 0.1.0's and builds a context. Every controller is closed, as an app that shuts down cleanly does.
+// 0.1.0's and builds a context. Every controller is closed, as an app that
+// shuts down cleanly does.
 
-/** The options 0.1.0's fixture was written with (generate.mjs), minus its clock and embedder. */
-export const FIXTURE_OPTIONS = { namespace: "user-42", model: "gpt-4o", workingMemory: { maxTokens: 400 }, foldAfter: 24 };
-export const FACT_KEYS = ["allergy", "home"];
+// The options 0.1.0's fixture was written with (generate.mjs), minus its clock and embedder.
+const FIXTURE_OPTIONS = { namespace: "user-42", model: "gpt-4o", workingMemory: { maxTokens: 400 }, foldAfter: 24 };
+const FACT_KEYS = ["allergy", "home"]; // the keys expected.json has the history of
+/** The message this version adds after opening 0.1.0's data. */
 export const ADDED = "新版本的第一条消息";
 
 // Reads change nothing stored; buildContext does (it marks the episodes it
