@@ -13,7 +13,7 @@
 use ts_rs::{Config, TS};
 
 use crate::context::{Budget, Context, Degraded, KnowledgeSection, OmitReason, Omitted, RecentSection, RetrievalMode, Sections, SummarySection, SystemSection};
-use crate::controller::{Added, CompactionEvent, Forgotten, Found, Hit, HitKind, HistoryItem, LayerTokens, MessageStats, Remembered, Stats, SummaryRequest, TokenizerStats};
+use crate::controller::{Added, CompactionEvent, Forgotten, Found, Hit, HitKind, HistoryItem, LayerTokens, MessageStats, Remembered, Stats, SummaryRequest, ThreadInfo, TokenizerStats};
 use crate::cost::{CostLedger, ModelCost, PurposeCost};
 use crate::episodic::{Episode, SummarySource};
 use crate::message::Message;
@@ -104,6 +104,7 @@ fn declarations() -> String {
     declaration::<Forgotten>(&cfg, out);
     declaration::<HistoryItem>(&cfg, out);
     declaration::<Place>(&cfg, out);
+    declaration::<ThreadInfo>(&cfg, out);
     declaration::<Context>(&cfg, out);
     declaration::<Sections>(&cfg, out);
     declaration::<SystemSection>(&cfg, out);

@@ -179,6 +179,21 @@ impl<S: Store> WritePath<S> {
         Ok(())
     }
 
+    /// The namespace's threads as stored now (other controllers' writes
+    /// included); without persistence, as this controller knows them.
+    ///
+    /// # Errors
+    /// `CLOSED`, `FORMAT_TOO_NEW`; the store's.
+    pub async fn threads(&self) -> Result<Vec<crate::controller::ThreadInfo>, S::Error> {
+        self.controller.borrow().open()?;
+        if !self.store.persists() {
+            return Ok(self.controller.borrow().threads());
+        }
+        let prefix = self.controller.borrow().storage_prefix();
+        let entries = self.store.load_range(&prefix).await?;
+        Ok(Controller::threads_stored(entries)?)
+    }
+
     /// Stores vectors for items that had none; unstored vectors are not
     /// used. Two outcomes apart: vectors that do not fit are the embedder's
     /// fault (the outer error), a failed save is the store's (the inner).

@@ -384,7 +384,7 @@ fn records_of_0_1_keep_their_time_order_and_new_ones_follow() {
     let map: Map = Rc::default();
     // 0.1 wrote no `lc`: its records are ordered by time, then writer.
     for (writer, seq, ts, text) in [("old2", 1, 20.0, "second"), ("old1", 1, 10.0, "first"), ("old1", 2, 30.0, "third")] {
-        let r = Record::Msg { writer: writer.into(), seq, lc: 0, ts, id: format!("m-{writer}-{seq}"), message: Message::text(Role::User, text), task: None };
+        let r = Record::Msg { writer: writer.into(), seq, lc: 0, ts, id: format!("m-{writer}-{seq}"), message: Message::text(Role::User, text), task: None, thread: None };
         let bytes = encode_record(&r);
         assert!(!String::from_utf8_lossy(&bytes).contains("\"lc\""), "lc 0 is not written, as 0.1 wrote it");
         map.borrow_mut().insert(agent_memory::store::log_key(&options("x", 10).namespace, writer, seq), bytes);

@@ -31,20 +31,23 @@ pub enum ForgetTarget {
     Tail { from: String, inclusive: bool },
     /// A fact or chunk by id, every version of a key, or a whole document by its id.
     Fact(String),
+    /// A whole thread of the namespace (this one or another): its messages
+    /// and episodes, and the facts its episodes taught.
+    Thread(String),
     /// Everything under the namespace: the write path removes its storage
     /// prefix, then resets memory (`prepare_forget` refuses it).
     Namespace,
 }
 
 impl ForgetTarget {
-    /// The JS forms: an id, `{ id }` (a message), `{ key }`, `{ from, to }`
-    /// or `{ namespace: true }`.
+    /// The JS forms: an id, `{ id }` (a message), `{ key }`, `{ from, to }`,
+    /// `{ thread }` or `{ namespace: true }`.
     ///
     /// # Errors
     /// `INVALID_INPUT` for any other value.
     pub fn from_json(v: &serde_json::Value) -> Result<ForgetTarget> {
         use serde_json::Value;
-        let bad = || MemoryError::input("forget", "expected an id, { id }, { key }, { from, to } or { namespace: true }");
+        let bad = || MemoryError::input("forget", "expected an id, { id }, { key }, { from, to }, { thread } or { namespace: true }");
         if let Some(s) = v.as_str() {
             return Ok(ForgetTarget::Id(s.to_string()));
         }
@@ -55,10 +58,22 @@ impl ForgetTarget {
         match keys.as_slice() {
             ["id"] => Ok(ForgetTarget::Message(text("id")?)),
             ["key"] => Ok(ForgetTarget::Fact(text("key")?)),
+            ["thread"] => Ok(ForgetTarget::Thread(text("thread")?).checked()?),
             ["namespace"] if o.get("namespace") == Some(&Value::Bool(true)) => Ok(ForgetTarget::Namespace),
             ["namespace"] => Err(MemoryError::input("forget.namespace", "expected true")),
             ["from", "to"] | ["to", "from"] => Ok(ForgetTarget::Range { from: num("from")?, to: num("to")? }),
             _ => Err(bad()),
+        }
+    }
+}
+
+impl ForgetTarget {
+    /// # Errors
+    /// `INVALID_INPUT` for an empty thread name.
+    fn checked(self) -> Result<ForgetTarget> {
+        match &self {
+            ForgetTarget::Thread(t) if t.is_empty() => Err(MemoryError::input("forget.thread", "must not be empty")),
+            _ => Ok(self),
         }
     }
 }
@@ -90,7 +105,21 @@ pub struct PreparedForget {
     pub added: Option<(String, usize)>,
 }
 
+/// The id of another thread's message or episode.
+fn other_id(r: &Record) -> Option<&str> {
+    match r {
+        Record::Msg { id, .. } => Some(id),
+        Record::Episode { episode, .. } => Some(&episode.id),
+        _ => None,
+    }
+}
+
 impl Controller {
+    /// Whether `id` is a message of another thread of the namespace.
+    pub(crate) fn other_message(&self, id: &str) -> bool {
+        self.others.iter().any(|r| matches!(r, Record::Msg { id: m, .. } if m == id))
+    }
+
     /// # Errors
     /// `INVALID_INPUT` for an unknown message id or an empty range; `CLOSED`.
     pub fn prepare_forget(&self, target: &ForgetTarget, now: f64) -> Result<PreparedForget> {
@@ -112,8 +141,10 @@ impl Controller {
         self.open()?;
         let ts = self.stamp(now)?;
         let mut doomed_facts: HashSet<String> = HashSet::new();
+        // Messages and episodes of other threads, by id.
+        let mut doomed_others: HashSet<String> = HashSet::new();
         let doomed: HashSet<String> = match target {
-            ForgetTarget::Id(id) if self.has_message(id) => return self.prepare_forget(&ForgetTarget::Message(id.clone()), now),
+            ForgetTarget::Id(id) if self.has_message(id) || self.other_message(id) => return self.prepare_forget(&ForgetTarget::Message(id.clone()), now),
             ForgetTarget::Id(id) => return self.prepare_forget(&ForgetTarget::Fact(id.clone()), now),
             ForgetTarget::Namespace => return Err(MemoryError::input("forget", "a namespace is forgotten through the write path (its storage prefix goes first)")),
             ForgetTarget::Fact(which) => {
@@ -129,11 +160,20 @@ impl Controller {
                 }
                 HashSet::new()
             }
+            ForgetTarget::Message(id) if self.other_message(id) => {
+                doomed_others.insert(id.clone());
+                HashSet::new()
+            }
             ForgetTarget::Message(id) => {
                 if !self.window.log.iter().any(|s| s.id == *id) {
                     return Err(MemoryError::input("forget", format!("no message with id {id:?}")));
                 }
                 HashSet::from([id.clone()])
+            }
+            ForgetTarget::Thread(t) if *t == self.opts.thread => self.window.log.iter().map(|s| s.id.clone()).collect(),
+            ForgetTarget::Thread(t) => {
+                doomed_others = self.others.iter().filter(|r| r.thread() == Some(t.as_str())).filter_map(other_id).map(String::from).collect();
+                HashSet::new()
             }
             ForgetTarget::Range { from, to } => {
                 // Also refuses NaN bounds, which `from > to` would let through.
@@ -148,9 +188,19 @@ impl Controller {
                 self.window.log.get(at + usize::from(!inclusive)..).unwrap_or_default().iter().map(|s| s.id.clone()).collect()
             }
         };
+        // Another thread's episode over a forgotten message goes whole: its
+        // thread's own controller compacts what remains again.
+        for r in &self.others {
+            if let Record::Episode { episode, .. } = r {
+                if episode.message_ids.iter().any(|m| doomed_others.contains(m)) {
+                    doomed_others.insert(episode.id.clone());
+                }
+            }
+        }
         // What compaction learned from a range with a forgotten message may
         // quote it: those facts go too, and are learned again from the rest.
-        let affected: HashSet<&str> = self.episodes.iter().filter(|e| e.message_ids.iter().any(|m| doomed.contains(m))).map(|e| e.id.as_str()).collect();
+        let mut affected: HashSet<&str> = self.episodes.iter().filter(|e| e.message_ids.iter().any(|m| doomed.contains(m))).map(|e| e.id.as_str()).collect();
+        affected.extend(doomed_others.iter().map(String::as_str));
         for f in &self.semantic.facts {
             if f.tags.iter().any(|t| t == "auto") && f.source.as_deref().is_some_and(|s| affected.contains(s)) {
                 doomed_facts.insert(f.id.clone());
@@ -158,9 +208,20 @@ impl Controller {
         }
         let ns = &self.opts.namespace;
         let mut next = Box::new(self.clone());
-        let mut outcome = Forgotten { messages: doomed.len(), facts: doomed_facts.len(), ..Forgotten::default() };
+        let other_messages = self.others.iter().filter(|r| matches!(r, Record::Msg { id, .. } if doomed_others.contains(id))).count();
+        let mut outcome = Forgotten { messages: doomed.len() + other_messages, facts: doomed_facts.len(), ..Forgotten::default() };
         let mut remove: Vec<Key> = self.folding.known.clone();
-        let mut ids: Vec<String> = doomed.iter().chain(&doomed_facts).cloned().collect();
+        let mut ids: Vec<String> = doomed.iter().chain(&doomed_facts).chain(&doomed_others).cloned().collect();
+        next.others.clear();
+        for r in &self.others {
+            if other_id(r).is_some_and(|id| doomed_others.contains(id)) {
+                let (writer, seq) = r.uid();
+                remove.push(log_key(ns, writer, seq));
+                outcome.episodes_dropped += usize::from(matches!(r, Record::Episode { .. }));
+            } else {
+                next.others.push(r.clone());
+            }
+        }
 
         // Facts, and the embeddings of everything forgotten.
         next.semantic = crate::semantic::Semantic::default();
@@ -171,7 +232,7 @@ impl Controller {
                 next.semantic.push(f.clone(), writer.clone(), *seq, *lc);
             }
         }
-        for id in doomed.iter().chain(&doomed_facts) {
+        for id in doomed.iter().chain(&doomed_facts).chain(&doomed_others) {
             next.index.embeddings.remove(id);
             if let Some((writer, seq)) = next.embedding_uids.remove(id) {
                 remove.push(log_key(ns, &writer, seq));
@@ -233,7 +294,15 @@ impl Controller {
         // The tombstone, then a pack of everything live.
         ids.sort();
         let seq = next.next_seq;
-        let tombstone = Record::Forget { writer: next.opts.writer.clone(), seq, ts, ids };
+        let threads = match target {
+            ForgetTarget::Thread(t) => vec![t.clone()],
+            _ => Vec::new(),
+        };
+        let lc = next.lc_at(ts, seq);
+        // What this writer writes next must come after the tombstone, or a
+        // thread's new life would fall under it.
+        next.last_lc = next.last_lc.max(lc);
+        let tombstone = Record::Forget { writer: next.opts.writer.clone(), seq, ts, ids, threads, lc };
         let tombstone_write = Write { key: log_key(ns, &next.opts.writer, seq), bytes: encode_record(&tombstone) };
         next.forgets.push(tombstone);
         let pack_seq = seq + 1;

@@ -14,12 +14,14 @@ mod queue;
 mod restore;
 mod search;
 mod stats;
+mod threads;
 pub mod tools;
 mod writes;
 
 pub use knowledge::{PreparedEmbeddings, PreparedProcedures, PreparedRemember, Remembered};
-pub use search::{Found, Hit, HitKind, SearchIndex, SearchOptions};
+pub use search::{Found, Hit, HitKind, Scope, SearchIndex, SearchOptions};
 pub use stats::{LayerTokens, MessageStats, Stats, TokenizerStats};
+pub use threads::ThreadInfo;
 
 pub use compaction::{CompactionJob, PreparedCompaction, SummaryRequest};
 pub use forget::{ForgetTarget, Forgotten, PreparedForget};
@@ -38,7 +40,7 @@ use crate::message::Message;
 use crate::models::{self, ModelInfo, Tokenizer};
 use crate::procedural::Procedures;
 use crate::semantic::Semantic;
-use crate::store::record::Record;
+use crate::store::record::{Record, DEFAULT_THREAD};
 use crate::store::{self, Folding, Key, LoadReport};
 use crate::tokens::chat::{message_raw, message_tokens, request_tokens, tools_tokens, REPLY_PRIMING};
 use crate::tokens::Counter;
@@ -48,6 +50,11 @@ use crate::window::{Place, Window, WindowConfig};
 #[derive(Clone, Debug)]
 pub struct Options {
     pub namespace: String,
+    /// The conversation this controller holds, under the namespace (the
+    /// user): messages, working memory, episodes and task history are the
+    /// thread's; facts, preferences, documents, procedures and cost are the
+    /// namespace's and reach every thread. [`DEFAULT_THREAD`] by default.
+    pub thread: String,
     /// This controller's identity in storage. Two controllers open on one
     /// namespace at once (two tabs, two isolates) must use different writers;
     /// the wasm layer draws a random one per instance.
@@ -74,7 +81,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { namespace: "default".into(), writer: "local".into(), model: "gpt-4o".into(), models: Vec::new(), working: WindowConfig::default(), summary_tokens: 200, summary_input_tokens: 6000, summary_backlog: 8, fold_after: 256, recall: Default::default() }
+        Options { namespace: "default".into(), thread: DEFAULT_THREAD.into(), writer: "local".into(), model: "gpt-4o".into(), models: Vec::new(), working: WindowConfig::default(), summary_tokens: 200, summary_input_tokens: 6000, summary_backlog: 8, fold_after: 256, recall: Default::default() }
     }
 }
 
@@ -150,6 +157,11 @@ pub struct Controller {
     procedures: Option<ProceduresState>,
     /// Archived ranges waiting for the summarizer, oldest first (see `queue`).
     summaries: Vec<queue::Queued>,
+    /// The messages and episodes of the namespace's other threads, as
+    /// stored, in load order (not sorted: a sort of records costs the wasm
+    /// 10 KB, and nothing here needs their order): searched (scope "user"), listed, exported
+    /// and kept in every pack, never in this thread's context window.
+    others: Vec<Record>,
 }
 
 /// The procedures in force and the record that set them.
@@ -195,8 +207,8 @@ impl Controller {
         if !matches {
             return Err(MemoryError::UnknownEncoding(format!("the counter given does not match model {}", opts.model)));
         }
-        if opts.namespace.is_empty() || opts.writer.is_empty() {
-            return Err(MemoryError::input("options", "namespace and writer must be non-empty"));
+        if opts.namespace.is_empty() || opts.writer.is_empty() || opts.thread.is_empty() {
+            return Err(MemoryError::input("options", "namespace, thread and writer must be non-empty"));
         }
         Ok(Controller {
             opts,
@@ -221,6 +233,7 @@ impl Controller {
             embedding_uids: HashMap::new(),
             procedures: None,
             summaries: Default::default(),
+            others: Vec::new(),
         })
     }
 
@@ -369,9 +382,10 @@ impl Controller {
 
     /// The log position of a message other than an instruction, by id.
     fn message_at(&self, id: &str) -> Option<usize> {
-        let slot = *self.index.slots.get(id)?;
-        let i = (slot / 2) as usize;
-        (slot % 2 == 1 && self.window.log.get(i).is_some_and(|s| s.id == id)).then_some(i)
+        match search::Slot::of(*self.index.slots.get(id)?) {
+            search::Slot::Message(i) => self.window.log.get(i).is_some_and(|s| s.id == id).then_some(i),
+            _ => None,
+        }
     }
 
     pub fn episodes(&self) -> &[Episode] {

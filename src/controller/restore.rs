@@ -14,6 +14,8 @@
 
 use std::collections::HashSet;
 
+use crate::store::tombstones::Tombstones;
+
 use super::Controller;
 use crate::models;
 use crate::store::record::Record;
@@ -26,14 +28,7 @@ impl Controller {
     /// Replaces this (fresh) controller's state with the loaded records.
     pub(crate) fn restore(&mut self, loaded: Loaded) {
         let Loaded { records, keys, report } = loaded;
-        let forgotten: HashSet<String> = records
-            .iter()
-            .filter_map(|r| match r {
-                Record::Forget { ids, .. } => Some(ids.iter().cloned()),
-                _ => None,
-            })
-            .flatten()
-            .collect();
+        let forgotten = Tombstones::of(&records);
         let (mut msgs, mut episodes, mut resurrected) = (Vec::new(), Vec::new(), false);
         let (mut facts, mut embeddings, mut procedures) = (Vec::new(), Vec::new(), Vec::new());
         let mut max_lc = 0;
@@ -43,20 +38,20 @@ impl Controller {
                 self.next_seq = self.next_seq.max(seq + 1);
             }
             max_lc = max_lc.max(lc);
+            if forgotten.covers(&r) {
+                resurrected = true;
+                continue;
+            }
+            if r.thread().is_some_and(|t| t != self.opts.thread) {
+                self.others.push(r);
+                continue;
+            }
             match r {
-                Record::Msg { id, .. }
-                | Record::Episode { episode: crate::episodic::Episode { id, .. }, .. }
-                | Record::Fact { fact: crate::semantic::Fact { id, .. }, .. }
-                | Record::Embedding { item: id, .. }
-                    if forgotten.contains(&id) =>
-                {
-                    resurrected = true;
-                }
                 Record::Fact { writer, seq, lc, fact } => facts.push((lc, writer, seq, fact)),
                 Record::Embedding { writer, seq, item, vector } => embeddings.push((writer, seq, item, vector)),
                 Record::Procedures { writer, seq, lc, ts, procedures: raw } => procedures.push((lc, ts, writer, seq, raw)),
-                Record::Msg { writer, seq, lc, ts, id, message, task } => msgs.push((lc, ts, writer, seq, id, message, task)),
-                Record::Episode { writer, seq, lc, episode } => episodes.push((lc, writer, seq, episode)),
+                Record::Msg { writer, seq, lc, ts, id, message, task, .. } => msgs.push((lc, ts, writer, seq, id, message, task)),
+                Record::Episode { writer, seq, lc, episode, .. } => episodes.push((lc, writer, seq, episode)),
                 Record::Usage { ref model, ref purpose, usd, .. } => {
                     // As charged when recorded; a record without (0.1's, or
                     // of a model then unpriced) at the prices 0.1 charged, or

@@ -1,9 +1,10 @@
 //! Search over everything the controller holds: live facts, document
 //! chunks and every message ever added (working or archived).
 //!
-//! Index ids: a fact at slot `i` of `semantic.facts` is `2i`, a message at
-//! position `p` of the log is `2p + 1`. Superseded facts leave the index
-//! but stay in `semantic`. Vectors come from the embedder hook, keyed by
+//! Index ids ([`Slot`]): a fact at slot `i` of `semantic.facts` is `3i`, a
+//! message at position `p` of this thread's log `3p + 1`, another thread's
+//! record at position `q` of `others` `3q + 2`. Superseded facts leave the
+//! index but stay in `semantic`. Vectors come from the embedder hook, keyed by
 //! item id, so nothing is embedded twice.
 
 use std::collections::HashMap;
@@ -81,9 +82,51 @@ pub const RELEVANCE_FLOOR: Floors = Floors { lexical: [0.4, 0.1], hybrid: [0.5, 
 /// changed nothing, so they are not here.
 const CHAT_BM25: Bm25Params = Bm25Params { k1: 1.2, b: 0.3 };
 
+/// What an index id stands for: one index holds every kind, interleaved.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Slot {
+    /// Position in `semantic.facts`.
+    Fact(usize),
+    /// Position in this thread's log.
+    Message(usize),
+    /// Position in `others` (another thread's message).
+    Other(usize),
+}
+
+impl Slot {
+    pub fn id(self) -> u64 {
+        match self {
+            Slot::Fact(i) => 3 * i as u64,
+            Slot::Message(p) => 3 * p as u64 + 1,
+            Slot::Other(q) => 3 * q as u64 + 2,
+        }
+    }
+
+    pub fn of(id: u64) -> Slot {
+        let i = (id / 3) as usize;
+        match id % 3 {
+            0 => Slot::Fact(i),
+            1 => Slot::Message(i),
+            _ => Slot::Other(i),
+        }
+    }
+}
+
+/// Which messages a search reaches; facts, preferences and documents are
+/// the user's and reached from every thread.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Scope {
+    /// This thread's messages only.
+    Thread,
+    /// Every thread of the namespace (the user).
+    #[default]
+    User,
+}
+
 /// What `search` looks for (read from JS by `wasm::options::search_options`).
 #[derive(Clone, Debug, Default)]
 pub struct SearchOptions {
+    pub scope: Scope,
     pub k: Option<usize>,
     /// Any of "fact", "preference", "chunk", "message"; default all.
     pub kinds: Option<Vec<String>>,
@@ -112,6 +155,9 @@ pub struct Hit {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(test, ts(as = "Option<_>"))] // absent when empty
     pub tags: Vec<String>,
+    /// For a message of another thread of the namespace: that thread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread: Option<String>,
 }
 
 /// What a hit is (the names `search`'s `kinds` option takes).
@@ -174,32 +220,47 @@ impl Controller {
         let Some(fact) = self.semantic.facts.get(slot) else { return };
         if let Some(key) = &fact.key {
             if let Some(old) = self.semantic.facts.iter().take(slot).rposition(|f| f.key.as_ref() == Some(key)) {
-                self.index.lexical.remove(2 * old as u64);
-                self.index.vectors.remove(2 * old as u64);
+                self.index.lexical.remove(Slot::Fact(old).id());
+                self.index.vectors.remove(Slot::Fact(old).id());
             }
         }
-        self.index.lexical.add(2 * slot as u64, &fact.text);
-        self.index.slots.insert(fact.id.clone(), 2 * slot as u64);
+        let id = Slot::Fact(slot).id();
+        self.index.lexical.add(id, &fact.text);
+        self.index.slots.insert(fact.id.clone(), id);
         if let Some(v) = self.index.embeddings.get(&fact.id) {
-            let _ = self.index.vectors.add(2 * slot as u64, &self.index.centres.centre(script_of(&fact.text), v));
+            let _ = self.index.vectors.add(id, &self.index.centres.centre(script_of(&fact.text), v));
         }
     }
 
     /// Indexes the message at log position `pos` (instructions are not searched).
     pub(crate) fn index_message(&mut self, pos: usize) {
         let Some(s) = self.window.log.get(pos) else { return };
-        if s.message.role.is_instruction() {
+        let (id, message) = (s.id.clone(), s.message.clone());
+        self.index_text(Slot::Message(pos), id, &message);
+    }
+
+    /// Indexes another thread's record at position `q` of `others` (its messages; instructions are not searched).
+    fn index_other(&mut self, q: usize) {
+        if let Some(crate::store::record::Record::Msg { id, message, .. }) = self.others.get(q) {
+            let (id, message) = (id.clone(), message.clone());
+            self.index_text(Slot::Other(q), id, &message);
+        }
+    }
+
+    fn index_text(&mut self, slot: Slot, item: String, message: &crate::message::Message) {
+        if message.role.is_instruction() {
             return;
         }
-        let mut text = s.message.content_text();
-        for call in s.message.tool_calls.iter().flatten() {
+        let mut text = message.content_text();
+        for call in message.tool_calls.iter().flatten() {
             text.push_str(&format!(" {} {}", call.function.name, call.function.arguments));
         }
-        self.index.lexical.add(2 * pos as u64 + 1, &text);
-        self.index.slots.insert(s.id.clone(), 2 * pos as u64 + 1);
-        if let Some(v) = self.index.embeddings.get(&s.id) {
-            let _ = self.index.vectors.add(2 * pos as u64 + 1, &self.index.centres.centre(script_of(&text), v));
+        let id = slot.id();
+        self.index.lexical.add(id, &text);
+        if let Some(v) = self.index.embeddings.get(&item) {
+            let _ = self.index.vectors.add(id, &self.index.centres.centre(script_of(&text), v));
         }
+        self.index.slots.insert(item, id);
     }
 
     /// Rebuilds both indexes from the log and the live facts.
@@ -207,10 +268,13 @@ impl Controller {
         let embeddings = std::mem::take(&mut self.index.embeddings);
         self.index = SearchIndex { embeddings, ..SearchIndex::default() };
         for (i, f) in self.semantic.facts.iter().enumerate() {
-            self.index.slots.insert(f.id.clone(), 2 * i as u64);
+            self.index.slots.insert(f.id.clone(), Slot::Fact(i).id());
         }
         for pos in 0..self.window.log.len() {
             self.index_message(pos);
+        }
+        for q in 0..self.others.len() {
+            self.index_other(q);
         }
         for slot in self.semantic.live() {
             self.index_fact(slot);
@@ -225,10 +289,14 @@ impl Controller {
     /// the vectors centred by them (see `retrieval::Centres`).
     fn recentre(&mut self) {
         // Facts then messages, by position: the means are summed in one fixed order.
-        let facts = self.semantic.facts.iter().enumerate().map(|(i, f)| (2 * i as u64, f.text.clone(), &f.id));
-        let msgs = self.window.log.iter().enumerate().map(|(p, s)| (2 * p as u64 + 1, s.message.content_text(), &s.id));
+        let facts = self.semantic.facts.iter().enumerate().map(|(i, f)| (Slot::Fact(i).id(), f.text.clone(), &f.id));
+        let msgs = self.window.log.iter().enumerate().map(|(p, s)| (Slot::Message(p).id(), s.message.content_text(), &s.id));
+        let others = self.others.iter().enumerate().filter_map(|(q, r)| match r {
+            crate::store::record::Record::Msg { id, message, .. } => Some((Slot::Other(q).id(), message.content_text(), id)),
+            _ => None,
+        });
         let idx = &self.index;
-        let items: Vec<(u64, usize, &[f32])> = (facts.chain(msgs))
+        let items: Vec<(u64, usize, &[f32])> = (facts.chain(msgs).chain(others))
             .filter(|(slot, _, _)| idx.lexical.contains(*slot))
             .filter_map(|(slot, text, id)| idx.embeddings.get(id).map(|v| (slot, script_of(&text), v.as_slice())))
             .collect();
@@ -316,16 +384,12 @@ impl Controller {
         }
         let want = |k: &str| kinds.iter().any(|x| x == k);
         let in_time = |t: f64| opts.from.is_none_or(|f| t >= f) && opts.to.is_none_or(|to| t <= to);
-        let filter = |id: u64| {
-            let i = (id / 2) as usize;
-            if id % 2 == 1 {
-                let Some(s) = self.window.log.get(i) else { return false };
-                // (instructions are never indexed, see `index_message`)
-                want("message") && opts.tags.as_ref().is_none_or(|t| t.is_empty()) && in_time(s.ts)
-            } else {
-                let Some(f) = self.semantic.facts.get(i) else { return false };
-                want(HitKind::from(f.kind).name()) && in_time(f.created_at) && opts.tags.as_ref().is_none_or(|t| t.is_empty() || t.iter().any(|x| f.tags.contains(x)))
-            }
+        let untagged = opts.tags.as_ref().is_none_or(|t| t.is_empty());
+        // (instructions are never indexed, see `index_text`)
+        let filter = |id: u64| match Slot::of(id) {
+            Slot::Message(i) => self.window.log.get(i).is_some_and(|s| want("message") && untagged && in_time(s.ts)),
+            Slot::Other(q) => opts.scope == Scope::User && matches!(self.others.get(q), Some(crate::store::record::Record::Msg { ts, .. }) if want("message") && untagged && in_time(*ts)),
+            Slot::Fact(i) => self.semantic.facts.get(i).is_some_and(|f| want(HitKind::from(f.kind).name()) && in_time(f.created_at) && (untagged || opts.tags.as_ref().is_some_and(|t| t.iter().any(|x| f.tags.contains(x))))),
         };
         let k = opts.k.unwrap_or(10);
         let ranked = match query_vector.filter(|_| !self.index.vectors.is_empty()) {
@@ -370,7 +434,8 @@ impl Controller {
     pub(crate) fn relevant(&self, query: &str, vector: Option<&[f32]>, k: usize, kinds: &[&str]) -> Result<Vec<(String, String)>> {
         let opts = SearchOptions { k: Some(k), kinds: Some(kinds.iter().map(|k| k.to_string()).collect()), ..Default::default() };
         let mut hits = self.search(query, &opts, vector)?;
-        hits.retain(|hit| hit.kind != HitKind::Message || self.message_place(&hit.id) == Some(crate::window::Place::Archived));
+        // Another thread's messages are never in this window: they count as archived.
+        hits.retain(|hit| hit.kind != HitKind::Message || hit.thread.is_some() || self.message_place(&hit.id) == Some(crate::window::Place::Archived));
         let hybrid = vector.is_some() && !self.index.vectors.is_empty();
         let [of_best, of_query] = if hybrid { RELEVANCE_FLOOR.hybrid } else { RELEVANCE_FLOOR.lexical };
         let floor = (hits.first().map_or(0.0, |h| h.score) * of_best).max(of_query * self.index.lexical.query_weight(query));
@@ -378,6 +443,7 @@ impl Controller {
         for hit in hits.into_iter().take_while(|h| h.score >= floor) {
             let text = match (&hit.key, hit.kind) {
                 (Some(k), _) => format!("{k}: {}", hit.text),
+                (None, HitKind::Message) if hit.thread.is_some() => format!("(message {} of another conversation) {}", hit.id, hit.text),
                 (None, HitKind::Message) => format!("(earlier message {}) {}", hit.id, hit.text),
                 _ => hit.text.clone(),
             };
@@ -387,13 +453,17 @@ impl Controller {
     }
 
     fn hit(&self, id: u64, score: f32) -> Option<Hit> {
-        let i = (id / 2) as usize;
-        Some(if id % 2 == 1 {
-            let s = self.window.log.get(i)?;
-            Hit { id: s.id.clone(), kind: HitKind::Message, text: s.message.content_text(), score, key: None, message_ids: Some(vec![s.id.clone()]), tags: vec![] }
-        } else {
-            let f = self.semantic.facts.get(i)?;
-            Hit { id: f.id.clone(), kind: f.kind.into(), text: f.text.clone(), score, key: f.key.clone(), message_ids: None, tags: f.tags.clone() }
+        let message = |id: &String, message: &crate::message::Message, thread: Option<String>| Hit { id: id.clone(), kind: HitKind::Message, text: message.content_text(), score, key: None, message_ids: Some(vec![id.clone()]), tags: vec![], thread };
+        Some(match Slot::of(id) {
+            Slot::Message(i) => self.window.log.get(i).map(|s| message(&s.id, &s.message, None))?,
+            Slot::Other(q) => match self.others.get(q)? {
+                r @ crate::store::record::Record::Msg { id, message: m, .. } => message(id, m, r.thread().map(String::from)),
+                _ => return None,
+            },
+            Slot::Fact(i) => {
+                let f = self.semantic.facts.get(i)?;
+                Hit { id: f.id.clone(), kind: f.kind.into(), text: f.text.clone(), score, key: f.key.clone(), message_ids: None, tags: f.tags.clone(), thread: None }
+            }
         })
     }
 }

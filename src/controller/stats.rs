@@ -14,6 +14,7 @@ use crate::window::Place;
 #[serde(rename_all = "camelCase")]
 pub struct Stats {
     pub namespace: String,
+    pub thread: String,
     pub model: String,
     pub tokenizer: TokenizerStats,
     pub messages: MessageStats,
@@ -86,6 +87,7 @@ impl Controller {
         };
         Stats {
             namespace: self.opts.namespace.clone(),
+            thread: self.opts.thread.clone(),
             model: self.opts.model.clone(),
             tokenizer: TokenizerStats { exact: self.counter.is_exact(), encoding, calibration: self.counter.calibration_factor() },
             messages: MessageStats { total: log.len(), pinned: n(Place::Pinned), working: n(Place::Working), archived: n(Place::Archived) },

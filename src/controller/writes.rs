@@ -102,7 +102,7 @@ impl Controller {
         let writer = self.opts.writer.clone();
         let id = format!("m-{writer}-{seq}");
         let lc = self.lc_at(ts, seq);
-        let record = Record::Msg { writer: writer.clone(), seq, lc, ts, id: id.clone(), message, task: task_id.clone() };
+        let record = Record::Msg { writer: writer.clone(), seq, lc, ts, id: id.clone(), message, task: task_id.clone(), thread: self.thread_field() };
         let write = Write { key: self.key(seq), bytes: encode_record(&record) };
         let Record::Msg { message, .. } = record else { unreachable!() };
         let tool_turn = self.window.tool_turn(&message);
@@ -176,17 +176,25 @@ impl Controller {
         p.usd
     }
 
-    /// Every live record, in a stable order.
+    /// How this controller's thread is written in its records.
+    pub(crate) fn thread_field(&self) -> Option<String> {
+        crate::store::record::thread_field(&self.opts.thread)
+    }
+
+    /// Every live record, in a stable order: this thread's, then the other
+    /// threads', then the namespace's.
     pub(crate) fn live_records(&self) -> Vec<Record> {
+        let thread = self.thread_field();
         let mut out: Vec<Record> = self
             .window
             .log
             .iter()
-            .map(|s| Record::Msg { writer: s.writer.clone(), seq: s.seq, lc: s.lc, ts: s.ts, id: s.id.clone(), message: s.message.clone(), task: s.task_id.clone() })
+            .map(|s| Record::Msg { writer: s.writer.clone(), seq: s.seq, lc: s.lc, ts: s.ts, id: s.id.clone(), message: s.message.clone(), task: s.task_id.clone(), thread: thread.clone() })
             .collect();
         for (e, (writer, seq, lc)) in self.episodes.iter().zip(&self.episode_uids) {
-            out.push(Record::Episode { writer: writer.clone(), seq: *seq, lc: *lc, episode: e.clone() });
+            out.push(Record::Episode { writer: writer.clone(), seq: *seq, lc: *lc, episode: e.clone(), thread: thread.clone() });
         }
+        out.extend(self.others.iter().cloned());
         out.extend(self.usages.iter().cloned());
         out.extend(self.forgets.iter().cloned());
         for (f, (writer, seq, lc)) in self.semantic.facts.iter().zip(&self.semantic.uids) {

@@ -15,6 +15,7 @@
 pub mod crc;
 pub mod record;
 pub mod snapshot;
+pub mod tombstones;
 mod vector;
 
 use std::collections::HashSet;
@@ -145,7 +146,7 @@ mod tests {
     use record::{encode_pack, encode_record};
 
     fn msg(writer: &str, seq: u64) -> Record {
-        Record::Msg { writer: writer.into(), seq, lc: seq, ts: seq as f64, id: format!("m-{writer}-{seq}"), message: Message::text(Role::User, "x"), task: None }
+        Record::Msg { writer: writer.into(), seq, lc: seq, ts: seq as f64, id: format!("m-{writer}-{seq}"), message: Message::text(Role::User, "x"), task: None, thread: None }
     }
 
     #[test]

@@ -50,6 +50,9 @@ pub enum Record {
         message: Message,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         task: Option<String>,
+        /// The conversation it belongs to; absent: the default thread.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<String>,
     },
     /// A summary laid over archived messages.
     Episode {
@@ -60,6 +63,9 @@ pub enum Record {
         #[serde(default, skip_serializing_if = "is_zero")]
         lc: u64,
         episode: Episode,
+        /// The conversation it summarizes; absent: the default thread.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<String>,
     },
     /// One call's reported usage, charged at `model`'s prices.
     Usage {
@@ -86,7 +92,19 @@ pub enum Record {
     },
     /// Ids the user asked to forget: messages, facts and what derived from
     /// them. Holds no content, so it can outlive what it removed.
-    Forget { writer: String, seq: u64, ts: f64, ids: Vec<String> },
+    Forget {
+        writer: String,
+        seq: u64,
+        ts: f64,
+        ids: Vec<String>,
+        /// Whole threads: every message and episode of each, up to this
+        /// record's `lc` (so a thread's later life, and writers that had not
+        /// seen those records when this was written, are covered alike).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        threads: Vec<String>,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        lc: u64,
+    },
     /// A remembered fact, preference or document chunk.
     Fact {
         writer: String,
@@ -135,10 +153,30 @@ impl Record {
     /// The record's Lamport order (0 for kinds without one, and for 0.1's records).
     pub fn lc(&self) -> u64 {
         match self {
-            Record::Msg { lc, .. } | Record::Episode { lc, .. } | Record::Fact { lc, .. } | Record::Procedures { lc, .. } => *lc,
+            Record::Msg { lc, .. } | Record::Episode { lc, .. } | Record::Fact { lc, .. } | Record::Procedures { lc, .. } | Record::Forget { lc, .. } => *lc,
             _ => 0,
         }
     }
+}
+
+/// The thread every record without one belongs to (all of 0.1's).
+pub const DEFAULT_THREAD: &str = "default";
+
+impl Record {
+    /// The thread of a message or episode (`None` for what belongs to the
+    /// whole namespace: facts, procedures, usage, tombstones, embeddings).
+    pub fn thread(&self) -> Option<&str> {
+        match self {
+            Record::Msg { thread, .. } | Record::Episode { thread, .. } => Some(thread.as_deref().unwrap_or(DEFAULT_THREAD)),
+            _ => None,
+        }
+    }
+}
+
+/// How a thread is written in a record: the default one not at all, so
+/// records of a namespace without threads read as 0.1 wrote them.
+pub fn thread_field(thread: &str) -> Option<String> {
+    (thread != DEFAULT_THREAD).then(|| thread.to_string())
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -218,7 +256,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn msg(seq: u64) -> Record {
-        Record::Msg { writer: "w".into(), seq, lc: seq, ts: 1.0, id: format!("m-w-{seq}"), message: Message::text(Role::User, "你好 world"), task: None }
+        Record::Msg { writer: "w".into(), seq, lc: seq, ts: 1.0, id: format!("m-w-{seq}"), message: Message::text(Role::User, "你好 world"), task: None, thread: None }
     }
 
     #[test]

@@ -299,15 +299,26 @@ impl MemoryController {
     }
 
     /// Forgets a message (its id), a fact, key or document (its id, or
-    /// `{ key }`), a time range `{ from, to }` (ms, inclusive) or the whole
-    /// namespace `{ namespace: true }`: the content
+    /// `{ key }`), a time range of this thread `{ from, to }` (ms,
+    /// inclusive), a whole thread `{ thread }` (with the facts its summaries
+    /// taught) or the whole namespace `{ namespace: true }`: the content
     /// leaves storage itself, and so does every episode summary derived from
     /// it (summarized again from what remains, or dropped).
     #[wasm_bindgen(unchecked_return_type = "Promise<ForgetResult>")]
-    pub fn forget(&self, #[wasm_bindgen(unchecked_param_type = "string | { id: string } | { key: string } | { from: number; to: number } | { namespace: true }")] target: JsValue) -> Async {
+    pub fn forget(&self, #[wasm_bindgen(unchecked_param_type = "string | { id: string } | { key: string } | { from: number; to: number } | { thread: string } | { namespace: true }")] target: JsValue) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
         let parsed = from_js::<serde_json::Value>(&target, "forget").and_then(|v| ForgetTarget::from_json(&v).map_err(js_error));
         self.enqueue(async move { to_js(&d.path.forget(&parsed?, now).await?) })
+    }
+
+    /// The namespace's threads, the most recently written first: `{ thread,
+    /// messages, firstAt, lastAt, title? }` (the title: the first line of
+    /// the first user message). Read from storage, so threads other
+    /// controllers wrote are listed too.
+    #[wasm_bindgen(unchecked_return_type = "Promise<ThreadInfo[]>")]
+    pub fn threads(&self) -> Async {
+        let d = self.driver.clone();
+        self.enqueue(async move { to_js(&d.path.threads().await?) })
     }
 
     /// Drops every message after `id` (a chat UI's regenerate), and what was

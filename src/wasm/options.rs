@@ -22,6 +22,7 @@ const HOOKS: [&str; 5] = ["clock", "storage", "embedder", "summarizer", "ranks"]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct JsOptions {
     namespace: Option<String>,
+    thread: Option<String>,
     model: Option<String>,
     models: Option<BTreeMap<String, ModelInfo>>,
     working_memory: Option<Value>,
@@ -131,9 +132,15 @@ impl Small {
 
 /// `search`'s options, read by hand (see [`Small`]).
 pub fn search_options(value: &JsValue) -> Result<crate::controller::SearchOptions, JsValue> {
-    let o = Small::read(value, &["k", "kinds", "tags", "from", "to"])?;
+    use crate::controller::Scope;
+    let o = Small::read(value, &["k", "kinds", "tags", "from", "to", "scope"])?;
     let strings = |key| if o.has(key) { o.strings(key).map(Some) } else { Ok(None) };
-    Ok(crate::controller::SearchOptions { k: o.size("k")?, kinds: strings("kinds")?, tags: strings("tags")?, from: o.number("from")?, to: o.number("to")? })
+    let scope = match o.string("scope")?.as_deref() {
+        None | Some("user") => Scope::User,
+        Some("thread") => Scope::Thread,
+        Some(_) => return Err(o.bad("scope", "expected \"thread\" or \"user\"")),
+    };
+    Ok(crate::controller::SearchOptions { scope, k: o.size("k")?, kinds: strings("kinds")?, tags: strings("tags")?, from: o.number("from")?, to: o.number("to")? })
 }
 
 /// Reads an optional options object of type `T` (undefined/null → default).
@@ -168,6 +175,7 @@ pub fn core_options(js: JsOptions, writer: String) -> Result<Options, JsValue> {
     let dw = WindowConfig::default();
     Ok(Options {
         namespace: js.namespace.unwrap_or(d.namespace),
+        thread: js.thread.unwrap_or(d.thread),
         writer,
         model: js.model.unwrap_or(d.model),
         models: js.models.unwrap_or_default().into_iter().collect(),

@@ -61,6 +61,26 @@ export type HistoryItem = {
 export type Place = "pinned" | "working" | "archived";
 
 /**
+ * One thread of a namespace.
+ */
+export type ThreadInfo = {
+  thread: string;
+  /**
+   * Messages stored in it (forgotten ones not counted).
+   */
+  messages: number;
+  /**
+   * Timestamps (ms) of its first and last message, as stored.
+   */
+  firstAt: number;
+  lastAt: number;
+  /**
+   * The first line of its first user message, at most 80 characters ([`TITLE_CHARS`]).
+   */
+  title?: string;
+};
+
+/**
  * What `buildContext` returns: the messages to send now.
  */
 export type Context = {
@@ -229,6 +249,10 @@ export type Hit = {
   key?: string;
   messageIds?: Array<string>;
   tags?: Array<string>;
+  /**
+   * For a message of another thread of the namespace: that thread.
+   */
+  thread?: string;
 };
 
 /**
@@ -329,6 +353,7 @@ export type SummaryRequest = {
  */
 export type Stats = {
   namespace: string;
+  thread: string;
   model: string;
   tokenizer: TokenizerStats;
   messages: MessageStats;

@@ -91,8 +91,10 @@ export interface ModelEntry {
   cacheWritePrice?: number;
 }
 export interface CreateOptions {
-  /** Tenant / storage prefix. Default "default". */
+  /** The user (tenant): storage prefix; facts, preferences, documents, procedures and cost are shared by its threads. Default "default". */
   namespace?: string;
+  /** The conversation under the namespace: its messages, working memory, episodes and task history. Default "default". */
+  thread?: string;
   /** Decides tokenizer, context window and prices. Default "gpt-4o". */
   model?: string;
   models?: Record<string, ModelEntry>;
@@ -174,6 +176,8 @@ export interface RememberInput {
 export interface SearchOptions {
   /** Default 10. */
   k?: number;
+  /** Messages of this thread only, or of every thread of the namespace (default). Facts are the user's in both. */
+  scope?: "thread" | "user";
   kinds?: HitKind[];
   tags?: string[];
   from?: number;

@@ -182,6 +182,7 @@ test("every value the controller returns has its declared type, field by field",
   keep("history", await memory.history());
   keep("episodes", await memory.episodes());
   keep("facts", await memory.facts());
+  keep("threads", await memory.threads());
   keep("factHistory", await memory.factHistory("allergy"));
   keep("callTool", await memory.callTool("recall", { query: "peanuts" }));
   const told = keep("callTool", await memory.callTool("remember", JSON.stringify({ text: "Likes window seats.", key: "seat" })));
@@ -210,6 +211,17 @@ test("every value the controller returns has its declared type, field by field",
   for (let i = 0; i < 12; i++) keep("add", await small.add({ role: i % 2 ? "assistant" : "user", content: `Turn ${i}: the hotel near Chunxi Road has a pool.` }));
   assert.ok(returned.add.some((a) => a.compaction), "the values exercise compaction");
   await small.close();
+
+  // Two threads of one user: threads(), and a hit from the other thread.
+  const storage = entry.memoryStorage();
+  const trip = await MemoryController.create({ namespace: "u", thread: "trip", storage });
+  await trip.add({ role: "user", content: "Book a hotel in Chengdu near Chunxi Road." });
+  const desk = await MemoryController.create({ namespace: "u", thread: "desk", storage });
+  await desk.add({ role: "user", content: "The quarterly report is due on Friday." });
+  keep("threads", await desk.threads());
+  keep("search", await desk.search("hotel Chengdu"));
+  assert.ok(returned.threads.at(-1).length === 2 && returned.search.at(-1)[0].thread === "trip", "the values exercise threads and a hit's thread");
+  await Promise.all([trip.close(), desk.close()]);
 
   // A failing embedder and a reranker: degraded, fusedScore, reranked.
   const failing = async () => Object.assign(new Error("down"), { code: "EMBEDDER_HTTP" });
