@@ -42,7 +42,18 @@ const HEADER: &str = "\
 // hand-written declarations it refers to (ChatMessage, ToolDefinition).
 ";
 
-fn declaration<T: TS>(cfg: &Config, out: &mut String) {
+/// The declarations written so far, and every type they refer to.
+#[derive(Default)]
+struct Out {
+    text: String,
+    declared: Vec<String>,
+    referred: Vec<String>,
+}
+
+fn declaration<T: TS + 'static>(cfg: &Config, out: &mut Out) {
+    out.declared.push(T::ident(cfg));
+    out.referred.extend(T::dependencies(cfg).into_iter().map(|d| d.ts_name));
+    let out = &mut out.text;
     out.push('\n');
     out.push_str(&T::docs().unwrap_or_default());
     out.push_str("export ");
@@ -94,10 +105,10 @@ fn fields(body: &str) -> Vec<&str> {
 }
 
 /// Every type a method returns, and the types they hold, in reading order.
-fn declarations() -> String {
+fn declarations() -> Out {
     // JSON numbers: serde_json writes a u64 as a number, JSON.parse reads one.
     let cfg = Config::new().with_large_int("number");
-    let mut out = HEADER.to_string();
+    let mut out = Out { text: HEADER.to_string(), ..Out::default() };
     let out = &mut out;
     declaration::<Added>(&cfg, out);
     declaration::<CompactionEvent>(&cfg, out);
@@ -134,12 +145,15 @@ fn declarations() -> String {
     declaration::<PurposeCost>(&cfg, out);
     declaration::<LoadReport>(&cfg, out);
     declaration::<CorruptKey>(&cfg, out);
-    out.clone()
+    std::mem::take(out)
 }
 
 #[test]
 fn typescript_declarations_match_the_rust_types() {
-    let want = declarations();
+    let Out { text: want, declared, referred } = declarations();
+    // A type the declarations refer to but do not declare would leave a name undefined in the .d.ts.
+    let missing: Vec<&String> = referred.iter().filter(|r| !declared.contains(r)).collect();
+    assert!(missing.is_empty(), "declare these in declarations() too: {missing:?}");
     if std::env::var_os("UPDATE_TYPES").is_some() {
         std::fs::write(PATH, &want).unwrap();
         return;
