@@ -1,6 +1,7 @@
-// Types of the storage adapter contract and the built-in adapters. The
-// adapters are hand-written JS (js/storage-*.js), so their types live here
-// rather than coming from the Rust side.
+// Types of the storage adapter contract and the built-in adapters every
+// entry exports. The adapters are hand-written JS (js/storage-*.js), so their
+// types live here rather than coming from the Rust side. nodeFileStorage is
+// in the Node entry only: storage-file.d.ts.
 
 /**
  * Where the controller keeps its bytes. An adapter moves bytes and
@@ -34,14 +35,6 @@ export interface StorageAdapter {
 
 /** An in-memory adapter (a Map in this process); the default. */
 export declare function memoryStorage(): StorageAdapter;
-
-/**
- * One file per key under `dir` (Node entry only): key segments become
- * directories, the last segment a `.v` file; writes go to a temp file that is
- * fsynced and renamed over the target. Each escaped key segment may be at
- * most 238 bytes (`STORAGE_KEY_TOO_LONG` beyond).
- */
-export declare function nodeFileStorage(dir: string): StorageAdapter;
 
 /**
  * `globalThis.localStorage`, values base64, items named `${prefix}:…`.

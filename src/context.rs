@@ -11,7 +11,6 @@
 //! - a group enters whole or not at all; an open group (unanswered tool
 //!   calls) or an orphan tool result never enters, since the API rejects it.
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::episodic::Episode;
@@ -21,6 +20,9 @@ use crate::semantic::block;
 use crate::tokens::chat::{message_tokens, request_tokens, tools_tokens, REPLY_PRIMING};
 use crate::tokens::Counter;
 use crate::window::{Group, Window};
+
+mod sections;
+pub use sections::{Budget, Context, Degraded, KnowledgeSection, OmitReason, Omitted, RecentSection, RetrievalMode, Sections, SummarySection, SystemSection};
 
 /// What the caller asks for.
 #[derive(Clone, Debug, Default)]
@@ -63,113 +65,6 @@ pub struct Extras {
     pub knowledge: Vec<(String, String)>,
     /// Most tokens the knowledge block may take.
     pub knowledge_budget: usize,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct KnowledgeSection {
-    pub tokens: usize,
-    pub ids: Vec<String>,
-    /// Retrieved items that did not fit the block's budget.
-    pub left_out: usize,
-    /// "hybrid" with a query vector, else "lexical".
-    pub retrieval: &'static str,
-    /// Set when an embedder exists but failed, so retrieval fell back to lexical.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub degraded: Option<Degraded>,
-}
-
-/// Why a hook did not help (the embedder or the summarizer failed): the
-/// code and message of its error.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Degraded {
-    pub code: String,
-    pub message: String,
-}
-
-/// Read back from a stored episode through `Value`, whose reader the
-/// records already need: a derived reader cost the wasm about 1 KB gzip.
-impl<'de> serde::Deserialize<'de> for Degraded {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let v = Value::deserialize(d)?;
-        let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-        Ok(Degraded { code: text("code"), message: text("message") })
-    }
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Budget {
-    pub max_tokens: usize,
-    pub reserve_output: usize,
-    pub available: usize,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SystemSection {
-    pub tokens: usize,
-    pub messages: usize,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SummarySection {
-    pub tokens: usize,
-    pub episode_ids: Vec<String>,
-    /// Earlier messages not shown: archived plus left out.
-    pub hidden_messages: usize,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RecentSection {
-    pub tokens: usize,
-    pub message_ids: Vec<String>,
-}
-
-/// A run of messages that did not enter, and why.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Omitted {
-    /// "archived" (covered by episodes), "budget" (working memory, no room),
-    /// "pending_tool_calls" (a group still waiting for tool results),
-    /// "orphan_tool_result" (a restored result whose call is gone).
-    pub reason: &'static str,
-    pub messages: usize,
-    pub first_id: String,
-    pub last_id: String,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Sections {
-    pub system: SystemSection,
-    /// Rules from procedural memory (a pinned system message).
-    pub procedures: usize,
-    /// The pinned preferences block.
-    pub preferences: usize,
-    /// The task history block.
-    pub task: usize,
-    pub knowledge: KnowledgeSection,
-    pub tools: usize,
-    pub summary: SummarySection,
-    pub recent: RecentSection,
-    /// Reply priming.
-    pub overhead: usize,
-    pub omitted: Vec<Omitted>,
-    pub budget: Budget,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Context {
-    pub messages: Vec<Message>,
-    /// Tool definitions counted in `tokens`: procedures' tools, then the
-    /// request's. Left out of the JSON when there are none: the APIs reject `tools: []`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<Value>,
-    pub tokens: usize,
-    pub sections: Sections,
 }
 
 /// The knowledge block's first line: what follows is data.
@@ -252,7 +147,7 @@ fn note(hidden: usize, summaries: &[&Episode]) -> Message {
     Message::text(Role::System, note_text(hidden, summaries))
 }
 
-fn omitted_run(window: &Window, groups: &[&Group], reason: &'static str) -> Option<Omitted> {
+fn omitted_run(window: &Window, groups: &[&Group], reason: OmitReason) -> Option<Omitted> {
     let first = groups.first()?.members.first()?;
     let last = groups.last()?.members.last()?;
     Some(Omitted {
@@ -355,7 +250,7 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     } else {
         sections.knowledge.left_out = items.len();
     }
-    sections.knowledge.retrieval = if req.query_vector.is_some() { "hybrid" } else { "lexical" };
+    sections.knowledge.retrieval = RetrievalMode::of(req.query_vector.as_deref());
     sections.knowledge.degraded = req.degraded.clone();
 
     // The note needs room of its own: the turns reserved it, but when no
@@ -375,9 +270,9 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
         let first_archived = window.archived().next();
         let last_archived = window.archived().last();
         if let (Some(f), Some(l)) = (first_archived, last_archived) {
-            sections.omitted.push(Omitted { reason: "archived", messages: archived, first_id: f.id.clone(), last_id: l.id.clone() });
+            sections.omitted.push(Omitted { reason: OmitReason::Archived, messages: archived, first_id: f.id.clone(), last_id: l.id.clone() });
         }
-        sections.omitted.extend(omitted_run(window, &left_out, "budget"));
+        sections.omitted.extend(omitted_run(window, &left_out, OmitReason::Budget));
     }
     for (g, tokens) in &chosen {
         for s in g.members.iter().filter_map(|&i| window.log.get(i)) {
@@ -387,7 +282,7 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
         sections.recent.tokens += tokens;
     }
     for g in &unsendable {
-        let reason = if g.orphan { "orphan_tool_result" } else { "pending_tool_calls" };
+        let reason = if g.orphan { OmitReason::OrphanToolResult } else { OmitReason::PendingToolCalls };
         sections.omitted.extend(omitted_run(window, &[*g], reason));
     }
     let tokens = sections.system.tokens

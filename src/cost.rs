@@ -52,6 +52,7 @@ impl Usage {
 
 /// Running totals for one model.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ModelCost {
     pub model: String,
@@ -61,12 +62,13 @@ pub struct ModelCost {
     pub cache_write_tokens: u64,
     pub completion_tokens: u64,
     pub reasoning_tokens: u64,
-    /// `None` (null) for a model without a known price: never a made-up number.
+    /// null (`None`) for a model without a known price: never a made-up number.
     pub usd: Option<f64>,
 }
 
 /// All recorded usage, per model and in total.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CostLedger {
     /// What the calls at known prices cost; calls to unpriced models are not in it.
@@ -76,7 +78,9 @@ pub struct CostLedger {
     pub by_purpose: Vec<PurposeCost>,
 }
 
+/// Spending on one purpose.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PurposeCost {
     pub purpose: String,
@@ -119,6 +123,10 @@ impl CostLedger {
         self.by_model.iter().filter(|m| m.usd.is_none()).map(|m| m.model.as_str())
     }
 }
+
+/// The fewest output tokens `budget_aware_max_tokens` answers unless told
+/// otherwise: below it, a reply is too short to be worth the call.
+pub const OUTPUT_FLOOR: u64 = 16;
 
 /// The most output tokens `usd_left` pays for after a prompt of
 /// `prompt_tokens`, capped by the model's output limit.

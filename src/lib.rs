@@ -34,3 +34,6 @@ pub use error::{MemoryError, Result};
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
+
+#[cfg(test)]
+mod typescript;

@@ -35,6 +35,15 @@ pub struct Reported {
     pub model: Option<String>,
 }
 
+impl Reported {
+    /// The model to charge: `chosen` (the caller's own `model` option), else
+    /// the one the usage object named, else `default` (the controller's).
+    #[inline]
+    pub fn charged_model(&mut self, chosen: Option<String>, default: &str) -> String {
+        chosen.or(self.model.take()).unwrap_or_else(|| default.to_string())
+    }
+}
+
 /// Where one client keeps its counts (JSON pointers). Data, not code: one
 /// reader serves every shape.
 struct Shape {
@@ -182,6 +191,15 @@ mod tests {
 
     fn u(prompt: u64, completion: u64, cached: u64, write: u64, reasoning: u64) -> Usage {
         Usage { prompt_tokens: prompt, completion_tokens: completion, cached_prompt_tokens: cached, cache_write_tokens: write, reasoning_tokens: reasoning }
+    }
+
+    #[test]
+    fn the_charged_model_is_the_callers_then_the_objects_then_the_controllers() {
+        let named = || read(&json!({"model": "gpt-4o-mini", "usage": {"prompt_tokens": 1, "completion_tokens": 1}})).unwrap();
+        let bare = read(&json!({"prompt_tokens": 1, "completion_tokens": 1})).unwrap();
+        assert_eq!(named().charged_model(Some("o3".into()), "gpt-4o"), "o3");
+        assert_eq!(named().charged_model(None, "gpt-4o"), "gpt-4o-mini");
+        assert_eq!({ bare }.charged_model(None, "gpt-4o"), "gpt-4o");
     }
 
     #[test]

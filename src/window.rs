@@ -20,6 +20,7 @@ use crate::wire::{request_form, Turn};
 
 /// Where a message lives now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Place {
     /// A system or developer message: always in the context.

@@ -178,7 +178,7 @@ fn open_tool_groups_stay_out_until_answered() {
     let req = ContextRequest { max_tokens: 1000, ..Default::default() };
     let ctx = c.build_context(&req).unwrap();
     assert_eq!(ctx.messages.len(), 1);
-    assert_eq!(ctx.sections.omitted[0].reason, "pending_tool_calls");
+    assert_eq!(ctx.sections.omitted[0].reason, agent_memory::context::OmitReason::PendingToolCalls);
     c.add_message(Message::parse(&json!({"role":"tool","tool_call_id":"c2","content":"noon"})).unwrap(), 4.0).unwrap();
     let ctx = c.build_context(&req).unwrap();
     assert_eq!(ctx.messages.len(), 4);

@@ -5,7 +5,8 @@
 mod common;
 
 use agent_memory::context::ContextRequest;
-use agent_memory::controller::{ForgetTarget, SearchOptions};
+use agent_memory::context::{Degraded, RetrievalMode};
+use agent_memory::controller::{ForgetTarget, HitKind, SearchOptions};
 use agent_memory::message::{Message, Role};
 use agent_memory::semantic::RememberInput;
 use agent_memory::window::WindowConfig;
@@ -43,9 +44,46 @@ fn documents_are_chunked_and_found_in_chinese_and_english() {
     let r = remember(&mut c, None, &doc, None);
     assert!(r.chunks.len() > 3, "{} chunks", r.chunks.len());
     let hits = c.search("报销 发票", &SearchOptions { kinds: Some(vec!["chunk".into()]), ..Default::default() }, None).unwrap();
-    assert!(!hits.is_empty() && hits.iter().all(|h| h.kind == "chunk"));
+    assert!(!hits.is_empty() && hits.iter().all(|h| h.kind == HitKind::Chunk));
     let hits = c.search("expense receipts", &SearchOptions::default(), None).unwrap();
-    assert_eq!(hits[0].kind, "chunk");
+    assert_eq!(hits[0].kind, HitKind::Chunk);
+}
+
+#[test]
+fn a_search_result_says_how_it_matched_and_serializes_whole() {
+    let mut c = controller(4000);
+    let fact = remember(&mut c, Some("allergy"), "The user is allergic to peanuts.", None);
+    let opts = SearchOptions::default();
+    // No embedder: lexical, nothing degraded.
+    let found = c.find("peanuts", &opts, Ok(None)).unwrap();
+    assert_eq!((found.mode, &found.degraded), (RetrievalMode::Lexical, &None));
+    assert_eq!(found.hits, c.search("peanuts", &opts, None).unwrap());
+    assert_eq!(found.hits[0].id, fact.id);
+    // A failed embedder: lexical, and why.
+    let why = Degraded { code: "EMBEDDER_TIMEOUT".into(), message: "no answer in 60000 ms".into() };
+    let found = c.find("peanuts", &opts, Err(why.clone())).unwrap();
+    assert_eq!((found.mode, found.degraded.as_ref()), (RetrievalMode::Lexical, Some(&why)));
+    let json = serde_json::to_value(&found).unwrap();
+    assert_eq!(json["mode"], "lexical");
+    assert_eq!(json["degraded"], json!({ "code": "EMBEDDER_TIMEOUT", "message": "no answer in 60000 ms" }));
+    assert_eq!(json["hits"][0], json!({ "id": fact.id, "kind": "fact", "text": "The user is allergic to peanuts.", "score": found.hits[0].score, "key": "allergy" }));
+    assert_eq!(json.as_object().unwrap().len(), 3);
+    // A query vector: hybrid, even before any item has one.
+    let found = c.find("peanuts", &opts, Ok(Some(vec![1.0, 0.0]))).unwrap();
+    assert_eq!(found.mode, RetrievalMode::Hybrid);
+    assert_eq!(serde_json::to_value(&found).unwrap().as_object().unwrap().keys().collect::<Vec<_>>(), ["hits", "mode"]);
+    // An unknown kind is refused as search refuses it.
+    let bad = SearchOptions { kinds: Some(vec!["episode".into()]), ..Default::default() };
+    assert_eq!(c.find("peanuts", &bad, Ok(None)).unwrap_err().code(), "INVALID_INPUT");
+}
+
+#[test]
+fn hit_kinds_are_named_as_search_options_name_them() {
+    for kind in [HitKind::Fact, HitKind::Preference, HitKind::Chunk, HitKind::Message] {
+        assert_eq!(serde_json::to_value(kind).unwrap(), json!(kind.name()));
+        let only = SearchOptions { kinds: Some(vec![kind.name().into()]), ..Default::default() };
+        assert!(controller(100).search("x", &only, None).is_ok(), "{} is a kind search takes", kind.name());
+    }
 }
 
 #[test]

@@ -27,6 +27,7 @@ use crate::window::{CompactionPlan, Place, Stored, Window};
 
 /// What the summarizer hook is asked.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryRequest {
     pub messages: Vec<Message>,

@@ -82,6 +82,7 @@ impl ForgetTarget {
 
 /// What a forget removed.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ForgetResult"))]
 #[serde(rename_all = "camelCase")]
 pub struct Forgotten {
     pub messages: usize,

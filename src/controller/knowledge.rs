@@ -25,12 +25,14 @@ pub struct PreparedRemember {
 
 /// What `remember` stored.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct Remembered {
     pub id: String,
     pub kind: FactKind,
     /// For a document: the ids of its chunks.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<_>"))] // absent when empty
     pub chunks: Vec<String>,
     /// The fact this one superseded (same key), kept in the key's history.
     #[serde(skip_serializing_if = "Option::is_none")]

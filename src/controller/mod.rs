@@ -19,7 +19,7 @@ pub mod tools;
 mod writes;
 
 pub use knowledge::{PreparedEmbeddings, PreparedProcedures, PreparedRemember, Remembered};
-pub use search::{Hit, Scope, SearchIndex, SearchOptions};
+pub use search::{Found, Hit, HitKind, Scope, SearchIndex, SearchOptions};
 pub use stats::{LayerTokens, MessageStats, Stats, TokenizerStats};
 pub use threads::ThreadInfo;
 
@@ -90,6 +90,7 @@ impl Default for Options {
 
 /// What `add` did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields, rename = "AddResult"))]
 #[serde(rename_all = "camelCase")]
 pub struct Added {
     pub id: String,
@@ -102,7 +103,10 @@ pub struct Added {
     pub forgotten: Option<Forgotten>,
 }
 
+/// What one compaction moved out of working memory: `messages` messages,
+/// summarized by the episode `episodeId`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionEvent {
     pub episode_id: String,
@@ -113,6 +117,7 @@ pub struct CompactionEvent {
 
 /// One entry of `history()`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct HistoryItem {
     pub id: String,

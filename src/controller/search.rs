@@ -9,12 +9,13 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
-
 use super::Controller;
+use crate::context::{Degraded, RetrievalMode};
 use crate::error::{MemoryError, Result};
 use crate::retrieval::{hybrid_search, script_of, Bm25Index, Bm25Params, Centres, HybridParams, VectorIndex, VectorMode};
-use crate::semantic::FactKind;
+
+mod hits;
+pub use hits::{Found, Hit, HitKind};
 
 /// The indexes and the vectors they were built from.
 #[derive(Clone, Debug)]
@@ -182,34 +183,6 @@ pub struct SearchOptions {
     pub to: Option<f64>,
 }
 
-/// One search result.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Hit {
-    /// The fact or chunk id, or for a message the id `add` returned.
-    pub id: String,
-    pub kind: &'static str,
-    pub text: String,
-    pub score: f32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub key: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message_ids: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<String>,
-    /// For a message of another thread: that thread.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub thread: Option<String>,
-}
-
-fn kind_name(k: FactKind) -> &'static str {
-    match k {
-        FactKind::Fact => "fact",
-        FactKind::Preference => "preference",
-        FactKind::Chunk => "chunk",
-    }
-}
-
 impl Controller {
     /// Indexes the fact at `slot` (and removes the one it supersedes).
     pub(crate) fn index_fact(&mut self, slot: usize) {
@@ -367,11 +340,11 @@ impl Controller {
     /// `INVALID_INPUT` for an unknown kind; vector errors for a bad query vector.
     pub fn search(&mut self, query: &str, opts: &SearchOptions, query_vector: Option<&[f32]>) -> Result<Vec<Hit>> {
         self.ensure_index();
-        self.find(query, opts, query_vector)
+        self.search_built(query, opts, query_vector)
     }
 
     /// [`Controller::search`] over a built index.
-    fn find(&self, query: &str, opts: &SearchOptions, query_vector: Option<&[f32]>) -> Result<Vec<Hit>> {
+    fn search_built(&self, query: &str, opts: &SearchOptions, query_vector: Option<&[f32]>) -> Result<Vec<Hit>> {
         let kinds = opts.kinds.clone().unwrap_or_else(|| vec!["fact".into(), "preference".into(), "chunk".into(), "message".into()]);
         for k in &kinds {
             if !matches!(k.as_str(), "fact" | "preference" | "chunk" | "message") {
@@ -385,7 +358,7 @@ impl Controller {
         let filter = |id: u64| match Slot::of(id) {
             Slot::Message(i) => self.window.log.get(i).is_some_and(|s| want("message") && untagged && in_time(s.ts)),
             Slot::Other(q) => opts.scope == Scope::User && matches!(self.others.get(q), Some(crate::store::record::Record::Msg { ts, .. }) if want("message") && untagged && in_time(*ts)),
-            Slot::Fact(i) => self.semantic.facts.get(i).is_some_and(|f| want(kind_name(f.kind)) && in_time(f.created_at) && (untagged || opts.tags.as_ref().is_some_and(|t| t.iter().any(|x| f.tags.contains(x))))),
+            Slot::Fact(i) => self.semantic.facts.get(i).is_some_and(|f| want(HitKind::from(f.kind).name()) && in_time(f.created_at) && (untagged || opts.tags.as_ref().is_some_and(|t| t.iter().any(|x| f.tags.contains(x))))),
         };
         let k = opts.k.unwrap_or(10);
         let ranked = match query_vector.filter(|_| !self.index.vectors.is_empty()) {
@@ -396,6 +369,22 @@ impl Controller {
             None => self.index.lexical.search(query, k, filter),
         };
         Ok(ranked.into_iter().filter_map(|(id, score)| self.hit(id, score)).collect())
+    }
+
+    /// `search` with what the embedder made of the query: its vector
+    /// (hybrid), none (no embedder: lexical), or its failure (lexical, and
+    /// `degraded` says why).
+    ///
+    /// # Errors
+    /// As [`Controller::search`].
+    #[inline]
+    pub fn find(&mut self, query: &str, opts: &SearchOptions, embedded: std::result::Result<Option<Vec<f32>>, Degraded>) -> Result<Found> {
+        let (vector, degraded) = match embedded {
+            Ok(v) => (v, None),
+            Err(why) => (None, Some(why)),
+        };
+        let hits = self.search(query, opts, vector.as_deref())?;
+        Ok(Found { hits, mode: RetrievalMode::of(vector.as_deref()), degraded })
     }
 
     /// What memory knows about `query` beyond the working window, best
@@ -413,9 +402,9 @@ impl Controller {
     /// As [`Controller::search`].
     pub(crate) fn relevant(&self, query: &str, vector: Option<&[f32]>, k: usize, kinds: &[&str]) -> Result<Vec<(String, String)>> {
         let opts = SearchOptions { k: Some(k), kinds: Some(kinds.iter().map(|k| k.to_string()).collect()), ..Default::default() };
-        let mut hits = self.find(query, &opts, vector)?;
+        let mut hits = self.search_built(query, &opts, vector)?;
         // Another thread's messages are never in this window: they count as archived.
-        hits.retain(|hit| hit.kind != "message" || hit.thread.is_some() || self.message_place(&hit.id) == Some(crate::window::Place::Archived));
+        hits.retain(|hit| hit.kind != HitKind::Message || hit.thread.is_some() || self.message_place(&hit.id) == Some(crate::window::Place::Archived));
         let hybrid = vector.is_some() && !self.index.vectors.is_empty();
         let [of_best, of_query] = if hybrid { RELEVANCE_FLOOR.hybrid } else { RELEVANCE_FLOOR.lexical };
         let floor = (hits.first().map_or(0.0, |h| h.score) * of_best).max(of_query * self.index.lexical.query_weight(query));
@@ -423,8 +412,8 @@ impl Controller {
         for hit in hits.into_iter().take_while(|h| h.score >= floor) {
             let text = match (&hit.key, hit.kind) {
                 (Some(k), _) => format!("{k}: {}", hit.text),
-                (None, "message") if hit.thread.is_some() => format!("(message {} of another conversation) {}", hit.id, hit.text),
-                (None, "message") => format!("(earlier message {}) {}", hit.id, hit.text),
+                (None, HitKind::Message) if hit.thread.is_some() => format!("(message {} of another conversation) {}", hit.id, hit.text),
+                (None, HitKind::Message) => format!("(earlier message {}) {}", hit.id, hit.text),
                 _ => hit.text.clone(),
             };
             out.push((hit.id, text));
@@ -433,7 +422,7 @@ impl Controller {
     }
 
     fn hit(&self, id: u64, score: f32) -> Option<Hit> {
-        let message = |id: &String, message: &crate::message::Message, thread: Option<String>| Hit { id: id.clone(), kind: "message", text: message.content_text(), score, key: None, message_ids: Some(vec![id.clone()]), tags: vec![], thread };
+        let message = |id: &String, message: &crate::message::Message, thread: Option<String>| Hit { id: id.clone(), kind: HitKind::Message, text: message.content_text(), score, key: None, message_ids: Some(vec![id.clone()]), tags: vec![], thread };
         Some(match Slot::of(id) {
             Slot::Message(i) => self.window.log.get(i).map(|s| message(&s.id, &s.message, None))?,
             Slot::Other(q) => match self.others.get(q)? {
@@ -442,7 +431,7 @@ impl Controller {
             },
             Slot::Fact(i) => {
                 let f = self.semantic.facts.get(i)?;
-                Hit { id: f.id.clone(), kind: kind_name(f.kind), text: f.text.clone(), score, key: f.key.clone(), message_ids: None, tags: f.tags.clone(), thread: None }
+                Hit { id: f.id.clone(), kind: f.kind.into(), text: f.text.clone(), score, key: f.key.clone(), message_ids: None, tags: f.tags.clone(), thread: None }
             }
         })
     }

@@ -8,7 +8,9 @@ use crate::models;
 use crate::tokens::Counter;
 use crate::window::Place;
 
+/// What `stats()` returns: messages, tokens per layer, episodes and cost.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Stats {
     pub namespace: String,
@@ -28,7 +30,9 @@ pub struct Stats {
     pub unknown_models: Vec<String>,
 }
 
+/// The counter: exact (tiktoken ranks) or an estimate scaled by `calibration`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TokenizerStats {
     pub exact: bool,
@@ -36,7 +40,9 @@ pub struct TokenizerStats {
     pub calibration: f64,
 }
 
+/// Messages ever added, by place.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageStats {
     pub total: usize,
@@ -45,7 +51,9 @@ pub struct MessageStats {
     pub archived: usize,
 }
 
+/// Tokens per layer, and the working-memory budget.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct LayerTokens {
     pub pinned: usize,

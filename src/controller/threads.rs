@@ -9,6 +9,7 @@ use crate::store::tombstones::Tombstones;
 
 /// One thread of a namespace.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ThreadInfo {
     pub thread: String,
@@ -17,18 +18,21 @@ pub struct ThreadInfo {
     /// Timestamps (ms) of its first and last message, as stored.
     pub first_at: f64,
     pub last_at: f64,
-    /// The first line of its first user message, at most [`TITLE_CHARS`] characters.
+    /// The first line of its first user message, at most 80 characters ([`TITLE_CHARS`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
 }
 
 pub const TITLE_CHARS: usize = 80;
 
+/// A thread being listed, its highest order, and the order of the earliest
+/// user message seen (the one its title comes from).
+type Listed = (ThreadInfo, u64, Option<(u64, f64)>);
+
 /// The threads the live message records make up, the most recently written
 /// first (by causal order, then time, then name).
 pub fn list<'a>(records: impl IntoIterator<Item = &'a Record>) -> Vec<ThreadInfo> {
-    // (thread, its highest order, the earliest user message's order)
-    let mut out: Vec<(ThreadInfo, u64, Option<(u64, f64)>)> = Vec::new();
+    let mut out: Vec<Listed> = Vec::new();
     // (the map type the search index uses: no new hash map code in the wasm)
     let mut at_of: std::collections::HashMap<String, u64> = Default::default();
     for r in records {
@@ -50,7 +54,7 @@ pub fn list<'a>(records: impl IntoIterator<Item = &'a Record>) -> Vec<ThreadInfo
     }
     // An insertion sort: a namespace has tens of threads, and the standard
     // sort would add 10 KB to the wasm for them.
-    let before = |(a, a_lc, _): &(ThreadInfo, u64, _), (b, b_lc, _): &(ThreadInfo, u64, _)| b_lc.cmp(a_lc).then(b.last_at.total_cmp(&a.last_at)).then_with(|| a.thread.cmp(&b.thread)).is_lt();
+    let before = |(a, a_lc, _): &Listed, (b, b_lc, _): &Listed| b_lc.cmp(a_lc).then(b.last_at.total_cmp(&a.last_at)).then_with(|| a.thread.cmp(&b.thread)).is_lt();
     for i in 1..out.len() {
         let mut j = i;
         while j > 0 && out.get(j).zip(out.get(j - 1)).is_some_and(|(a, b)| before(a, b)) {

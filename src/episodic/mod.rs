@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// Who wrote an episode's summary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum SummarySource {
     /// A model, through the summarizer hook.
@@ -20,6 +21,7 @@ pub enum SummarySource {
 
 /// A summary of one compacted range.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct Episode {
     pub id: String,
@@ -33,6 +35,7 @@ pub struct Episode {
     pub tokens: usize,
     /// Tasks the summarizer saw still open at the end of the range.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<_>"))] // absent when empty
     pub pending_tasks: Vec<String>,
     /// Set when every message of the range belongs to one task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -40,10 +43,11 @@ pub struct Episode {
     /// When recall last put this episode in a context (ms); starts at creation.
     #[serde(default)]
     pub last_recalled: f64,
-    /// Why a summarizer exists but this summary is the offline one: its
-    /// error (`SUMMARIZER_TIMEOUT`, `SUMMARIZER_HTTP`, ...), an unreadable
-    /// answer, or the queue's limits (`SUMMARIZER_BACKLOG`,
-    /// `SUMMARIZER_INPUT_LIMIT`).
+    /// Why a summarizer exists but this summary is the offline one: the
+    /// hook's error (`SUMMARIZER_TIMEOUT`, `SUMMARIZER_HTTP`, ..., or
+    /// `SUMMARIZER_FAILED` for a throw without a code), an answer without a
+    /// summary (`SUMMARIZER_INVALID`), or the queue's limits
+    /// (`SUMMARIZER_BACKLOG`, `SUMMARIZER_INPUT_LIMIT`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degraded: Option<crate::context::Degraded>,
 }

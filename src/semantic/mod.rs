@@ -14,6 +14,7 @@ use crate::error::{MemoryError, Result};
 
 /// What a remembered text is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum FactKind {
     Fact,
@@ -25,6 +26,7 @@ pub enum FactKind {
 
 /// One remembered text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct Fact {
     pub id: String,
@@ -33,6 +35,7 @@ pub struct Fact {
     pub text: String,
     pub kind: FactKind,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<_>"))] // absent when empty
     pub tags: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,

@@ -51,14 +51,17 @@ pub fn namespace_prefix(namespace: &str) -> Key {
 
 /// A stored value that could not be read.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct CorruptKey {
     pub key: Key,
+    #[cfg_attr(test, ts(type = "\"CORRUPT_DATA\""))]
     pub code: &'static str,
     pub reason: String,
 }
 
 /// What loading found.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct LoadReport {
     pub keys: usize,

@@ -14,7 +14,7 @@ use super::driver::{spawn, Driver, Inner};
 use super::embedder::Embedder;
 use super::storage::Storage;
 use super::summarizer::Summarizer;
-use super::{from_js, js_error, ranks, to_js, to_json};
+use super::{array_with_fields, from_js, js_error, ranks, to_js, to_json};
 use crate::context::ContextRequest;
 use crate::controller::{Added, Controller, ForgetTarget};
 use crate::error::MemoryError;
@@ -245,17 +245,9 @@ impl MemoryController {
         let opts = search_options(&options);
         self.enqueue(async move {
             let opts = opts?;
-            let (vector, degraded) = match d.embed_query(&query).await {
-                Ok(v) => (v, None),
-                Err(f) => (None, Some(f)),
-            };
-            let hits = d.inner.borrow_mut().search(&query, &opts, vector.as_deref()).map_err(js_error)?;
-            let out = to_js(&hits)?;
-            js_sys::Reflect::set(&out, &"mode".into(), &(if vector.is_some() { "hybrid" } else { "lexical" }).into())?;
-            if let Some(f) = degraded {
-                js_sys::Reflect::set(&out, &"degraded".into(), &to_js(&f)?)?;
-            }
-            Ok(out)
+            let embedded = d.embed_query(&query).await;
+            let found = d.inner.borrow_mut().find(&query, &opts, embedded).map_err(js_error)?;
+            array_with_fields(to_js(&found)?, "hits")
         })
     }
 
@@ -301,8 +293,8 @@ impl MemoryController {
         let parsed = from_js::<serde_json::Value>(&usage, "usage").and_then(|v| crate::usage::read(&v).map_err(js_error));
         let option_model = Small::read(&options, &["model"]).and_then(|o| o.string("model"));
         self.enqueue(async move {
-            let reported = parsed?;
-            let model = option_model?.or(reported.model).unwrap_or_else(|| d.inner.borrow().options().model.clone());
+            let mut reported = parsed?;
+            let model = reported.charged_model(option_model?, &d.inner.borrow().options().model);
             let usd = d.path.record_usage(&model, &reported.usage, "chat", now).await?;
             d.after_change(now).await;
             Ok(usd.map_or(JsValue::NULL, JsValue::from_f64))
@@ -394,7 +386,7 @@ impl MemoryController {
         #[wasm_bindgen(unchecked_optional_param_type = "{ promptTokens?: number; floor?: number }")] options: JsValue,
     ) -> Result<f64, JsValue> {
         let o = Small::read(&options, &["promptTokens", "floor"])?;
-        let n = self.inner.borrow().budget_aware_max_tokens(usdLeft, model.as_deref(), o.count("promptTokens")?, o.count("floor")?.unwrap_or(16)).map_err(js_error)?;
+        let n = self.inner.borrow().budget_aware_max_tokens(usdLeft, model.as_deref(), o.count("promptTokens")?, o.count("floor")?.unwrap_or(crate::cost::OUTPUT_FLOOR)).map_err(js_error)?;
         Ok(n as f64)
     }
 

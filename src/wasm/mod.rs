@@ -18,7 +18,7 @@ mod summarizer;
 mod tools;
 mod types;
 
-use js_sys::{Error, Reflect, JSON};
+use js_sys::{Error, Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 
 use crate::error::MemoryError;
@@ -93,6 +93,16 @@ pub(crate) fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue, what: &st
 pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
     let json = serde_json::to_string(value).map_err(|e| js_error(MemoryError::input("result", e.to_string())))?;
     JSON::parse(&json)
+}
+
+/// A core result whose JS shape is an array carrying fields (`search`'s
+/// hits with `mode`): `{ [items]: [...], ...rest }` becomes that array with
+/// `rest` set on it, in order. JSON has no such value, so it is made here.
+pub(crate) fn array_with_fields(value: JsValue, items: &str) -> Result<JsValue, JsValue> {
+    let (value, key) = (value.unchecked_into::<Object>(), JsValue::from(items));
+    let array = Reflect::get(&value, &key)?;
+    Reflect::delete_property(&value, &key)?;
+    Ok(Object::assign(array.unchecked_ref(), &value).into())
 }
 
 /// Bytes of WebAssembly memory this instance holds now (rank tables,

@@ -1,5 +1,14 @@
-//! TypeScript types of the values that cross the boundary as JSON. They are
-//! emitted into the generated `.d.ts`, next to the classes they describe.
+//! TypeScript types of the values that cross the boundary as JSON, emitted
+//! into the generated `.d.ts` next to the classes they describe.
+//!
+//! What the core returns (`Context`, `Stats`, `Episode`, ...) is declared
+//! in `types.generated.ts`, derived from the Rust types by
+//! `src/typescript.rs` (a test fails when it is out of date). What JS
+//! passes in is declared here by hand: option objects are read by hand
+//! (`options::Small`), so there is no Rust type to derive from, and
+//! `ChatMessage` is a union by role of exact shapes, so that the openai
+//! client's message types are assignable to it, where `Message` keeps any
+//! field as given. So is what JS adds to a core result (`SearchResult`).
 
 use wasm_bindgen::prelude::*;
 
@@ -125,7 +134,7 @@ export interface CreateOptions {
    * times out or answers garbage) the offline extractive summary is used.
    * May return the model's text, `{ text, usage? }`, or a summary object.
    */
-  summarizer?: (request: { messages: ChatMessage[]; previousSummary?: string }) => Promise<string | { text: string; usage?: { promptTokens: number; completionTokens: number; model: string } } | { summary: string; keyPoints?: string[]; pendingTasks?: string[]; facts?: { key: string; value: string }[]; preferences?: { key: string; value: string }[]; importance?: number }>;
+  summarizer?: (request: SummaryRequest) => Promise<string | { text: string; usage?: { promptTokens: number; completionTokens: number; model: string } } | { summary: string; keyPoints?: string[]; pendingTasks?: string[]; facts?: { key: string; value: string }[]; preferences?: { key: string; value: string }[]; importance?: number }>;
   /** A summarizer that has not answered by then counts as failed (`SUMMARIZER_TIMEOUT` on the episode). Default 60000. */
   summarizerTimeoutMs?: number;
   /**
@@ -164,129 +173,35 @@ export interface RememberInput {
   /** Default "fact", or "document" for unkeyed text longer than one chunk (300 tokens). */
   kind?: "fact" | "preference" | "document";
 }
-export interface Remembered {
-  /** The fact id, or for a document the document id. */
-  id: string;
-  kind: "fact" | "preference" | "chunk";
-  chunks?: string[];
-  /** The previous value of the key, now in its history. */
-  superseded?: string;
-}
-export interface Fact {
-  id: string;
-  key?: string;
-  text: string;
-  kind: "fact" | "preference" | "chunk";
-  tags?: string[];
-  source?: string;
-  document?: string;
-  createdAt: number;
-}
 export interface SearchOptions {
   /** Default 10. */
   k?: number;
   /** Messages of this thread only, or of every thread of the namespace (default). Facts are the user's in both. */
   scope?: "thread" | "user";
-  kinds?: ("fact" | "preference" | "chunk" | "message")[];
+  kinds?: HitKind[];
   tags?: string[];
   from?: number;
   to?: number;
 }
-export interface SearchHit {
-  /** Fact or chunk id; for a message, the id `add` returned. */
-  id: string;
-  kind: "fact" | "preference" | "chunk" | "message";
-  text: string;
-  /** The reranker's score when the result was reranked, else the fused (or BM25) score. */
-  score: number;
+/** A hit as `search` returns it; with a reranker, `score` is the reranker's. */
+export interface SearchHit extends Hit {
   /** With a reranker: the score before reranking. */
   fusedScore?: number;
-  key?: string;
-  messageIds?: string[];
-  tags?: string[];
-  /** For a message of another thread of the namespace: that thread. */
-  thread?: string;
 }
-/** One thread of the namespace (`threads()`). */
-export interface ThreadInfo {
-  thread: string;
-  /** Messages stored in it (forgotten ones not counted). */
-  messages: number;
-  /** Timestamps (ms) of its first and last message. */
-  firstAt: number;
-  lastAt: number;
-  /** The first line of its first user message, at most 80 characters. */
-  title?: string;
-}
-export type SearchResult = SearchHit[] & {
-  mode: "hybrid" | "lexical";
-  /** Set when a hook failed: an embedder (search fell back to lexical) or a reranker (the fused order stands). */
-  degraded?: { code: string; message: string };
-  /** True when a reranker ordered these hits. */
+/** The fields `search`'s result carries beside its hits. */
+export interface SearchFields extends Omit<Found, "hits"> {
+  /** True when a reranker ordered these hits (`degraded` says why not when it failed). */
   reranked?: boolean;
-};
+}
+/**
+ * What `search` resolves to: the hits, best first, as an array carrying
+ * `mode`, `degraded` and `reranked`.
+ */
+export type SearchResult = SearchHit[] & SearchFields;
 /** Behaviour rules (optionally per task) and OpenAI function tools. */
 export interface Procedures {
   rules?: (string | { text: string; task?: string })[];
   tools?: ToolDefinition[];
-}
-/** What `forget` removed. */
-export interface ForgetResult {
-  messages: number;
-  facts: number;
-  episodesRewritten: number;
-  episodesDropped: number;
-  /** Keys the adapter failed to remove; the next fold retries them. */
-  pendingRemovals: number;
-}
-/** What loading from storage found. */
-export interface LoadReport {
-  keys: number;
-  records: number;
-  /** Records seen twice (a pack and the log it folded); harmless. */
-  duplicates: number;
-  /** Damaged values: skipped, everything intact loaded. */
-  corrupt: { key: string[]; code: "CORRUPT_DATA"; reason: string }[];
-}
-export interface CompactionEvent {
-  episodeId: string;
-  messages: number;
-  tokensBefore: number;
-  tokensAfter: number;
-}
-export interface AddResult {
-  id: string;
-  tokens: number;
-  compaction?: CompactionEvent;
-  /** Set by `replace`: what it removed to make room for the message. */
-  forgotten?: ForgetResult;
-}
-export interface HistoryItem {
-  id: string;
-  ts: number;
-  place: "pinned" | "working" | "archived";
-  tokens: number;
-  message: ChatMessage;
-}
-export interface Episode {
-  id: string;
-  summary: string;
-  keyPoints: string[];
-  importance: number;
-  messageIds: string[];
-  createdAt: number;
-  summarySource: "model" | "fallback";
-  tokens: number;
-  pendingTasks?: string[];
-  taskId?: string;
-  lastRecalled: number;
-  /**
-   * Why a summarizer exists but this is the offline summary: the hook's error
-   * (`SUMMARIZER_TIMEOUT`, `SUMMARIZER_HTTP`, …, or `SUMMARIZER_FAILED` for a
-   * throw without a code), an answer without a summary (`SUMMARIZER_INVALID`),
-   * or the queue's limits (`SUMMARIZER_BACKLOG`, `SUMMARIZER_INPUT_LIMIT`).
-   */
-  degraded?: { code: string; message: string };
 }
 export interface ContextOptions {
   /** Replaces the stored system/developer messages for this call. */
@@ -312,34 +227,6 @@ export interface ContextOptions {
   /** Stored extra fields to send as they are (counted), beyond what is sent for each role. */
   keepFields?: string[];
 }
-export interface Omitted {
-  reason: "archived" | "budget" | "pending_tool_calls" | "orphan_tool_result";
-  messages: number;
-  firstId: string;
-  lastId: string;
-}
-export interface Sections {
-  system: { tokens: number; messages: number };
-  procedures: number;
-  preferences: number;
-  task: number;
-  knowledge: { tokens: number; ids: string[]; leftOut: number; retrieval?: "hybrid" | "lexical"; degraded?: { code: string; message: string } };
-  tools: number;
-  summary: { tokens: number; episodeIds: string[]; hiddenMessages: number };
-  recent: { tokens: number; messageIds: string[] };
-  overhead: number;
-  omitted: Omitted[];
-  budget: { maxTokens: number; reserveOutput: number; available: number };
-}
-export interface Context {
-  /** Ready for chat.completions. */
-  messages: ChatMessage[];
-  /** Send these as `tools`: they are counted in `tokens`. Absent when there are none. */
-  tools?: ToolDefinition[];
-  /** Exact total (for tiktoken models): always <= maxTokens - reserveOutput. */
-  tokens: number;
-  sections: Sections;
-}
 /**
  * Usage as a client returns it: OpenAI chat (`prompt_tokens`, `completion_tokens`,
  * `prompt_tokens_details.cached_tokens`, `completion_tokens_details.reasoning_tokens`),
@@ -352,28 +239,6 @@ export interface Context {
 export type UsageInput = { model?: string; promptTokens: number; completionTokens?: number; cachedPromptTokens?: number } | object;
 /** @deprecated Use UsageInput. */
 export type UsageRecord = UsageInput;
-export interface Stats {
-  namespace: string;
-  thread: string;
-  model: string;
-  tokenizer: { exact: boolean; encoding: string | null; calibration: number };
-  messages: { total: number; pinned: number; working: number; archived: number };
-  tokens: { pinned: number; working: number; archived: number; episodes: number; workingLimit: number };
-  episodes: number;
-  /** Live facts, preferences and document chunks. */
-  facts: number;
-  /** Items (facts, messages, episodes) with a stored embedding. */
-  embeddings: number;
-  cost: {
-    usd: number;
-    /** `usd` is null for a model without a known price. */
-    byModel: { model: string; calls: number; promptTokens: number; cachedPromptTokens: number; cacheWriteTokens: number; completionTokens: number; reasoningTokens: number; usd: number | null }[];
-    /** "chat" (recordUsage), "summarizer" and "embedder" (the hooks' own calls). */
-    byPurpose: { purpose: string; calls: number; usd: number }[];
-  };
-  /** Model ids the table does not know: counted with the estimator, cost null. */
-  unknownModels: string[];
-}
 /** The `code` of every error the package throws or rejects with (`MemoryError`, from the entry). */
 export type MemoryErrorCode =
     | "INVALID_INPUT" | "INVALID_ROLE" | "INVALID_CONTENT" | "LONE_SURROGATE"
@@ -385,3 +250,6 @@ export type MemoryErrorCode =
     | "SUMMARIZER_HTTP" | "SUMMARIZER_TIMEOUT" | "SUMMARIZER_INVALID" | "CLOSED"
     | "WASM_LOAD" | "NOT_READY" | "INTERNAL";
 "#;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_GENERATED: &'static str = include_str!("types.generated.ts");

@@ -100,6 +100,24 @@ export function bundleWorker(example, dir, outdir, links) {
 /** The compatibility date an example's wrangler.toml names. */
 export const compatibilityDateOf = (example) => /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync(join(example, "wrangler.toml"), "utf8"))[1];
 
+/**
+ * A test Worker, tests/js/<script>, run from the repository by miniflare with
+ * the package's modules loaded as wrangler loads them, a KV namespace `KV`,
+ * and Durable Objects `DO` (class `className`, KV-backed) and `DOSQL`
+ * (class `${className}Sql`, SQLite-backed).
+ */
+export function testWorker(script, className) {
+  return new Miniflare({
+    modules: true,
+    modulesRoot: root,
+    scriptPath: join(root, "tests", "js", script),
+    modulesRules: WORKERD_MODULE_RULES,
+    compatibilityDate: "2026-04-01",
+    kvNamespaces: ["KV"],
+    durableObjects: { DO: className, DOSQL: { className: `${className}Sql`, useSQLite: true } },
+  });
+}
+
 /** A bundle made by bundleWorker, run in workerd by miniflare as deployed; `options` add bindings. */
 export function runWorker(example, bundle, options) {
   return new Miniflare({

@@ -11,25 +11,13 @@
 // values, so the checks inspect what the adapters write instead).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { Miniflare } from "miniflare";
-import { WORKERD_MODULE_RULES } from "./harness.mjs";
+import { testWorker } from "./harness.mjs";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
 let mf;
 const responses = {};
 
 before(async () => {
-  mf = new Miniflare({
-    modules: true,
-    modulesRoot: root,
-    scriptPath: join(root, "tests/js/storage/worker.mjs"),
-    modulesRules: WORKERD_MODULE_RULES,
-    compatibilityDate: "2026-04-01",
-    kvNamespaces: ["KV"],
-    durableObjects: { MEM: "MemoryDO", MEMSQL: { className: "MemoryDOSql", useSQLite: true } },
-  });
+  mf = testWorker("storage/worker.mjs", "MemoryDO");
   for (const path of ["kv", "do", "do-sql"]) responses[path] = await (await mf.dispatchFetch(`http://localhost/${path}`)).json();
 });
 

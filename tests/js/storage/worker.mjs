@@ -107,7 +107,7 @@ export default {
         });
         return Response.json({ results, checks: await kvChecks(env.KV) });
       }
-      const ns = pathname === "/do-sql" ? env.MEMSQL : env.MEM;
+      const ns = pathname === "/do-sql" ? env.DOSQL : env.DO;
       return await ns.get(ns.idFromName("suite")).fetch(request);
     } catch (e) {
       return Response.json({ error: String(e.stack ?? e) });

@@ -1,0 +1,472 @@
+// Generated from the Rust types by src/typescript.rs (ts-rs); do not edit.
+// Regenerate: UPDATE_TYPES=1 cargo test --lib typescript
+// Included in the package's .d.ts by src/wasm/types.rs, beside the
+// hand-written declarations it refers to (ChatMessage, ToolDefinition).
+
+/**
+ * What `add` did.
+ */
+export type AddResult = {
+  id: string;
+  tokens: number;
+  /**
+   * Set when this add pushed working memory past its threshold.
+   */
+  compaction?: CompactionEvent;
+  /**
+   * What a `replace` removed to make room for the message.
+   */
+  forgotten?: ForgetResult;
+};
+
+/**
+ * What one compaction moved out of working memory: `messages` messages,
+ * summarized by the episode `episodeId`.
+ */
+export type CompactionEvent = {
+  episodeId: string;
+  messages: number;
+  tokensBefore: number;
+  tokensAfter: number;
+};
+
+/**
+ * What a forget removed.
+ */
+export type ForgetResult = {
+  messages: number;
+  facts: number;
+  episodesRewritten: number;
+  episodesDropped: number;
+  /**
+   * Keys that could not be removed yet; the next fold removes them.
+   */
+  pendingRemovals: number;
+};
+
+/**
+ * One entry of `history()`.
+ */
+export type HistoryItem = {
+  id: string;
+  ts: number;
+  place: Place;
+  tokens: number;
+  message: ChatMessage;
+};
+
+/**
+ * Where a message lives now.
+ */
+export type Place = "pinned" | "working" | "archived";
+
+/**
+ * One thread of a namespace.
+ */
+export type ThreadInfo = {
+  thread: string;
+  /**
+   * Messages stored in it (forgotten ones not counted).
+   */
+  messages: number;
+  /**
+   * Timestamps (ms) of its first and last message, as stored.
+   */
+  firstAt: number;
+  lastAt: number;
+  /**
+   * The first line of its first user message, at most 80 characters ([`TITLE_CHARS`]).
+   */
+  title?: string;
+};
+
+/**
+ * What `buildContext` returns: the messages to send now.
+ */
+export type Context = {
+  /**
+   * Ready for chat.completions.
+   */
+  messages: Array<ChatMessage>;
+  /**
+   * Tool definitions counted in `tokens`: procedures' tools, then the
+   * request's; send these as `tools`. Left out of the JSON when there
+   * are none: the APIs reject `tools: []`.
+   */
+  tools?: Array<ToolDefinition>;
+  /**
+   * Exact total (for tiktoken models): always <= maxTokens - reserveOutput.
+   */
+  tokens: number;
+  sections: Sections;
+};
+
+/**
+ * Tokens per part of the context, and what was left out.
+ */
+export type Sections = {
+  system: SystemSection;
+  /**
+   * Rules from procedural memory (a pinned system message).
+   */
+  procedures: number;
+  /**
+   * The pinned preferences block.
+   */
+  preferences: number;
+  /**
+   * The task history block.
+   */
+  task: number;
+  knowledge: KnowledgeSection;
+  tools: number;
+  summary: SummarySection;
+  recent: RecentSection;
+  /**
+   * Reply priming.
+   */
+  overhead: number;
+  omitted: Array<Omitted>;
+  budget: Budget;
+};
+
+/**
+ * The stored (or given) system and developer messages.
+ */
+export type SystemSection = {
+  tokens: number;
+  messages: number;
+};
+
+/**
+ * The knowledge block: facts, chunks and archived messages retrieved for the query.
+ */
+export type KnowledgeSection = {
+  tokens: number;
+  ids: Array<string>;
+  /**
+   * Retrieved items that did not fit the block's budget.
+   */
+  leftOut: number;
+  /**
+   * How the items were retrieved: "hybrid" with the query's embedding, else "lexical".
+   */
+  retrieval: RetrievalMode;
+  /**
+   * Set when an embedder exists but failed, so retrieval fell back to lexical.
+   */
+  degraded?: Degraded;
+};
+
+/**
+ * How a query was matched: by its embedding and its words (`hybrid`, when
+ * the embedder gave a vector), or by its words alone (`lexical`).
+ */
+export type RetrievalMode = "hybrid" | "lexical";
+
+/**
+ * Why a hook did not help (the embedder, the reranker or the summarizer
+ * failed): the code and message of its error.
+ */
+export type Degraded = {
+  code: string;
+  message: string;
+};
+
+/**
+ * The memory note: how many earlier messages are hidden, and the episode summaries shown.
+ */
+export type SummarySection = {
+  tokens: number;
+  episodeIds: Array<string>;
+  /**
+   * Earlier messages not shown: archived plus left out.
+   */
+  hiddenMessages: number;
+};
+
+/**
+ * The newest turns that fit, oldest first.
+ */
+export type RecentSection = {
+  tokens: number;
+  messageIds: Array<string>;
+};
+
+/**
+ * A run of messages that did not enter, and why.
+ */
+export type Omitted = {
+  reason: OmitReason;
+  messages: number;
+  firstId: string;
+  lastId: string;
+};
+
+/**
+ * Why a run of messages did not enter.
+ */
+export type OmitReason = "archived" | "budget" | "pending_tool_calls" | "orphan_tool_result";
+
+/**
+ * The budget this context was built within.
+ */
+export type Budget = {
+  maxTokens: number;
+  reserveOutput: number;
+  available: number;
+};
+
+/**
+ * What `search` found, and how: the hits, best first; `mode` says whether
+ * the query's embedding took part; `degraded`, why not when the embedder
+ * failed. (JS receives the hits as an array carrying the other fields.)
+ */
+export type Found = {
+  hits: Array<Hit>;
+  mode: RetrievalMode;
+  /**
+   * Set when a hook failed: the embedder (search fell back to lexical),
+   * or in JS the reranker (the fused order stands).
+   */
+  degraded?: Degraded;
+};
+
+/**
+ * One search result.
+ */
+export type Hit = {
+  /**
+   * The fact or chunk id, or for a message the id `add` returned.
+   */
+  id: string;
+  kind: HitKind;
+  text: string;
+  /**
+   * The fused (hybrid) or BM25 score; higher is better.
+   */
+  score: number;
+  key?: string;
+  messageIds?: Array<string>;
+  tags?: Array<string>;
+  /**
+   * For a message of another thread of the namespace: that thread.
+   */
+  thread?: string;
+};
+
+/**
+ * What a hit is (the names `search`'s `kinds` option takes).
+ */
+export type HitKind = "fact" | "preference" | "chunk" | "message";
+
+/**
+ * What `remember` stored.
+ */
+export type Remembered = {
+  id: string;
+  kind: FactKind;
+  /**
+   * For a document: the ids of its chunks.
+   */
+  chunks?: Array<string>;
+  /**
+   * The fact this one superseded (same key), kept in the key's history.
+   */
+  superseded?: string;
+};
+
+/**
+ * One remembered text.
+ */
+export type Fact = {
+  id: string;
+  key?: string;
+  text: string;
+  kind: FactKind;
+  tags?: Array<string>;
+  source?: string;
+  /**
+   * For a chunk: the id of the document it belongs to.
+   */
+  document?: string;
+  createdAt: number;
+};
+
+/**
+ * What a remembered text is.
+ */
+export type FactKind = "fact" | "preference" | "chunk";
+
+/**
+ * A summary of one compacted range.
+ */
+export type Episode = {
+  id: string;
+  summary: string;
+  keyPoints: Array<string>;
+  importance: number;
+  messageIds: Array<string>;
+  createdAt: number;
+  summarySource: SummarySource;
+  /**
+   * Tokens of `summary`, as the controller counts them.
+   */
+  tokens: number;
+  /**
+   * Tasks the summarizer saw still open at the end of the range.
+   */
+  pendingTasks?: Array<string>;
+  /**
+   * Set when every message of the range belongs to one task.
+   */
+  taskId?: string;
+  /**
+   * When recall last put this episode in a context (ms); starts at creation.
+   */
+  lastRecalled: number;
+  /**
+   * Why a summarizer exists but this summary is the offline one: the
+   * hook's error (`SUMMARIZER_TIMEOUT`, `SUMMARIZER_HTTP`, ..., or
+   * `SUMMARIZER_FAILED` for a throw without a code), an answer without a
+   * summary (`SUMMARIZER_INVALID`), or the queue's limits
+   * (`SUMMARIZER_BACKLOG`, `SUMMARIZER_INPUT_LIMIT`).
+   */
+  degraded?: Degraded;
+};
+
+/**
+ * Who wrote an episode's summary.
+ */
+export type SummarySource = "model" | "fallback";
+
+/**
+ * What the summarizer hook is asked.
+ */
+export type SummaryRequest = {
+  messages: Array<ChatMessage>;
+  previousSummary?: string;
+};
+
+/**
+ * What `stats()` returns: messages, tokens per layer, episodes and cost.
+ */
+export type Stats = {
+  namespace: string;
+  thread: string;
+  model: string;
+  tokenizer: TokenizerStats;
+  messages: MessageStats;
+  tokens: LayerTokens;
+  episodes: number;
+  /**
+   * Live facts, preferences and chunks.
+   */
+  facts: number;
+  /**
+   * Items (facts, messages, episodes) with a stored embedding.
+   */
+  embeddings: number;
+  cost: CostLedger;
+  /**
+   * Model ids the table does not know (this controller's, or ones usage
+   * was recorded for): counted with the estimator, their cost null.
+   */
+  unknownModels: Array<string>;
+};
+
+/**
+ * The counter: exact (tiktoken ranks) or an estimate scaled by `calibration`.
+ */
+export type TokenizerStats = {
+  exact: boolean;
+  encoding: string | null;
+  calibration: number;
+};
+
+/**
+ * Messages ever added, by place.
+ */
+export type MessageStats = {
+  total: number;
+  pinned: number;
+  working: number;
+  archived: number;
+};
+
+/**
+ * Tokens per layer, and the working-memory budget.
+ */
+export type LayerTokens = {
+  pinned: number;
+  working: number;
+  archived: number;
+  episodes: number;
+  workingLimit: number;
+};
+
+/**
+ * All recorded usage, per model and in total.
+ */
+export type CostLedger = {
+  /**
+   * What the calls at known prices cost; calls to unpriced models are not in it.
+   */
+  usd: number;
+  byModel: Array<ModelCost>;
+  /**
+   * The same spending split by what it was for: "chat", "summarizer", "embedder".
+   */
+  byPurpose: Array<PurposeCost>;
+};
+
+/**
+ * Running totals for one model.
+ */
+export type ModelCost = {
+  model: string;
+  calls: number;
+  promptTokens: number;
+  cachedPromptTokens: number;
+  cacheWriteTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+  /**
+   * null (`None`) for a model without a known price: never a made-up number.
+   */
+  usd: number | null;
+};
+
+/**
+ * Spending on one purpose.
+ */
+export type PurposeCost = {
+  purpose: string;
+  calls: number;
+  usd: number;
+};
+
+/**
+ * What loading found.
+ */
+export type LoadReport = {
+  keys: number;
+  records: number;
+  /**
+   * Records seen more than once (in a segment and in the log it folded).
+   */
+  duplicates: number;
+  /**
+   * Damaged values, skipped; every intact record still loaded.
+   */
+  corrupt: Array<CorruptKey>;
+};
+
+/**
+ * A stored value that could not be read.
+ */
+export type CorruptKey = {
+  key: Array<string>;
+  code: "CORRUPT_DATA";
+  reason: string;
+};
