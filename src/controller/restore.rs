@@ -75,7 +75,7 @@ impl Controller {
         // What this writer writes next comes after all of it.
         self.last_lc = max_lc;
         msgs.sort_unstable_by(|a, b| a.lc.cmp(&b.lc).then(a.ts.total_cmp(&b.ts)).then_with(|| a.writer.cmp(&b.writer)).then(a.seq.cmp(&b.seq)));
-        episodes.sort_by(|a, b| a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        episodes.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
         // A message is in one episode. Two that share one are a compaction
         // whose save failed after it landed (a lost acknowledgement, a crash)
         // and the retry that replaced it, or two writers compacting the same
@@ -111,7 +111,7 @@ impl Controller {
             self.episodes.push(episode);
             self.episode_uids.push((writer, seq, lc));
         }
-        facts.sort_by(|a, b| a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        facts.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
         for (lc, writer, seq, fact) in facts {
             self.semantic.push(fact, writer, seq, lc);
         }
@@ -122,7 +122,7 @@ impl Controller {
                 self.index.embeddings.insert(item, vector);
             }
         }
-        procedures.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then_with(|| a.2.cmp(&b.2)).then(a.3.cmp(&b.3)));
+        procedures.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then_with(|| a.2.cmp(&b.2)).then(a.3.cmp(&b.3)));
         if let Some((lc, ts, writer, seq, raw)) = procedures.pop() {
             if let Ok(parsed) = crate::procedural::Procedures::parse(&raw) {
                 self.procedures = Some(super::ProceduresState { parsed, raw, writer, seq, lc, ts });
