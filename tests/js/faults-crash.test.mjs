@@ -10,12 +10,13 @@
 // each run a fresh controller must hold every acknowledged message, once, in
 // the order acknowledged, and nothing damaged.
 //
-// Fails today (kept off the `upgrade` branch for that reason): a reset while
-// a controller call is in flight drops the microtask that wasm-bindgen's
-// futures queue had scheduled, its `is_scheduled` flag stays set, and every
-// later async call into that wasm instance (every controller of the isolate,
-// other objects' too) never settles. With the loader retiring such an
-// instance (as after a trap) the seeded runs below pass.
+// Each abort here stops a call inside the WebAssembly module, which the
+// whole isolate shares. Before the loader retired such an instance, the next
+// call of any object hung: the futures queue's run was frozen mid-call (its
+// closure then refuses to run: "closure invoked recursively or after being
+// dropped") or its microtask was dropped, and either way the queue's
+// "scheduled" flag stayed set, so no future of the instance was polled again
+// (tests/js/reset.test.mjs has the finer cases).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { testWorker } from "./harness.mjs";
