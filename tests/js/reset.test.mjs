@@ -13,9 +13,9 @@ import assert from "node:assert/strict";
 import vm from "node:vm";
 import { MemoryController, memoryStorage } from "../../dist/node.js";
 import { testWorker } from "./harness.mjs";
+import { settled } from "./outcome.mjs";
 
 const RESET = "MemoryError INSTANCE_RESET";
-const outcome = (p) => p.then(() => "resolved", (e) => `${e.name} ${e.code}`);
 
 test("Node: a call terminated inside the module (a vm timeout in a hook) retires the instance; nothing stored is lost", async () => {
   const storage = memoryStorage();
@@ -36,9 +36,9 @@ test("Node: a call terminated inside the module (a vm timeout in a hook) retires
   spin = false;
 
   // Every controller of that instance, the one cut short and the other, pending and later calls.
-  assert.equal(await outcome(b.add({ role: "user", content: "not added" })), RESET);
+  assert.equal(await settled(b.add({ role: "user", content: "not added" })), RESET);
   assert.throws(() => b.stats(), { name: "MemoryError", code: "INSTANCE_RESET", message: /ctx\.abort\(\).*MemoryController\.create starts a fresh instance/ });
-  assert.equal(await outcome(a.history()), RESET);
+  assert.equal(await settled(a.history()), RESET);
 
   // A fresh instance reloads what was stored.
   const a2 = await MemoryController.create({ namespace: "a", model: "gpt-4o", storage });

@@ -13,16 +13,7 @@
 //                         what the add, later calls and a reopen answer
 import { MemoryController, durableObjectStorage } from "../../../dist/workerd.js";
 import { answer } from "../workerd-support.mjs";
-
-const outcome = (p) => p.then(() => "resolved", (e) => `${e.name} ${e.code}`);
-const thrown = (f) => {
-  try {
-    f();
-    return "returned";
-  } catch (e) {
-    return `${e.name} ${e.code}`;
-  }
-};
+import { settled, thrown } from "../outcome.mjs";
 
 export class ResetDO {
   constructor(ctx, env) {
@@ -80,10 +71,10 @@ export class ResetDO {
     const memory = await this.open("held", storage);
     await memory.add({ role: "user", content: "acknowledged" });
     slow = true;
-    const pending = outcome(memory.add({ role: "user", content: "in flight" }));
+    const pending = settled(memory.add({ role: "user", content: "in flight" }));
     const crash = await this.ask("crash-for-held", "/crash");
     const other = await this.ask("opens-after", "/steady?text=fresh");
-    const out = { crash, other, pending: await pending, stats: thrown(() => memory.stats()), add: await outcome(memory.add({ role: "user", content: "after" })) };
+    const out = { crash, other, pending: await pending, stats: thrown(() => memory.stats()), add: await settled(memory.add({ role: "user", content: "after" })) };
     const reopened = await this.open("held", inner);
     out.reopened = (await reopened.history()).map((h) => h.message.content);
     return out;
