@@ -19,23 +19,13 @@
 // (tests/js/reset.test.mjs has the finer cases).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { testWorker } from "./harness.mjs";
+import { answerOrHung, testWorker } from "./harness.mjs";
 import { acknowledgedInOrder, rng } from "./faults/run.mjs";
 
 const mf = testWorker("faults/crash-worker.mjs", "CrashDO");
 after(() => mf.dispose());
 
-// A request's answer, or "hung" after 10 s (an object that never answers must fail the test, not stall it).
-async function call(url, init) {
-  let timer;
-  const hung = new Promise((resolve) => (timer = setTimeout(() => resolve({ status: "hung", body: "" }), 10_000)));
-  const done = mf.dispatchFetch(url, init).then(async (res) => ({ status: res.status, body: await res.text() }));
-  try {
-    return await Promise.race([done, hung]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const call = (url, init) => answerOrHung(mf, url, init);
 
 test("a controller opened after an object was reset mid-call answers", async () => {
   const crashed = await call("http://localhost/do/add?seed=1000&fuse=1&start=0", { method: "POST", body: "first" });

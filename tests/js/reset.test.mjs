@@ -12,7 +12,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import vm from "node:vm";
 import { MemoryController, memoryStorage } from "../../dist/node.js";
-import { testWorker } from "./harness.mjs";
+import { answerOrHung, testWorker } from "./harness.mjs";
 import { settled } from "./outcome.mjs";
 
 const RESET = "MemoryError INSTANCE_RESET";
@@ -52,17 +52,8 @@ test("Node: a call terminated inside the module (a vm timeout in a hook) retires
 const mf = testWorker("faults/reset-worker.mjs", "ResetDO");
 after(() => mf.dispose());
 
-// An answer, or "hung" after 10 s: an object that never answers must fail the test, not stall it.
-async function ask(o, path) {
-  let timer;
-  const hung = new Promise((resolve) => (timer = setTimeout(() => resolve({ status: "hung" }), 10_000)));
-  const done = mf.dispatchFetch(`http://localhost${path}${path.includes("?") ? "&" : "?"}o=${o}`).then(async (res) => ({ status: res.status, body: await res.text() }));
-  try {
-    return await Promise.race([done, hung]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** Object `o`'s answer to `path`. */
+const ask = (o, path) => answerOrHung(mf, `http://localhost${path}${path.includes("?") ? "&" : "?"}o=${o}`);
 
 test("workerd: an object reset inside a call; another object's call in flight rejects INSTANCE_RESET instead of hanging, and a reopen has what was acknowledged", async () => {
   assert.deepEqual(await ask("w", "/warm"), { status: 200, body: '"warm"' });
