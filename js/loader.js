@@ -16,6 +16,14 @@
 // `INTERNAL`, so do the pending and later calls of every controller of that
 // instance, and the next `create` (or `ready()`) starts a new instance,
 // where a controller reloads its state from storage.
+//
+// A reset is handled the same way, with its own code: when the runtime
+// terminates JS execution in the middle of a call into the module (workerd
+// on `ctx.abort()`, a Durable Object reset, a CPU limit), the instance is
+// left mid-operation and its futures queue stalled. The glue copy detects
+// that on the next fresh stack (see scripts/glue-factory.mjs); the instance
+// is retired, every call on it rejects with `INSTANCE_RESET`, and `create`
+// checks before opening, so it opens on a fresh instance.
 import { ASYNC_METHODS, STATIC_METHODS, createBinding } from "./wasm/agent_memory.js";
 import { withReranker } from "./reranker.js";
 import { gunzip } from "./gunzip.js";
@@ -32,12 +40,15 @@ let compiled; // the compiled module of a trapped instance: the next one skips f
 const ASYNC = new Set(ASYNC_METHODS);
 
 /**
- * Registers how this runtime gets its assets; the entry calls it at import.
+ * Registers how this runtime gets its assets, and whether it resets; the
+ * entry calls it at import.
  * - `load(source, binding)`: instantiates the module through `binding`'s init (a fresh glue copy), from
  *   a host's `ready({ wasm })` value or, when it is undefined, the package's file;
  * - `asset(encoding)`: the package's own rank file for `encoding`;
  * - `read(href, what)`: the bytes at a URL (in Node also a path) the host gave;
- * - `inflate(gzipBytes)`, optional: a faster gzip decompressor than DecompressionStream.
+ * - `inflate(gzipBytes)`, optional: a faster gzip decompressor than DecompressionStream;
+ * - `resets`, optional: true where the runtime terminates JS in an isolate that lives on and drops the
+ *   microtasks queued so far (workerd), so every entry into the module checks for a stalled queue.
  */
 export function defineRuntime(r) {
   runtime = r;
@@ -59,9 +70,8 @@ export function ready(options) {
     return loading;
   }
   loading = (async () => {
-    const b = createBinding((e) => retire(b, e));
-    b.died = new Promise((_, reject) => (b.kill = reject));
-    b.died.catch(() => {}); // observed by the calls it rejects, if any
+    const b = createBinding((e) => retire(b, e), () => retire(b, RESET), runtime.resets === true);
+    b.waiting = new Set(); // the reject of each call in progress, for when the instance retires
     try {
       if (compiled) await b.init({ module_or_path: compiled });
       else await runtime.load(options?.wasm, b);
@@ -123,17 +133,27 @@ export async function responseBytes(res, what) {
   return res.arrayBuffer();
 }
 
-function internal(what, cause) {
+// What retired an instance when the runtime cut a call into it short (rather than a trap).
+const RESET = Symbol("reset");
+const REOPEN = "Controllers of that instance are closed; MemoryController.create starts a fresh instance, which reloads what storage holds.";
+
+/** Why a call on instance `b` fails: it trapped (`INTERNAL`: `cause` is the trap when this call met it) or was reset. */
+function retired(b, what, cause) {
+  if (b.dead === RESET) {
+    return memoryError("INSTANCE_RESET", `${what}: the runtime stopped a call into the WebAssembly instance mid-way (in Workers: ctx.abort(), a Durable Object reset, a CPU or memory limit), which left the instance mid-operation. ${REOPEN}`);
+  }
   const why = cause ? `the WebAssembly module trapped (${cause.message})` : "its WebAssembly instance trapped earlier";
-  return memoryError("INTERNAL", `${what}: ${why}. This is a bug in agent-memory; please report it with the panic message logged to the console. Controllers of that instance are closed; MemoryController.create starts a fresh instance, which reloads what storage holds.`, cause);
+  return memoryError("INTERNAL", `${what}: ${why}. This is a bug in agent-memory; please report it with the panic message logged to the console. ${REOPEN}`, cause);
 }
 
-/** Retires a trapped instance: nothing calls into it again, its pending calls reject, the next load starts another. */
+/** Retires a trapped or reset instance: nothing calls into it again, its pending calls reject, the next load starts another. */
 function retire(b, cause) {
   if (b.dead) return;
-  b.dead = true;
+  b.dead = cause === RESET ? RESET : true;
   b.retire();
-  b.kill(internal("a pending call", cause));
+  const err = retired(b, "a pending call", cause === RESET ? undefined : cause);
+  for (const reject of b.waiting) reject(err);
+  b.waiting.clear();
   if (binding === b) {
     compiled = b.module();
     binding = undefined;
@@ -152,28 +172,44 @@ function trapped(b, e, what) {
   if (e instanceof TypeError) return memoryError("INVALID_INPUT", `${what}: an argument has the wrong type (${e.message})`, e);
   if (!(e instanceof WebAssembly.RuntimeError)) return e;
   retire(b, e);
-  return internal(what, e);
+  return retired(b, what, e);
 }
 
-/** `fn` of instance `b`, refusing once `b` trapped and turning a trap into INTERNAL. */
+/**
+ * `fn` of instance `b`, counted as a call into the module while it runs,
+ * refusing once `b` is retired and turning a trap into INTERNAL.
+ */
 function guard(b, what, fn) {
   const isAsync = ASYNC.has(what);
   const release = what.endsWith(".free") || what.endsWith(".Symbol(Symbol.dispose)");
   return function (...args) {
     const fail = (e) => (isAsync ? Promise.reject(e) : (() => { throw e; })());
-    if (b.dead) return release ? undefined : fail(internal(what));
+    if (b.dead) return release ? undefined : fail(retired(b, what));
     let result;
+    b.enter();
     try {
       result = fn.apply(this, args);
     } catch (e) {
       const err = trapped(b, e, what);
-      if (err === e || err.code !== "INTERNAL") throw err;
+      if (err === e || err.code === "INVALID_INPUT") throw err;
       return fail(err);
+    } finally {
+      b.leave();
     }
     if (!isAsync || !(result instanceof Promise)) return result;
-    // (A rejection's TypeError is not the glue's argument check: only a trap is mapped.)
-    return Promise.race([result, b.died]).catch((e) => {
-      throw e instanceof WebAssembly.RuntimeError ? trapped(b, e, what) : e;
+    // A promise of this call, made here, that `retire` can reject: in workerd
+    // a promise settled from another request's context reaches only
+    // continuations of a request still running, so one made at load (by a
+    // request long finished) would not reach this caller.
+    return new Promise((resolve, reject) => {
+      if (b.dead) reject(retired(b, what)); // retired by a call the hooks made meanwhile
+      b.waiting.add(reject);
+      const done = () => b.waiting.delete(reject);
+      result.then(
+        (v) => (done(), resolve(v)),
+        // (A rejection's TypeError is not the glue's argument check: only a trap is mapped.)
+        (e) => (done(), reject(e instanceof WebAssembly.RuntimeError ? trapped(b, e, what) : e)),
+      );
     });
   };
 }
@@ -204,10 +240,26 @@ function requireLoaded(what) {
 function construct(name, options) {
   requireLoaded(`new ${name}()`);
   const b = binding;
+  b.enter();
   try {
     return new b[name](options);
   } catch (e) {
     throw trapped(b, e, `new ${name}()`);
+  } finally {
+    b.leave();
+  }
+}
+
+/**
+ * The live instance, loaded if need be. Called after an await, on a fresh
+ * stack, where a call into the module still in progress can only be one a
+ * termination froze: that instance is retired and a fresh one loads.
+ */
+async function live() {
+  for (;;) {
+    await ready();
+    const b = binding;
+    if (b && !b.frozen()) return b;
   }
 }
 
@@ -223,8 +275,7 @@ async function open(method, args, options) {
   const { reranker, ...rest } = options ?? {};
   if (reranker !== undefined && typeof reranker !== "function") throw memoryError("INVALID_INPUT", "options.reranker: expected an async function (query, texts) => scores");
   const hooked = withDeadlines(options == null || reranker === undefined ? options : rest);
-  await ready();
-  const b = binding;
+  const b = await live();
   const memory = await guard(b, `MemoryController.${method}`, b.MemoryController[method]).call(b.MemoryController, ...args, hooked);
   return reranker === undefined ? memory : withReranker(memory, reranker);
 }
@@ -287,8 +338,7 @@ for (const what of STATIC_METHODS) {
   if (!target || Object.hasOwn(target, name)) continue;
   target[name] = ASYNC.has(what)
     ? async function (...args) {
-        await ready();
-        const b = binding;
+        const b = await live();
         return guard(b, what, b[cls][name]).apply(b[cls], args);
       }
     : function (...args) {

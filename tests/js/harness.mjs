@@ -101,6 +101,21 @@ export function bundleWorker(example, dir, outdir, links) {
 export const compatibilityDateOf = (example) => /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync(join(example, "wrangler.toml"), "utf8"))[1];
 
 /**
+ * `mf`'s answer to a request as { status, body }, or { status: "hung" } after
+ * 10 s: a Worker or object that never answers must fail the test, not stall it.
+ */
+export async function answerOrHung(mf, url, init) {
+  let timer;
+  const hung = new Promise((resolve) => (timer = setTimeout(() => resolve({ status: "hung", body: "" }), 10_000)));
+  const done = mf.dispatchFetch(url, init).then(async (res) => ({ status: res.status, body: await res.text() }));
+  try {
+    return await Promise.race([done, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * A test Worker, tests/js/<script>, run from the repository by miniflare with
  * the package's modules loaded as wrangler loads them, a KV namespace `KV`,
  * and Durable Objects `DO` (class `className`, KV-backed) and `DOSQL`

@@ -8,16 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { MemoryController, Bm25Index, memoryStorage, ready, wasmMemoryBytes } from "../../dist/node.js";
 import { forceTrapForTest } from "../../dist/testing.js";
-
-const code = (p) => p.then(() => "resolved", (e) => `${e.name} ${e.code}`);
-const thrown = (f) => {
-  try {
-    f();
-    return "returned";
-  } catch (e) {
-    return `${e.name} ${e.code}`;
-  }
-};
+import { settled as code, thrown } from "./outcome.mjs";
 const INTERNAL = "MemoryError INTERNAL";
 
 /** A memory adapter whose saves wait, while `hold` is set, until released. */

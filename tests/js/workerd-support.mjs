@@ -27,8 +27,8 @@ export function storageObject(run) {
   };
 }
 
-/** Hands `request` to the object named `name`: on DOSQL for /do-sql, else on DO. */
+/** Hands `request` to the object named `name`: on DOSQL for paths under /do-sql, else on DO. */
 export function toObject(request, env, name) {
-  const ns = new URL(request.url).pathname === "/do-sql" ? env.DOSQL : env.DO;
+  const ns = /^\/do-sql(\/|$)/.test(new URL(request.url).pathname) ? env.DOSQL : env.DO;
   return ns.get(ns.idFromName(name)).fetch(request);
 }

@@ -20,6 +20,12 @@ import { memoryMiddleware } from "agent-memory/ai-sdk";
 // key prefix): keep them short and printable.
 const USER = /^[A-Za-z0-9_.@-]{1,64}$/;
 
+// Whether `e`, or an error it wraps, says the controller's WebAssembly instance
+// was retired: INSTANCE_RESET (the runtime stopped a call mid-way, in this
+// object or another of the isolate) or INTERNAL (a trap). A fresh controller
+// reloads the user's records.
+const retired = (e) => e?.code === "INSTANCE_RESET" || e?.code === "INTERNAL" || (e?.cause != null && e.cause !== e && retired(e.cause));
+
 export class ChatObject extends DurableObject {
   // One controller per object instance, created on the first request and
   // kept until the runtime evicts the object; `create` loads the user's
@@ -40,7 +46,12 @@ export class ChatObject extends DurableObject {
       messages: await convertToModelMessages(messages),
     });
     // Memory errors and provider errors reach the client as an error chunk; the details stay in the logs.
-    return result.toUIMessageStreamResponse({ onError: (e) => (console.error(e), "The assistant failed; try again.") });
+    const onError = (e) => {
+      if (retired(e) && this.#memory === loading) this.#memory = undefined; // the next request opens a fresh one
+      console.error(e);
+      return "The assistant failed; try again.";
+    };
+    return result.toUIMessageStreamResponse({ onError });
   }
 }
 

@@ -104,6 +104,10 @@ export class MemoryObject extends DurableObject {
           return fail(404, "NOT_FOUND", `no route ${key}`);
       }
     } catch (e) {
+      // The WebAssembly instance under the controller was retired (INSTANCE_RESET: the runtime
+      // stopped a call mid-way, here or in another object of this isolate; INTERNAL: a trap).
+      // The next request opens a fresh one, which reloads this user's records.
+      if (e?.code === "INSTANCE_RESET" || e?.code === "INTERNAL") this.#memory = undefined;
       return errorResponse(e);
     }
   }

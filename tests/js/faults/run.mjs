@@ -58,7 +58,7 @@ function faulty(inner, random, injected, { fail, lostAck, life }) {
 }
 
 /** Ties, jumps back up to ten seconds, or steps forward. */
-function wildClock(random, start) {
+export function wildClock(random, start) {
   let now = start;
   return () => {
     const r = random();
@@ -122,17 +122,7 @@ export async function faultRun({ MemoryController, open, seed, turns = 24 }) {
   const report = memory.loadReport();
   if (report.corrupt.length) failures.push(`seed ${seed}: damaged values ${JSON.stringify(report.corrupt)}`);
   const history = await memory.history();
-  const texts = history.map((h) => h.message.content);
-  if (new Set(texts).size !== texts.length) failures.push(`seed ${seed}: duplicates in history`);
-  let at = 0;
-  for (const a of acked) {
-    const found = texts.indexOf(a, at);
-    if (found < 0) {
-      failures.push(`seed ${seed}: acknowledged ${JSON.stringify(a)} ${texts.includes(a) ? "out of order" : "lost"}`);
-      break;
-    }
-    at = found + 1;
-  }
+  failures.push(...acknowledgedInOrder(history.map((h) => h.message.content), acked, `seed ${seed}`));
   for (const key of new Set(remembered.map((r) => r.key))) {
     const tried = remembered.filter((r) => r.key === key);
     const versions = (await memory.factHistory(key)).map((f) => f.text);
@@ -157,6 +147,22 @@ export async function faultRun({ MemoryController, open, seed, turns = 24 }) {
   if (ctx.tokens !== memory.countMessages(ctx.messages)) failures.push(`seed ${seed}: context counted ${ctx.tokens}, its messages cost ${memory.countMessages(ctx.messages)}`);
   await memory.close();
   return { failures, injected, acked: acked.length, messages: history.length, episodes: episodes.length };
+}
+
+/** What is wrong with `texts` (a history's contents): a duplicate, or an acknowledged text lost or out of order. */
+export function acknowledgedInOrder(texts, acked, label) {
+  const failures = [];
+  if (new Set(texts).size !== texts.length) failures.push(`${label}: duplicates in history`);
+  let at = 0;
+  for (const a of acked) {
+    const found = texts.indexOf(a, at);
+    if (found < 0) {
+      failures.push(`${label}: acknowledged ${JSON.stringify(a)} ${texts.includes(a) ? "out of order" : "lost"}`);
+      break;
+    }
+    at = found + 1;
+  }
+  return failures;
 }
 
 /** Many seeds; the failures of all, and the totals of what was injected. */
