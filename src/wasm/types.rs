@@ -114,8 +114,10 @@ export interface CreateOptions {
   clock?: () => number;
   /** Where records are saved; default: none (state lives in this instance only). */
   storage?: import("../storage.js").StorageAdapter;
-  /** Fold the log into one pack once it holds this many records. Default 256. */
+  /** Fold the log into a new segment once it holds this many records (or a quarter of segmentBytes). Default 1024. */
   foldAfter?: number;
+  /** No stored value is larger (but a single record that is larger alone); at least 1024. Default 1048576 (1 MiB). */
+  segmentBytes?: number;
   /**
    * Turns texts into vectors; with it search is hybrid (BM25 + vectors), without it lexical.
    * `kind` says whether the texts are search queries or stored documents (messages, facts,
