@@ -81,7 +81,7 @@ impl Controller {
     /// Starts a compaction if working memory passed its threshold.
     pub fn begin_compaction(&mut self) -> Option<CompactionJob> {
         let (members, tokens_before) = self.archive_due()?;
-        let previous_summary = self.episodes.last().map(|e| e.summary.clone());
+        let previous_summary = self.episodic.episodes.last().map(|e| e.summary.clone());
         Some(self.job_for(&members, previous_summary, tokens_before, None))
     }
 
@@ -118,8 +118,8 @@ impl Controller {
         let plan = CompactionPlan { groups: vec![], members };
         let moved: Vec<&Stored> = plan.members.iter().filter_map(|&i| self.window.log.get(i)).collect();
         let model = answer.and_then(parse_summary);
-        let ts = now.max(self.last_ts);
-        let seq = self.next_seq;
+        let ts = now.max(self.books.last_ts);
+        let seq = self.books.next_seq;
         let mut episode = self.episode_for(&moved, model.as_ref(), seq, ts);
         episode.degraded = match (&model, answer) {
             (Some(_), _) => None,
@@ -214,10 +214,10 @@ impl Controller {
         let ts = p.episode.created_at;
         let lc = self.lc_at(ts, p.seq);
         let fact_lcs: Vec<u64> = p.facts.iter().map(|(_, seq)| self.lc_at(ts, *seq)).collect();
-        self.last_lc = fact_lcs.iter().fold(self.last_lc.max(lc), |a, b| a.max(*b));
-        self.next_seq = p.next_seq;
+        self.books.last_lc = fact_lcs.iter().fold(self.books.last_lc.max(lc), |a, b| a.max(*b));
+        self.books.next_seq = p.next_seq;
         for w in &p.writes {
-            self.folding.logged(w);
+            self.books.folding.logged(w);
         }
         let event = CompactionEvent {
             episode_id: p.episode.id.clone(),
@@ -225,9 +225,9 @@ impl Controller {
             tokens_before: p.tokens_before,
             tokens_after: self.window.working_tokens(),
         };
-        self.index.index_episode(self.episodes.len(), &p.episode);
-        self.episodes.push(p.episode);
-        self.episode_uids.push((self.opts.writer.clone(), p.seq, lc));
+        self.index.index_episode(self.episodic.episodes.len(), &p.episode);
+        self.episodic.episodes.push(p.episode);
+        self.books.episode_uids.push((self.opts.writer.clone(), p.seq, lc));
         for ((fact, seq), lc) in p.facts.into_iter().zip(fact_lcs) {
             self.semantic.push(fact, self.opts.writer.clone(), seq, lc);
             self.index_fact(self.semantic.facts.len() - 1);

@@ -201,7 +201,7 @@ impl Controller {
         }
         // What compaction learned from a range with a forgotten message may
         // quote it: those facts go too, and are learned again from the rest.
-        let mut affected: HashSet<&str> = self.episodes.iter().filter(|e| e.message_ids.iter().any(|m| doomed.contains(m))).map(|e| e.id.as_str()).collect();
+        let mut affected: HashSet<&str> = self.episodic.episodes.iter().filter(|e| e.message_ids.iter().any(|m| doomed.contains(m))).map(|e| e.id.as_str()).collect();
         affected.extend(doomed_others.iter().map(String::as_str));
         for f in &self.semantic.facts {
             if f.tags.iter().any(|t| t == "auto") && f.source.as_deref().is_some_and(|s| affected.contains(s)) {
@@ -237,7 +237,7 @@ impl Controller {
         }
         for id in doomed.iter().chain(&doomed_facts).chain(&doomed_others) {
             next.index.embeddings.remove(id);
-            if let Some(uid) = next.embedding_uids.remove(id) {
+            if let Some(uid) = next.books.embedding_uids.remove(id) {
                 gone.push(uid);
             }
         }
@@ -251,12 +251,12 @@ impl Controller {
         }
 
         // Episodes: summarize again from the remaining messages, or drop.
-        next.episodes.clear();
-        next.episode_uids.clear();
-        for (e, (writer, seq, lc)) in self.episodes.iter().zip(&self.episode_uids) {
+        next.episodic.episodes.clear();
+        next.books.episode_uids.clear();
+        for (e, (writer, seq, lc)) in self.episodic.episodes.iter().zip(&self.books.episode_uids) {
             if !e.message_ids.iter().any(|m| doomed.contains(m)) {
-                next.episodes.push(e.clone());
-                next.episode_uids.push((writer.clone(), *seq, *lc));
+                next.episodic.episodes.push(e.clone());
+                next.books.episode_uids.push((writer.clone(), *seq, *lc));
                 continue;
             }
             gone.push((writer.clone(), *seq));
@@ -266,17 +266,17 @@ impl Controller {
                 outcome.episodes_dropped += 1;
                 continue;
             }
-            let seq = next.next_seq;
+            let seq = next.books.next_seq;
             let mut episode = next.episode_for(&remaining, None, seq, e.created_at);
             episode.last_recalled = e.last_recalled;
             // What the range taught is learned again, from what remains.
             let facts = next.learned_facts(&remaining, None, &episode.id, e.created_at, seq + 1);
-            next.next_seq = seq + 1 + facts.len() as u64;
+            next.books.next_seq = seq + 1 + facts.len() as u64;
             let writer = next.opts.writer.clone();
-            next.episodes.push(episode);
+            next.episodic.episodes.push(episode);
             // The rewrite takes the place of the episode it replaces, and
             // so does what it taught: the old one's order, not a new one.
-            next.episode_uids.push((writer.clone(), seq, *lc));
+            next.books.episode_uids.push((writer.clone(), seq, *lc));
             for (fact, fseq) in facts {
                 next.semantic.push(fact, writer.clone(), fseq, *lc);
             }
@@ -299,7 +299,7 @@ impl Controller {
 
         // The tombstone, then the values that held what goes, rewritten.
         ids.sort();
-        let seq = next.next_seq;
+        let seq = next.books.next_seq;
         let writer = next.opts.writer.clone();
         let threads = match target {
             ForgetTarget::Thread(t) => vec![t.clone()],
@@ -308,24 +308,24 @@ impl Controller {
         let lc = next.lc_at(ts, seq);
         // What this writer writes next must come after the tombstone, or a
         // thread's new life would fall under it.
-        next.last_lc = next.last_lc.max(lc);
+        next.books.last_lc = next.books.last_lc.max(lc);
         let tombstone = Record::Forget { writer: writer.clone(), seq, ts, ids, threads, lc };
         let tombstone_write = Write { key: log_key(ns, &writer, seq), bytes: encode_record(&tombstone) };
-        next.forgets.push(tombstone);
-        next.next_seq = seq + 1;
-        next.folding.logged(&tombstone_write);
-        let gone: Uids = gone.iter().filter_map(|(w, s)| next.folding.find(w, *s)).map(|u| (u, 0)).collect();
-        let remove = next.folding.holding(&gone);
-        let movable = next.folding.movable(&remove);
-        // Records numbered from `self.next_seq` up to the tombstone are this
+        next.books.forgets.push(tombstone);
+        next.books.next_seq = seq + 1;
+        next.books.folding.logged(&tombstone_write);
+        let gone: Uids = gone.iter().filter_map(|(w, s)| next.books.folding.find(w, *s)).map(|u| (u, 0)).collect();
+        let remove = next.books.folding.holding(&gone);
+        let movable = next.books.folding.movable(&remove);
+        // Records numbered from `self.books.next_seq` up to the tombstone are this
         // forget's own (rewritten episodes, what they taught, a replacing
         // message): stored nowhere yet.
-        let made = self.next_seq..seq;
-        let records = next.records_where(&|w, s| (w == writer && made.contains(&s)) || next.folding.find(w, s).is_some_and(|u| movable.contains_key(&u)));
-        let (segments, outputs) = next.segments(&records, next.next_seq);
-        next.next_seq += segments.len() as u64;
+        let made = self.books.next_seq..seq;
+        let records = next.records_where(&|w, s| (w == writer && made.contains(&s)) || next.books.folding.find(w, s).is_some_and(|u| movable.contains_key(&u)));
+        let (segments, outputs) = next.segments(&records, next.books.next_seq);
+        next.books.next_seq += segments.len() as u64;
         unsaved.extend(remove.iter().cloned());
-        next.folding.replace(&unsaved, outputs, Kind::Segment);
+        next.books.folding.replace(&unsaved, outputs, Kind::Segment);
         Ok(PreparedForget { tombstone: tombstone_write, segments, remove, next, outcome, added })
     }
 
@@ -337,7 +337,7 @@ impl Controller {
 
     /// A key the host failed to remove: the next fold removes it.
     pub fn retry_removal(&mut self, key: Key) {
-        self.folding.pending.push(key);
+        self.books.folding.pending.push(key);
     }
 
     /// Forgets everything: the host removes the namespace prefix first.

@@ -80,11 +80,11 @@ impl Controller {
             created_at: ts,
         };
         let texts = if is_doc { chunk(&input.text, CHUNK_TOKENS, CHUNK_OVERLAP, &count) } else { vec![input.text.clone()] };
-        let doc_id = is_doc.then(|| format!("d-{writer}-{}", self.next_seq));
+        let doc_id = is_doc.then(|| format!("d-{writer}-{}", self.books.next_seq));
         let mut facts = Vec::new();
         let mut writes = Vec::new();
         for (i, text) in texts.into_iter().enumerate() {
-            let seq = self.next_seq + i as u64;
+            let seq = self.books.next_seq + i as u64;
             let fact = Fact {
                 id: format!("f-{writer}-{seq}"),
                 text,
@@ -114,13 +114,13 @@ impl Controller {
         };
         let lcs: Vec<u64> = p.facts.iter().map(|(f, seq)| self.lc_at(f.created_at, *seq)).collect();
         for (((fact, seq), write), lc) in p.facts.into_iter().zip(p.writes).zip(lcs) {
-            self.last_lc = self.last_lc.max(lc);
-            self.last_ts = self.last_ts.max(fact.created_at);
-            self.next_seq = seq + 1;
+            self.books.last_lc = self.books.last_lc.max(lc);
+            self.books.last_ts = self.books.last_ts.max(fact.created_at);
+            self.books.next_seq = seq + 1;
             self.semantic.push(fact, self.opts.writer.clone(), seq, lc);
             let slot = self.semantic.facts.len() - 1;
             self.index_fact(slot);
-            self.folding.logged(&write);
+            self.books.folding.logged(&write);
         }
         out
     }
@@ -133,7 +133,7 @@ impl Controller {
         self.check_embeddings(&ids, &vectors)?;
         let writer = &self.opts.writer;
         let mut writes = Vec::new();
-        let mut seq = self.next_seq;
+        let mut seq = self.books.next_seq;
         for (id, v) in ids.iter().zip(&vectors) {
             let record = Record::Embedding { writer: writer.clone(), seq, item: id.clone(), vector: v.clone() };
             writes.push(Write { key: crate::store::log_key(&self.opts.namespace, writer, seq), bytes: encode_record(&record) });
@@ -143,11 +143,11 @@ impl Controller {
     }
 
     pub fn commit_embeddings(&mut self, p: PreparedEmbeddings) {
-        let first = self.next_seq;
-        self.next_seq = p.next_seq;
+        let first = self.books.next_seq;
+        self.books.next_seq = p.next_seq;
         for ((i, w), (item, _)) in p.writes.into_iter().enumerate().zip(&p.items) {
-            self.embedding_uids.insert(item.clone(), (self.opts.writer.clone(), first + i as u64));
-            self.folding.logged(&w);
+            self.books.embedding_uids.insert(item.clone(), (self.opts.writer.clone(), first + i as u64));
+            self.books.folding.logged(&w);
         }
         self.attach_embeddings(p.items);
     }
@@ -157,7 +157,7 @@ impl Controller {
     pub fn prepare_procedures(&self, raw: serde_json::Value, now: f64) -> Result<PreparedProcedures> {
         self.open()?;
         let parsed = Procedures::parse(&raw)?;
-        let seq = self.next_seq;
+        let seq = self.books.next_seq;
         let ts = self.stamp(now)?;
         let record = Record::Procedures { writer: self.opts.writer.clone(), seq, lc: self.lc_at(ts, seq), ts, procedures: raw.clone() };
         let write = Write { key: crate::store::log_key(&self.opts.namespace, &self.opts.writer, seq), bytes: encode_record(&record) };
@@ -166,10 +166,10 @@ impl Controller {
 
     pub fn commit_procedures(&mut self, p: PreparedProcedures) {
         let lc = self.lc_at(p.ts, p.seq);
-        self.last_lc = self.last_lc.max(lc);
-        self.next_seq = p.seq + 1;
+        self.books.last_lc = self.books.last_lc.max(lc);
+        self.books.next_seq = p.seq + 1;
         self.procedures = Some(super::ProceduresState { parsed: p.parsed, raw: p.raw, writer: self.opts.writer.clone(), seq: p.seq, lc, ts: p.ts });
-        self.folding.logged(&p.write);
+        self.books.folding.logged(&p.write);
     }
 
     /// Every version of a key, oldest first.

@@ -6,7 +6,17 @@
 //! change is a record the host stores before the change applies (see
 //! `writes`), and a controller restored from those records (see `restore`)
 //! equals the one that wrote them.
+//!
+//! Where things live: the state of each layer is a field named for it
+//! (`window`: working memory; `episodic`: episodes and the summary queue;
+//! `semantic`; `procedures`; `cost`; `index`: search; `others`: the other
+//! threads); `books` (books.rs) is the write path's bookkeeping. The
+//! operations, one file each: `assemble` (the context), `writes` (prepare /
+//! commit of a change), `compaction` and `queue`, `knowledge`, `search`,
+//! `forget`, `restore`, `threads`, `tools`, `stats`.
 
+mod assemble;
+mod books;
 mod compaction;
 mod forget;
 mod knowledge;
@@ -27,12 +37,9 @@ pub use compaction::{CompactionJob, PreparedCompaction, SummaryRequest};
 pub use forget::{ForgetTarget, Forgotten, PreparedForget};
 pub use writes::{PreparedAdd, PreparedFold, PreparedUsage};
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::context::{self, Context, ContextRequest};
 use crate::cost::{self, CostLedger, Usage};
 use crate::episodic::Episode;
 use crate::error::{MemoryError, Result};
@@ -41,9 +48,10 @@ use crate::models::{self, ModelInfo, Tokenizer};
 use crate::procedural::Procedures;
 use crate::semantic::Semantic;
 use crate::store::record::{Record, DEFAULT_THREAD};
-use crate::store::{self, Folding, Key, LoadReport};
-use crate::tokens::chat::{message_raw, message_tokens, request_tokens, tools_tokens, REPLY_PRIMING};
+use crate::store::{self, Key};
+use crate::tokens::chat::{message_tokens, request_tokens};
 use crate::tokens::Counter;
+use books::Books;
 use crate::window::{Place, Window, WindowConfig};
 
 /// Options fixed at creation.
@@ -130,41 +138,54 @@ pub struct HistoryItem {
 /// The preferences block's first line.
 pub const PREFERENCES_HEADER: &str = "The user's stated preferences (from memory; follow them unless the user changes them):";
 
+/// One thread's memory, its state by the layer that owns it. The domain
+/// layers decide what the model sees; `books` is what the write path needs
+/// to store and fold their records, and decides nothing about the context.
 #[derive(Clone)]
 pub struct Controller {
     opts: Options,
     model: ModelInfo,
     counter: Counter,
-    window: Window,
-    episodes: Vec<Episode>,
-    cost: CostLedger,
-    /// Raw estimate of the last built context, for calibration.
-    last_raw: Option<f64>,
-    last_tokens: Option<usize>,
     closed: bool,
-    /// This writer's next record seq, and the latest timestamp it wrote.
-    next_seq: u64,
-    last_ts: f64,
-    /// The highest Lamport order loaded or written (`Record::lc`).
-    last_lc: u64,
-    /// Record identity and Lamport order of each episode, in `episodes` order.
-    episode_uids: Vec<(String, u64, u64)>,
-    usages: Vec<Record>,
-    forgets: Vec<Record>,
-    folding: Folding,
-    load_report: LoadReport,
+    /// Working memory: every message of this thread in order, each in its
+    /// place (pinned, working, archived), grouped (see `window`).
+    window: Window,
+    /// Episodes over archived ranges, and the ranges waiting for a summary.
+    episodic: Episodic,
+    /// Facts, preferences, document chunks, with every version of a key.
     semantic: Semantic,
-    index: SearchIndex,
-    /// Item id → the record identity of its embedding.
-    embedding_uids: HashMap<String, (String, u64)>,
+    /// Rules and tools in force.
     procedures: Option<ProceduresState>,
-    /// Archived ranges waiting for the summarizer, oldest first (see `queue`).
-    summaries: Vec<queue::Queued>,
+    /// What this namespace's calls cost.
+    cost: CostLedger,
+    /// The last built context, for calibration and output budgets.
+    last_context: LastContext,
+    /// Search over facts and messages, built by the first search (see `search`).
+    index: SearchIndex,
     /// The messages and episodes of the namespace's other threads, as
     /// stored, in load order (not sorted: a sort of records costs the wasm
     /// 10 KB, and nothing here needs their order): searched (scope "user"), listed, exported
     /// and kept in every pack, never in this thread's context window.
     others: Vec<Record>,
+    /// Persistence bookkeeping (see `books`).
+    books: Books,
+}
+
+/// The episodic layer: summaries of archived ranges, oldest first, and the
+/// archived ranges waiting for the summarizer (see `queue`).
+#[derive(Clone, Default)]
+pub(crate) struct Episodic {
+    pub episodes: Vec<Episode>,
+    pub queue: Vec<queue::Queued>,
+}
+
+/// The last context `build_context` returned.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct LastContext {
+    /// Its raw estimate, for calibrating an estimating counter against the billed prompt.
+    pub raw: Option<f64>,
+    /// Its tokens: the prompt `budget_aware_max_tokens` prices by default.
+    pub tokens: Option<usize>,
 }
 
 /// The procedures in force and the record that set them.
@@ -220,26 +241,16 @@ impl Controller {
             opts,
             model,
             counter,
-            window: Window::default(),
-            episodes: Vec::new(),
-            cost: CostLedger::default(),
-            last_raw: None,
-            last_tokens: None,
             closed: false,
-            next_seq: 1,
-            last_ts: f64::NEG_INFINITY,
-            last_lc: 0,
-            episode_uids: Vec::new(),
-            usages: Vec::new(),
-            forgets: Vec::new(),
-            folding: Folding::default(),
-            load_report: LoadReport::default(),
+            window: Window::default(),
+            episodic: Episodic::default(),
             semantic: Semantic::default(),
-            index: SearchIndex::default(),
-            embedding_uids: HashMap::new(),
             procedures: None,
-            summaries: Default::default(),
+            cost: CostLedger::default(),
+            last_context: LastContext::default(),
+            index: SearchIndex::default(),
             others: Vec::new(),
+            books: Books::default(),
         })
     }
 
@@ -300,90 +311,6 @@ impl Controller {
         Ok(Added { id, tokens, compaction, forgotten: None })
     }
 
-    /// # Errors
-    /// See [`context::build`]; `CLOSED`; `INVALID_INPUT` for a non-finite `now`.
-    pub fn build_context(&mut self, req: &ContextRequest) -> Result<Context> {
-        self.open()?;
-        self.ensure_index();
-        if let Some(now) = req.now {
-            self.stamp(now)?;
-        }
-        let mut req = req.clone();
-        req.max_tokens = req.max_tokens.min(self.model.context_window as usize);
-        if let Some(p) = &self.procedures {
-            req.tools.splice(0..0, p.parsed.tools.iter().cloned());
-        }
-        let extras = self.extras(&req)?;
-        let order = self.recall_order(&req);
-        let candidates: Vec<&Episode> = order.iter().filter_map(|&i| self.episodes.get(i)).collect();
-        let ctx = context::build(&self.window, &candidates, &self.counter, &req, &extras)?;
-        // Recalling an episode refreshes its recency.
-        let now = req.now.unwrap_or(self.last_ts.max(0.0));
-        for e in self.episodes.iter_mut().filter(|e| ctx.sections.summary.episode_ids.contains(&e.id)) {
-            e.last_recalled = now;
-        }
-        let raw = ctx.messages.iter().map(|m| message_raw(&self.counter, m)).sum::<f64>() + REPLY_PRIMING as f64 + tools_tokens(&self.counter, &req.tools) as f64;
-        self.last_raw = Some(raw);
-        self.last_tokens = Some(ctx.tokens);
-        Ok(ctx)
-    }
-
-    /// A task's completed steps (its episodes, in order) and its pending
-    /// tasks (from the newest), within `budget` tokens: the newest steps win.
-    fn task_block(&self, task: &str, budget: usize) -> Option<String> {
-        let steps: Vec<&Episode> = self.episodes.iter().filter(|e| e.task_id.as_deref() == Some(task)).collect();
-        let pending: Vec<String> = steps.last().map(|e| e.pending_tasks.clone()).unwrap_or_default();
-        let cost = |t: &str| message_tokens(&self.counter, &Message::text(crate::message::Role::System, t));
-        let render = |from: usize| {
-            let mut items: Vec<String> = steps.iter().skip(from).map(|e| format!("done: {}", e.summary)).collect();
-            items.extend(pending.iter().map(|p| format!("pending: {p}")));
-            crate::semantic::block::render("task", &format!("History of task {task}, in order:"), &items)
-        };
-        (0..steps.len()).find(|&from| cost(&render(from)) <= budget).map(render).filter(|_| !steps.is_empty())
-    }
-
-    /// Episode positions, best first: recency × importance × relevance to the query.
-    fn recall_order(&self, req: &ContextRequest) -> Vec<usize> {
-        let relevance = match req.query.as_deref() {
-            Some(q) => self.episode_relevance(q, req.query_vector.as_deref()),
-            None => vec![0.0; self.episodes.len()],
-        };
-        crate::episodic::recall::rank(&self.episodes, &relevance, req.now.unwrap_or(self.last_ts.max(0.0)), &self.opts.recall)
-    }
-
-    /// Procedures, preferences and the knowledge retrieved for the query.
-    fn extras(&self, req: &ContextRequest) -> Result<context::Extras> {
-        let mut extras = context::Extras { knowledge_budget: req.semantic_tokens.unwrap_or(800), ..Default::default() };
-        if let Some(p) = &self.procedures {
-            let text = p.parsed.rules_text(req.task_id.as_deref());
-            if !text.is_empty() {
-                extras.pinned.push(("procedures", Message::text(crate::message::Role::System, text)));
-            }
-        }
-        // Preferences in a stable order (by key, then time), so the block is
-        // byte-identical while they are unchanged.
-        let mut prefs: Vec<&crate::semantic::Fact> = self.facts().into_iter().filter(|f| f.kind == crate::semantic::FactKind::Preference).collect();
-        prefs.sort_by(|a, b| a.key.cmp(&b.key).then(a.created_at.total_cmp(&b.created_at)));
-        let items: Vec<String> = prefs.iter().map(|f| f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text))).collect();
-        let cost = |t: &str| message_tokens(&self.counter, &Message::text(crate::message::Role::System, t));
-        // Pinned memory blocks never take more than a third of the budget
-        // each, so a small budget still has room for the question.
-        let third = req.max_tokens.saturating_sub(req.reserve_output) / 3;
-        if let Some((text, _, _)) = crate::semantic::block::fit("preferences", PREFERENCES_HEADER, &items, req.preference_tokens.unwrap_or(300).min(third), &cost) {
-            extras.pinned.push(("preferences", Message::text(crate::message::Role::System, text)));
-        }
-        if let Some(task) = req.task_id.as_deref() {
-            if let Some(block) = self.task_block(task, req.task_tokens.unwrap_or(400).min(third)) {
-                extras.pinned.push(("task", Message::text(crate::message::Role::System, block)));
-            }
-        }
-        if let Some(q) = req.query.as_deref().filter(|q| !q.trim().is_empty()) {
-            // (preferences are in their pinned block already)
-            extras.knowledge = self.relevant(q, req.query_vector.as_deref(), 20, &["fact", "chunk", "message"])?;
-        }
-        Ok(extras)
-    }
-
     /// Every message ever added, in order.
     pub fn history(&self) -> Vec<HistoryItem> {
         self.window.log.iter().map(|s| HistoryItem { id: s.id.clone(), ts: s.ts, place: s.place, tokens: s.tokens, message: s.message.clone() }).collect()
@@ -411,7 +338,7 @@ impl Controller {
     }
 
     pub fn episodes(&self) -> &[Episode] {
-        &self.episodes
+        &self.episodic.episodes
     }
 
     pub fn count_tokens(&self, text: &str) -> usize {
@@ -432,7 +359,7 @@ impl Controller {
     /// # Errors
     /// See [`Controller::prepare_usage`].
     pub fn record_usage(&mut self, model: &str, usage: &Usage) -> Result<Option<f64>> {
-        let p = self.prepare_usage(model, usage, self.last_ts.max(0.0))?;
+        let p = self.prepare_usage(model, usage, self.books.last_ts.max(0.0))?;
         Ok(self.commit_usage(p))
     }
 
@@ -441,11 +368,11 @@ impl Controller {
         if self.counter.is_exact() {
             return;
         }
-        if let Some(raw) = self.last_raw.take() {
+        if let Some(raw) = self.last_context.raw.take() {
             if self.counter.calibrate(raw, billed_prompt as f64) {
                 let counter = &self.counter;
                 self.window.recount(|m| message_tokens(counter, m));
-                for e in &mut self.episodes {
+                for e in &mut self.episodic.episodes {
                     e.tokens = counter.count(&e.summary);
                 }
             }
@@ -459,7 +386,7 @@ impl Controller {
     /// `BUDGET_EXHAUSTED` below `floor`; `UNKNOWN_MODEL`; `INVALID_INPUT`.
     pub fn budget_aware_max_tokens(&self, usd_left: f64, model: Option<&str>, prompt_tokens: Option<u64>, floor: u64) -> Result<u64> {
         let price = models::lookup(model.unwrap_or(&self.opts.model), &self.opts.models)?;
-        let prompt = prompt_tokens.unwrap_or(self.last_tokens.unwrap_or(0) as u64);
+        let prompt = prompt_tokens.unwrap_or(self.last_context.tokens.unwrap_or(0) as u64);
         cost::budget_aware_max_tokens(usd_left, &price, prompt, floor)
     }
 

@@ -40,9 +40,9 @@ impl Controller {
     pub fn queue_compaction(&mut self) -> bool {
         let Some((members, _)) = self.archive_due() else { return false };
         let ids = members.iter().filter_map(|&i| self.window.log.get(i)).map(|s| s.id.clone()).collect();
-        self.summaries.push(Queued { ids, offline: false });
-        let waiting = self.summaries.iter().filter(|q| !q.offline).count();
-        for q in self.summaries.iter_mut().filter(|q| !q.offline).take(waiting.saturating_sub(self.opts.summary_backlog)) {
+        self.episodic.queue.push(Queued { ids, offline: false });
+        let waiting = self.episodic.queue.iter().filter(|q| !q.offline).count();
+        for q in self.episodic.queue.iter_mut().filter(|q| !q.offline).take(waiting.saturating_sub(self.opts.summary_backlog)) {
             q.offline = true;
         }
         true
@@ -58,8 +58,8 @@ impl Controller {
     /// form, which the summarizer's form (no reasoning) never exceeds.
     pub fn next_summary(&mut self) -> Option<CompactionJob> {
         let budget = self.opts.summary_input_tokens.saturating_sub(self.opts.summary_tokens + REPLY_PRIMING);
-        while !self.summaries.is_empty() {
-            let q = self.summaries.remove(0);
+        while !self.episodic.queue.is_empty() {
+            let q = self.episodic.queue.remove(0);
             let mut members = self.find_archived(&q.ids);
             let mut used = 0;
             let fit = members.iter().take_while(|&&i| {
@@ -69,7 +69,7 @@ impl Controller {
             let rest = members.split_off(fit.count().max(1).min(members.len()));
             if !rest.is_empty() {
                 let ids = rest.iter().filter_map(|&i| self.window.log.get(i)).map(|s| s.id.clone()).collect();
-                self.summaries.insert(0, Queued { ids, offline: false });
+                self.episodic.queue.insert(0, Queued { ids, offline: false });
             }
             let Some(&first) = members.first() else { continue };
             let failure = if q.offline {
@@ -79,7 +79,7 @@ impl Controller {
             } else {
                 None
             };
-            let previous = self.episodes.last().filter(|e| e.tokens <= self.opts.summary_tokens).map(|e| e.summary.clone());
+            let previous = self.episodic.episodes.last().filter(|e| e.tokens <= self.opts.summary_tokens).map(|e| e.summary.clone());
             // No compaction event is reported for a summarized range: no tokens before.
             return Some(self.job_for(&members, previous, 0, failure));
         }
@@ -166,7 +166,7 @@ mod tests {
                 ranges.push(now.difference(&archived).cloned().collect::<HashSet<String>>());
                 archived = now;
             }
-            assert!(c.summaries.iter().filter(|q| !q.offline).count() <= 3, "the backlog is bounded");
+            assert!(c.episodic.queue.iter().filter(|q| !q.offline).count() <= 3, "the backlog is bounded");
             if i % 20 == 19 {
                 summarize_one(&mut c, &mut calls, flaky);
             }
@@ -208,7 +208,7 @@ mod tests {
         let mut c = controller(6000, 8);
         let ids: Vec<String> = (0..40).map(|i| add(&mut c, i)).collect();
         assert!(c.queue_compaction());
-        let first = c.summaries[0].ids.clone();
+        let first = c.episodic.queue[0].ids.clone();
         let p = c.prepare_forget(&ForgetTarget::Message(first[1].clone()), 100.0).unwrap();
         c.commit_forget(p);
         let job = c.next_summary().unwrap();

@@ -41,7 +41,7 @@ impl Controller {
         for r in records {
             let (writer, seq, lc) = (r.uid().0.to_string(), r.uid().1, r.lc());
             if writer == self.opts.writer {
-                self.next_seq = self.next_seq.max(seq + 1);
+                self.books.next_seq = self.books.next_seq.max(seq + 1);
             }
             max_lc = max_lc.max(lc);
             if forgotten.covers(&r) {
@@ -67,13 +67,13 @@ impl Controller {
                     let usage = super::writes::usage_of(&r);
                     let usd = usd.or_else(|| models::resolve_as_of_0_1(model, &self.opts.models).map(|p| usage.usd(&p)));
                     self.cost.record_for(model, usd, &usage, purpose);
-                    self.usages.push(r);
+                    self.books.usages.push(r);
                 }
-                Record::Forget { .. } => self.forgets.push(r),
+                Record::Forget { .. } => self.books.forgets.push(r),
             }
         }
         // What this writer writes next comes after all of it.
-        self.last_lc = max_lc;
+        self.books.last_lc = max_lc;
         msgs.sort_unstable_by(|a, b| a.lc.cmp(&b.lc).then(a.ts.total_cmp(&b.ts)).then_with(|| a.writer.cmp(&b.writer)).then(a.seq.cmp(&b.seq)));
         episodes.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
         // A message is in one episode. Two that share one are a compaction
@@ -100,7 +100,7 @@ impl Controller {
         }
         let archived: HashSet<&str> = episodes.iter().flat_map(|(_, _, _, e)| e.message_ids.iter().map(String::as_str)).collect();
 
-        self.last_ts = msgs.iter().fold(self.last_ts, |t, s| t.max(s.ts));
+        self.books.last_ts = msgs.iter().fold(self.books.last_ts, |t, s| t.max(s.ts));
         let counter = &self.counter;
         self.window = Window::from_log(msgs, |s| {
             s.place = if archived.contains(s.id.as_str()) && !s.message.role.is_instruction() { Place::Archived } else { Window::place_for(&s.message) };
@@ -108,8 +108,8 @@ impl Controller {
         });
         for (lc, writer, seq, mut episode) in episodes {
             episode.tokens = self.counter.count(&episode.summary);
-            self.episodes.push(episode);
-            self.episode_uids.push((writer, seq, lc));
+            self.episodic.episodes.push(episode);
+            self.books.episode_uids.push((writer, seq, lc));
         }
         facts.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
         for (lc, writer, seq, fact) in facts {
@@ -118,7 +118,7 @@ impl Controller {
         for (writer, seq, item, vector) in embeddings {
             // A vector that no longer fits the index (another embedder model) is dropped, not fatal.
             if self.check_embeddings(std::slice::from_ref(&item), std::slice::from_ref(&vector)).is_ok() {
-                self.embedding_uids.insert(item.clone(), (writer, seq));
+                self.books.embedding_uids.insert(item.clone(), (writer, seq));
                 self.index.embeddings.insert(item, vector);
             }
         }
@@ -132,12 +132,12 @@ impl Controller {
         self.index.stale = true;
         // The values holding it are rewritten by the next fold.
         folding.rewrite_holding(&purge);
-        self.folding = folding;
-        self.load_report = report;
+        self.books.folding = folding;
+        self.books.load_report = report;
     }
 
     /// What loading found: record counts, duplicates, damaged keys.
     pub fn load_report(&self) -> &LoadReport {
-        &self.load_report
+        &self.books.load_report
     }
 }

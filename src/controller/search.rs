@@ -238,7 +238,7 @@ impl Controller {
         for slot in self.semantic.live() {
             self.index_fact(slot);
         }
-        for (i, e) in self.episodes.iter().enumerate() {
+        for (i, e) in self.episodic.episodes.iter().enumerate() {
             self.index.index_episode(i, e);
         }
         self.recentre();
@@ -271,8 +271,8 @@ impl Controller {
     /// Relevance of every episode to `query` (0 for none): fused lexical and
     /// vector ranks when the query has a vector, BM25 otherwise.
     pub(crate) fn episode_relevance(&self, query: &str, vector: Option<&[f32]>) -> Vec<f64> {
-        let mut rel = vec![0.0; self.episodes.len()];
-        let k = self.episodes.len().max(1);
+        let mut rel = vec![0.0; self.episodic.episodes.len()];
+        let k = self.episodic.episodes.len().max(1);
         let ranked = match vector.filter(|_| !self.index.episode_vectors.is_empty()) {
             Some(v) => hybrid_search(&self.index.episodes, &self.index.episode_vectors, query, Some(v), k, HybridParams::default(), |_| true).unwrap_or_default(),
             None => self.index.episodes.search(query, k, |_| true),
@@ -289,7 +289,7 @@ impl Controller {
     pub fn unembedded(&self, limit: usize) -> Vec<(String, String)> {
         let facts = self.semantic.live().into_iter().filter_map(|i| self.semantic.facts.get(i)).map(|f| (f.id.clone(), f.text.clone()));
         let msgs = self.window.log.iter().filter(|s| !s.message.role.is_instruction()).map(|s| (s.id.clone(), s.message.content_text()));
-        let episodes = self.episodes.iter().map(|e| (e.id.clone(), e.summary.clone()));
+        let episodes = self.episodic.episodes.iter().map(|e| (e.id.clone(), e.summary.clone()));
         facts.chain(episodes).chain(msgs).filter(|(id, text)| !text.trim().is_empty() && !self.index.embeddings.contains_key(id)).take(limit).collect()
     }
 
@@ -318,7 +318,7 @@ impl Controller {
             return;
         }
         for (id, v) in items {
-            if let Some(i) = self.episodes.iter().position(|e| e.id == id) {
+            if let Some(i) = self.episodic.episodes.iter().position(|e| e.id == id) {
                 let _ = self.index.episode_vectors.add(i as u64, &v);
             }
             // Only what the lexical index holds is live (superseded facts are not).

@@ -52,7 +52,7 @@ impl Controller {
     pub(crate) fn lc_at(&self, ts: f64, seq: u64) -> u64 {
         // Up to 2^53 ms (the range of exact f64 integers): no overflow below.
         let clock = if ts > 0.0 { ts.min(9_007_199_254_740_992.0) as u64 } else { 0 };
-        clock.max(self.last_lc.saturating_add(1)).saturating_add(seq.saturating_sub(self.next_seq))
+        clock.max(self.books.last_lc.saturating_add(1)).saturating_add(seq.saturating_sub(self.books.next_seq))
     }
 
     /// The timestamp a write at `now` gets: the clock's reading, kept as
@@ -101,7 +101,7 @@ impl Controller {
         }
         let ts = self.stamp(now)?;
         self.window.check(&message)?;
-        let seq = self.next_seq;
+        let seq = self.books.next_seq;
         let writer = self.opts.writer.clone();
         let id = format!("m-{writer}-{seq}");
         let lc = self.lc_at(ts, seq);
@@ -117,12 +117,12 @@ impl Controller {
     /// Applies a stored message; returns its id and tokens.
     pub fn commit_add(&mut self, p: PreparedAdd) -> (String, usize) {
         let (id, tokens) = (p.stored.id.clone(), p.stored.tokens);
-        self.next_seq = p.stored.seq + 1;
-        self.last_ts = self.last_ts.max(p.stored.ts);
-        self.last_lc = self.last_lc.max(p.stored.lc);
+        self.books.next_seq = p.stored.seq + 1;
+        self.books.last_ts = self.books.last_ts.max(p.stored.ts);
+        self.books.last_lc = self.books.last_lc.max(p.stored.lc);
         self.window.push(p.stored);
         self.index_message(self.window.log.len() - 1);
-        self.folding.logged(&p.write);
+        self.books.folding.logged(&p.write);
         (id, tokens)
     }
 
@@ -145,7 +145,7 @@ impl Controller {
         usage.validate()?;
         // An unknown model is charged tokens, not money: its cost is null.
         let price = models::resolve(model, &self.opts.models);
-        let seq = self.next_seq;
+        let seq = self.books.next_seq;
         let record = Record::Usage {
             writer: self.opts.writer.clone(),
             seq,
@@ -171,9 +171,9 @@ impl Controller {
         if *model == self.opts.model && purpose == "chat" {
             self.calibrate(prompt);
         }
-        self.next_seq = seq + 1;
-        self.folding.logged(&p.write);
-        self.usages.push(p.record);
+        self.books.next_seq = seq + 1;
+        self.books.folding.logged(&p.write);
+        self.books.usages.push(p.record);
         p.usd
     }
 
@@ -195,14 +195,14 @@ impl Controller {
         let mut out: Vec<Record> = (self.window.log.iter().filter(|s| keep(&s.writer, s.seq)))
             .map(|s| Record::Msg { writer: s.writer.clone(), seq: s.seq, lc: s.lc, ts: s.ts, id: s.id.clone(), message: s.message.clone(), task: s.task_id.clone(), thread: thread.clone() })
             .collect();
-        for (e, (writer, seq, lc)) in self.episodes.iter().zip(&self.episode_uids).filter(|(_, (w, s, _))| keep(w, *s)) {
+        for (e, (writer, seq, lc)) in self.episodic.episodes.iter().zip(&self.books.episode_uids).filter(|(_, (w, s, _))| keep(w, *s)) {
             out.push(Record::Episode { writer: writer.clone(), seq: *seq, lc: *lc, episode: e.clone(), thread: thread.clone() });
         }
-        out.extend(self.others.iter().chain(&self.usages).chain(&self.forgets).filter(|r| keep(r.uid().0, r.uid().1)).cloned());
+        out.extend(self.others.iter().chain(&self.books.usages).chain(&self.books.forgets).filter(|r| keep(r.uid().0, r.uid().1)).cloned());
         for (f, (writer, seq, lc)) in self.semantic.facts.iter().zip(&self.semantic.uids).filter(|(_, (w, s, _))| keep(w, *s)) {
             out.push(Record::Fact { writer: writer.clone(), seq: *seq, lc: *lc, fact: f.clone() });
         }
-        let mut embedded: Vec<(&String, &(String, u64))> = self.embedding_uids.iter().filter(|(_, (w, s))| keep(w, *s)).collect();
+        let mut embedded: Vec<(&String, &(String, u64))> = self.books.embedding_uids.iter().filter(|(_, (w, s))| keep(w, *s)).collect();
         embedded.sort_by(|a, b| a.1.cmp(b.1));
         for (item, (writer, seq)) in embedded {
             if let Some(v) = self.index.embeddings.get(item) {
@@ -252,7 +252,7 @@ impl Controller {
     pub fn prepare_import(&self, snapshot: &str) -> Result<Vec<Write>> {
         self.open()?;
         let records = crate::store::snapshot::read(snapshot)?;
-        Ok(self.segments(&records, self.next_seq).0)
+        Ok(self.segments(&records, self.books.next_seq).0)
     }
 
     /// This controller rebuilt from `entries` (what storage holds now), with
@@ -272,35 +272,35 @@ impl Controller {
         if self.closed {
             return None;
         }
-        let inputs = self.folding.plan(self.limits())?;
-        let movable = self.folding.movable(&inputs);
-        let records = self.records_where(&|w, s| self.folding.find(w, s).is_some_and(|u| movable.contains_key(&u)));
-        let (writes, outputs) = self.segments(&records, self.next_seq);
+        let inputs = self.books.folding.plan(self.limits())?;
+        let movable = self.books.folding.movable(&inputs);
+        let records = self.records_where(&|w, s| self.books.folding.find(w, s).is_some_and(|u| movable.contains_key(&u)));
+        let (writes, outputs) = self.segments(&records, self.books.next_seq);
         let mut remove = inputs.clone();
-        remove.extend(self.folding.pending.iter().filter(|k| !inputs.contains(k)).cloned());
+        remove.extend(self.books.folding.pending.iter().filter(|k| !inputs.contains(k)).cloned());
         Some(PreparedFold { writes, remove, inputs, outputs })
     }
 
     /// Whether stored values wait to be rewritten (format 1, forgotten content).
     pub fn must_rewrite(&self) -> bool {
-        self.folding.must_rewrite()
+        self.books.folding.must_rewrite()
     }
 
     /// Records a saved folding step. Call before removing `remove`: if
     /// removal fails half way, the keys left hold duplicates, which loading
     /// ignores (and [`Controller::retry_removal`] removes later).
     pub fn commit_fold(&mut self, p: PreparedFold) {
-        self.next_seq += p.writes.len() as u64;
-        self.folding.pending.clear();
-        self.folding.replace(&p.inputs, p.outputs, Kind::Segment);
+        self.books.next_seq += p.writes.len() as u64;
+        self.books.folding.pending.clear();
+        self.books.folding.replace(&p.inputs, p.outputs, Kind::Segment);
     }
 
     /// A folding step whose save failed: its segments may have been
     /// written, so they are known as values to rewrite (holding copies of
     /// records still in their old values) and their keys are not reused.
     pub fn abort_fold(&mut self, p: PreparedFold) {
-        self.next_seq += p.writes.len() as u64;
-        self.folding.replace(&[], p.outputs, Kind::Rewrite);
+        self.books.next_seq += p.writes.len() as u64;
+        self.books.folding.replace(&[], p.outputs, Kind::Rewrite);
     }
 }
 

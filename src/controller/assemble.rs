@@ -1,0 +1,97 @@
+//! What the model sees: the context a request gets, assembled from every
+//! layer (pinned procedures, preferences and task history; the knowledge
+//! retrieved for the query; recalled episodes; the newest turns), within
+//! the request's budget (see `crate::context::build`).
+
+use super::{Controller, PREFERENCES_HEADER};
+use crate::context::{self, Context, ContextRequest};
+use crate::episodic::Episode;
+use crate::error::Result;
+use crate::message::Message;
+use crate::tokens::chat::{message_raw, message_tokens, tools_tokens, REPLY_PRIMING};
+
+impl Controller {
+    /// # Errors
+    /// See [`context::build`]; `CLOSED`; `INVALID_INPUT` for a non-finite `now`.
+    pub fn build_context(&mut self, req: &ContextRequest) -> Result<Context> {
+        self.open()?;
+        self.ensure_index();
+        if let Some(now) = req.now {
+            self.stamp(now)?;
+        }
+        let mut req = req.clone();
+        req.max_tokens = req.max_tokens.min(self.model.context_window as usize);
+        if let Some(p) = &self.procedures {
+            req.tools.splice(0..0, p.parsed.tools.iter().cloned());
+        }
+        let extras = self.extras(&req)?;
+        let order = self.recall_order(&req);
+        let candidates: Vec<&Episode> = order.iter().filter_map(|&i| self.episodic.episodes.get(i)).collect();
+        let ctx = context::build(&self.window, &candidates, &self.counter, &req, &extras)?;
+        // Recalling an episode refreshes its recency.
+        let now = req.now.unwrap_or(self.books.last_ts.max(0.0));
+        for e in self.episodic.episodes.iter_mut().filter(|e| ctx.sections.summary.episode_ids.contains(&e.id)) {
+            e.last_recalled = now;
+        }
+        let raw = ctx.messages.iter().map(|m| message_raw(&self.counter, m)).sum::<f64>() + REPLY_PRIMING as f64 + tools_tokens(&self.counter, &req.tools) as f64;
+        self.last_context.raw = Some(raw);
+        self.last_context.tokens = Some(ctx.tokens);
+        Ok(ctx)
+    }
+
+    /// A task's completed steps (its episodes, in order) and its pending
+    /// tasks (from the newest), within `budget` tokens: the newest steps win.
+    fn task_block(&self, task: &str, budget: usize) -> Option<String> {
+        let steps: Vec<&Episode> = self.episodic.episodes.iter().filter(|e| e.task_id.as_deref() == Some(task)).collect();
+        let pending: Vec<String> = steps.last().map(|e| e.pending_tasks.clone()).unwrap_or_default();
+        let cost = |t: &str| message_tokens(&self.counter, &Message::text(crate::message::Role::System, t));
+        let render = |from: usize| {
+            let mut items: Vec<String> = steps.iter().skip(from).map(|e| format!("done: {}", e.summary)).collect();
+            items.extend(pending.iter().map(|p| format!("pending: {p}")));
+            crate::semantic::block::render("task", &format!("History of task {task}, in order:"), &items)
+        };
+        (0..steps.len()).find(|&from| cost(&render(from)) <= budget).map(render).filter(|_| !steps.is_empty())
+    }
+
+    /// Episode positions, best first: recency × importance × relevance to the query.
+    fn recall_order(&self, req: &ContextRequest) -> Vec<usize> {
+        let relevance = match req.query.as_deref() {
+            Some(q) => self.episode_relevance(q, req.query_vector.as_deref()),
+            None => vec![0.0; self.episodic.episodes.len()],
+        };
+        crate::episodic::recall::rank(&self.episodic.episodes, &relevance, req.now.unwrap_or(self.books.last_ts.max(0.0)), &self.opts.recall)
+    }
+
+    /// Procedures, preferences and the knowledge retrieved for the query.
+    fn extras(&self, req: &ContextRequest) -> Result<context::Extras> {
+        let mut extras = context::Extras { knowledge_budget: req.semantic_tokens.unwrap_or(800), ..Default::default() };
+        if let Some(p) = &self.procedures {
+            let text = p.parsed.rules_text(req.task_id.as_deref());
+            if !text.is_empty() {
+                extras.pinned.push(("procedures", Message::text(crate::message::Role::System, text)));
+            }
+        }
+        // Preferences in a stable order (by key, then time), so the block is
+        // byte-identical while they are unchanged.
+        let mut prefs: Vec<&crate::semantic::Fact> = self.facts().into_iter().filter(|f| f.kind == crate::semantic::FactKind::Preference).collect();
+        prefs.sort_by(|a, b| a.key.cmp(&b.key).then(a.created_at.total_cmp(&b.created_at)));
+        let items: Vec<String> = prefs.iter().map(|f| f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text))).collect();
+        let cost = |t: &str| message_tokens(&self.counter, &Message::text(crate::message::Role::System, t));
+        // Pinned memory blocks never take more than a third of the budget
+        // each, so a small budget still has room for the question.
+        let third = req.max_tokens.saturating_sub(req.reserve_output) / 3;
+        if let Some((text, _, _)) = crate::semantic::block::fit("preferences", PREFERENCES_HEADER, &items, req.preference_tokens.unwrap_or(300).min(third), &cost) {
+            extras.pinned.push(("preferences", Message::text(crate::message::Role::System, text)));
+        }
+        if let Some(task) = req.task_id.as_deref() {
+            if let Some(block) = self.task_block(task, req.task_tokens.unwrap_or(400).min(third)) {
+                extras.pinned.push(("task", Message::text(crate::message::Role::System, block)));
+            }
+        }
+        if let Some(q) = req.query.as_deref().filter(|q| !q.trim().is_empty()) {
+            // (preferences are in their pinned block already)
+            extras.knowledge = self.relevant(q, req.query_vector.as_deref(), 20, &["fact", "chunk", "message"])?;
+        }
+        Ok(extras)
+    }
+}
