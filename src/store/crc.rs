@@ -1,42 +1,85 @@
-//! CRC-32 (IEEE 802.3, the zlib/gzip polynomial), table-driven. Twenty lines
-//! do not earn a dependency.
+//! CRC-32 (IEEE 802.3, the zlib/gzip polynomial), slicing by 8: every
+//! stored byte is checked on open, and a table lookup per byte made the
+//! check most of the decoding time (225 of 420 ms natively for 66 MB,
+//! 100,000 messages); eight tables read eight bytes per step, about six
+//! times faster. The tables are built on first use (8 KiB of memory, no
+//! data in the wasm). Thirty lines do not earn a dependency.
 
-// Runs at compile time: an index out of bounds would fail the build.
+use std::sync::OnceLock;
+
+type Tables = [[u32; 256]; 8];
+
+// Every index is a byte (`& 0xFF`, `>> 24` of a u32) or below 256 or 8.
 #[allow(clippy::indexing_slicing)]
-const fn table() -> [u32; 256] {
-    let mut t = [0u32; 256];
-    let mut i = 0;
-    while i < 256 {
+fn build() -> Box<Tables> {
+    let mut t = Box::new([[0u32; 256]; 8]);
+    for i in 0..256 {
         let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
+        for _ in 0..8 {
             c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
-            k += 1;
         }
-        t[i] = c;
-        i += 1;
+        t[0][i] = c;
+    }
+    for i in 0..256 {
+        for k in 1..8 {
+            let prev = t[k - 1][i];
+            t[k][i] = (prev >> 8) ^ t[0][(prev & 0xFF) as usize];
+        }
     }
     t
 }
 
-static TABLE: [u32; 256] = table();
+fn tables() -> &'static Tables {
+    static TABLES: OnceLock<Box<Tables>> = OnceLock::new();
+    TABLES.get_or_init(build)
+}
 
+// As `build`: every index is a byte.
+#[allow(clippy::indexing_slicing)]
 pub fn crc32(data: &[u8]) -> u32 {
+    let t = tables();
+    let byte = |x: u64, at: u32| ((x >> at) & 0xFF) as usize;
     let mut c = !0u32;
-    for &b in data {
-        // `& 0xFF` keeps the index below the table's 256 entries.
-        #[allow(clippy::indexing_slicing)]
-        let next = TABLE[((c ^ b as u32) & 0xFF) as usize];
-        c = next ^ (c >> 8);
+    let mut chunks = data.chunks_exact(8);
+    for chunk in &mut chunks {
+        let x = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])) ^ u64::from(c);
+        c = t[7][byte(x, 0)] ^ t[6][byte(x, 8)] ^ t[5][byte(x, 16)] ^ t[4][byte(x, 24)] ^ t[3][byte(x, 32)] ^ t[2][byte(x, 40)] ^ t[1][byte(x, 48)] ^ t[0][byte(x, 56)];
+    }
+    for &b in chunks.remainder() {
+        c = t[0][((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8);
     }
     !c
 }
 
 #[cfg(test)]
 mod tests {
+    /// The textbook form, a bit at a time.
+    fn bitwise(data: &[u8]) -> u32 {
+        let mut c = !0u32;
+        for &b in data {
+            c ^= u32::from(b);
+            for _ in 0..8 {
+                c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+            }
+        }
+        !c
+    }
+
     #[test]
     fn known_values() {
         assert_eq!(super::crc32(b""), 0);
         assert_eq!(super::crc32(b"123456789"), 0xCBF4_3926);
+        assert_eq!(super::crc32(b"The quick brown fox jumps over the lazy dog"), 0x414F_A339);
+    }
+
+    #[test]
+    fn equals_the_bitwise_form_at_every_length_and_alignment() {
+        let data: Vec<u8> = (0..300u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        for start in 0..8 {
+            for end in start..data.len() {
+                let slice = data.get(start..end).unwrap_or_default();
+                assert_eq!(super::crc32(slice), bitwise(slice), "bytes {start}..{end}");
+            }
+        }
     }
 }
