@@ -139,7 +139,7 @@ mod tests {
     use crate::window::Place;
 
     fn stored(role: Role, text: &str) -> Stored {
-        Stored { id: String::new(), writer: String::new(), seq: 0, lc: 0, ts: 0.0, message: Message::text(role, text), tokens: 0, tool_turn: false, place: Place::Archived, task_id: None }
+        Stored { id: String::new(), writer: String::new(), seq: 0, lc: 0, ts: 0.0, message: Message::text(role, text), tokens: 0.into(), tool_turn: false, place: Place::Archived, task_id: None }
     }
 
     fn chars(s: &str) -> usize {

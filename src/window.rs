@@ -10,6 +10,7 @@
 //!   an open group (tool calls not yet answered) stays behind without
 //!   blocking the groups after it.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
@@ -43,8 +44,10 @@ pub struct Stored {
     /// Milliseconds since the epoch, from the host's clock.
     pub ts: f64,
     pub message: Message,
-    /// Chat tokens of the message as sent (`wire::request_form`), overhead included.
-    pub tokens: usize,
+    /// Chat tokens of the message as sent (`wire::request_form`), overhead
+    /// included; [`UNCOUNTED`] until first needed (an archived message
+    /// restored from storage is counted when something asks, not on open).
+    pub tokens: Cell<usize>,
     /// An assistant message of a turn that called tools: its reasoning goes back.
     pub tool_turn: bool,
     pub place: Place,
@@ -52,7 +55,24 @@ pub struct Stored {
     pub task_id: Option<String>,
 }
 
+/// The token count of a message not counted yet.
+pub const UNCOUNTED: usize = usize::MAX;
+
 impl Stored {
+    /// Its tokens as sent, counted by `count` the first time they are asked for.
+    pub fn tokens(&self, count: impl FnOnce(&Message) -> usize) -> usize {
+        if self.tokens.get() == UNCOUNTED {
+            self.tokens.set(count(&self.sent(&[])));
+        }
+        self.tokens.get()
+    }
+
+    /// Its tokens, which working memory and pinned messages always have counted.
+    pub fn counted(&self) -> usize {
+        debug_assert!(self.tokens.get() != UNCOUNTED, "a message in working memory is counted");
+        self.tokens.get()
+    }
+
     /// The message as a request sends it; `keep` adds extra fields as stored.
     pub fn sent(&self, keep: &[String]) -> Message {
         request_form(&self.message, self.tool_turn, keep)
@@ -201,15 +221,15 @@ impl Window {
                     Some(group) => {
                         group.pending.retain(|p| *p != call_id);
                         group.members.push(index);
-                        group.tokens += stored.tokens;
+                        group.tokens += stored.counted();
                     }
                     // Only restored data gets here: `check` refuses it on add.
-                    None => self.groups.push_back(Group { members: vec![index], tokens: stored.tokens, pending: vec![], orphan: true }),
+                    None => self.groups.push_back(Group { members: vec![index], tokens: stored.counted(), pending: vec![], orphan: true }),
                 }
             }
             Place::Working => {
                 let pending = message.tool_calls.iter().flatten().map(|c| c.id.clone()).collect();
-                self.groups.push_back(Group { members: vec![index], tokens: stored.tokens, pending, orphan: false });
+                self.groups.push_back(Group { members: vec![index], tokens: stored.counted(), pending, orphan: false });
             }
         }
     }
@@ -273,13 +293,14 @@ impl Window {
         }
     }
 
-    /// Recounts every message as sent (after the counter changed) and the group sums.
+    /// Recounts the messages in the context as sent (after the counter
+    /// changed) and the group sums; archived ones are counted when asked for.
     pub fn recount(&mut self, count: impl Fn(&Message) -> usize) {
         for s in &mut self.log {
-            s.tokens = count(&s.sent(&[]));
+            s.tokens.set(if s.place == Place::Archived { UNCOUNTED } else { count(&s.sent(&[])) });
         }
         for g in &mut self.groups {
-            g.tokens = g.members.iter().filter_map(|&i| self.log.get(i)).map(|s| s.tokens).sum();
+            g.tokens = g.members.iter().filter_map(|&i| self.log.get(i)).map(Stored::counted).sum();
         }
     }
 

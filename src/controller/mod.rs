@@ -313,7 +313,8 @@ impl Controller {
 
     /// Every message ever added, in order.
     pub fn history(&self) -> Vec<HistoryItem> {
-        self.window.log.iter().map(|s| HistoryItem { id: s.id.clone(), ts: s.ts, place: s.place, tokens: s.tokens, message: s.message.clone() }).collect()
+        let count = |m: &Message| message_tokens(&self.counter, m);
+        self.window.log.iter().map(|s| HistoryItem { id: s.id.clone(), ts: s.ts, place: s.place, tokens: s.tokens(count), message: s.message.clone() }).collect()
     }
 
     pub fn has_message(&self, id: &str) -> bool {

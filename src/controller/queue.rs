@@ -19,7 +19,7 @@
 use super::compaction::CompactionJob;
 use super::Controller;
 use crate::context::Degraded;
-use crate::tokens::chat::REPLY_PRIMING;
+use crate::tokens::chat::{message_tokens, REPLY_PRIMING};
 use crate::window::Place;
 
 /// A range waiting for the summarizer.
@@ -58,12 +58,14 @@ impl Controller {
     /// form, which the summarizer's form (no reasoning) never exceeds.
     pub fn next_summary(&mut self) -> Option<CompactionJob> {
         let budget = self.opts.summary_input_tokens.saturating_sub(self.opts.summary_tokens + REPLY_PRIMING);
+        let counter = &self.counter;
+        let count = |m: &crate::message::Message| message_tokens(counter, m);
         while !self.episodic.queue.is_empty() {
             let q = self.episodic.queue.remove(0);
             let mut members = self.find_archived(&q.ids);
             let mut used = 0;
             let fit = members.iter().take_while(|&&i| {
-                used += self.window.log.get(i).map_or(0, |s| s.tokens);
+                used += self.window.log.get(i).map_or(0, |s| s.tokens(count));
                 q.offline || used <= budget
             });
             let rest = members.split_off(fit.count().max(1).min(members.len()));
@@ -74,7 +76,7 @@ impl Controller {
             let Some(&first) = members.first() else { continue };
             let failure = if q.offline {
                 limit("SUMMARIZER_BACKLOG", "more ranges waited than summaryBacklog")
-            } else if self.window.log.get(first).is_some_and(|s| s.tokens > budget) {
+            } else if self.window.log.get(first).is_some_and(|s| s.tokens(count) > budget) {
                 limit("SUMMARIZER_INPUT_LIMIT", "one message alone passes summaryInputTokens")
             } else {
                 None

@@ -22,7 +22,7 @@ use crate::store::record::Record;
 use crate::store::{LoadReport, Loaded, Uids};
 use crate::tokens::chat::message_tokens;
 use crate::wire::request_form;
-use crate::window::{Place, Stored, Window};
+use crate::window::{Place, Stored, Window, UNCOUNTED};
 
 impl Controller {
     /// Replaces this (fresh) controller's state with the loaded records.
@@ -57,7 +57,7 @@ impl Controller {
                 Record::Embedding { writer, seq, item, vector } => embeddings.push((writer, seq, item, vector)),
                 Record::Procedures { writer, seq, lc, ts, procedures: raw } => procedures.push((lc, ts, writer, seq, raw)),
                 Record::Msg { writer, seq, lc, ts, id, message, task, .. } => {
-                    msgs.push(Stored { id, writer, seq, lc, ts, message, tokens: 0, tool_turn: false, place: Place::Working, task_id: task });
+                    msgs.push(Stored { id, writer, seq, lc, ts, message, tokens: UNCOUNTED.into(), tool_turn: false, place: Place::Working, task_id: task });
                 }
                 Record::Episode { writer, seq, lc, episode, .. } => episodes.push((lc, writer, seq, episode)),
                 Record::Usage { ref model, ref purpose, usd, .. } => {
@@ -104,7 +104,11 @@ impl Controller {
         let counter = &self.counter;
         self.window = Window::from_log(msgs, |s| {
             s.place = if archived.contains(s.id.as_str()) && !s.message.role.is_instruction() { Place::Archived } else { Window::place_for(&s.message) };
-            s.tokens = message_tokens(counter, &request_form(&s.message, s.tool_turn, &[]));
+            // An archived message is counted when something asks (stats,
+            // recall, a summary job): opening counts only the context's.
+            if s.place != Place::Archived {
+                s.tokens.set(message_tokens(counter, &request_form(&s.message, s.tool_turn, &[])));
+            }
         });
         for (lc, writer, seq, mut episode) in episodes {
             episode.tokens = self.counter.count(&episode.summary);

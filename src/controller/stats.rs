@@ -5,6 +5,7 @@ use serde::Serialize;
 use super::Controller;
 use crate::cost::CostLedger;
 use crate::models;
+use crate::tokens::chat::message_tokens;
 use crate::tokens::Counter;
 use crate::window::Place;
 
@@ -79,7 +80,8 @@ impl Controller {
 
     pub fn stats(&self) -> Stats {
         let log = &self.window.log;
-        let sum = |p: Place| log.iter().filter(|s| s.place == p).map(|s| s.tokens).sum::<usize>();
+        let count = |m: &crate::message::Message| message_tokens(&self.counter, m);
+        let sum = |p: Place| log.iter().filter(|s| s.place == p).map(|s| s.tokens(count)).sum::<usize>();
         let n = |p: Place| log.iter().filter(|s| s.place == p).count();
         let encoding = match &self.counter {
             Counter::Exact(bpe) => Some(bpe.encoding().name()),

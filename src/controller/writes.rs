@@ -111,12 +111,12 @@ impl Controller {
         let tool_turn = self.window.tool_turn(&message);
         let tokens = message_tokens(&self.counter, &request_form(&message, tool_turn, &[]));
         let place = Window::place_for(&message);
-        Ok(PreparedAdd { write, stored: Stored { id, writer, seq, lc, ts, message, tokens, tool_turn, place, task_id } })
+        Ok(PreparedAdd { write, stored: Stored { id, writer, seq, lc, ts, message, tokens: tokens.into(), tool_turn, place, task_id } })
     }
 
     /// Applies a stored message; returns its id and tokens.
     pub fn commit_add(&mut self, p: PreparedAdd) -> (String, usize) {
-        let (id, tokens) = (p.stored.id.clone(), p.stored.tokens);
+        let (id, tokens) = (p.stored.id.clone(), p.stored.counted());
         self.books.next_seq = p.stored.seq + 1;
         self.books.last_ts = self.books.last_ts.max(p.stored.ts);
         self.books.last_lc = self.books.last_lc.max(p.stored.lc);
