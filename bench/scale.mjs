@@ -32,6 +32,10 @@ import { fixed, int, isMain, median, mib, table, verdict } from "./lib.mjs";
 
 const SIZES = (process.env.BENCH_SCALE_SIZES ?? "1000,100000").split(",").map(Number);
 const OPENS = Number(process.env.BENCH_RUNS) || 3;
+// A small namespace opens in tens of milliseconds, and one open in three
+// there takes twice as long (a collection in the host, the timer): the
+// ratio's denominator gets three times the processes.
+const opensFor = (n) => (n <= 10_000 ? 3 * OPENS : OPENS);
 const MiB = 1 << 20;
 const FACT = "By the way, my locker at the Zurich office is number 4471 and its code word is PELICAN-SUNRISE.";
 const QUESTION = "What is the code word of my locker at the Zurich office?";
@@ -143,7 +147,7 @@ export async function run() {
       const meta = join(dir, `scale-${n}.json`);
       const built = keep && existsSync(meta) && existsSync(file) ? JSON.parse(readFileSync(meta, "utf8")) : child(["build", String(n), file]);
       writeFileSync(meta, JSON.stringify(built));
-      const opens = Array.from({ length: OPENS }, () => child(["open", file, built.factId]));
+      const opens = Array.from({ length: opensFor(n) }, () => child(["open", file, built.factId]));
       results.push({ built, opens });
     }
   } finally {
@@ -153,7 +157,7 @@ export async function run() {
     const o = opens[0];
     return [
       int(b.n),
-      `${fixed(b.seconds, 0)} s`,
+      `${fixed(b.seconds, b.seconds < 10 ? 1 : 0)} s`,
       int(b.values),
       mib(b.stored),
       `${fixed(b.largest / 1024, 0)} KiB`,
@@ -168,7 +172,7 @@ export async function run() {
   out.push(
     "Built through the package (`add` after `add` with the default options: working memory 4,000 tokens, offline summaries, default segment size), counting every byte given to `save`. " +
       "Open: `create` on the stored namespace in a process whose wasm module and ranks are already loaded (median of " +
-      `${OPENS} processes). First query: the \`buildContext\` after it, which builds the search index (opening leaves it to the first search, recall or query). Memory: \`wasmMemoryBytes()\` after open, \`buildContext\` with the question as query, and \`search\`. ` +
+      `${opensFor(SIZES.at(-1))} processes; ${opensFor(SIZES[0])} for ${int(SIZES[0])} messages). First query: the \`buildContext\` after it, which builds the search index (opening leaves it to the first search, recall or query). Memory: \`wasmMemoryBytes()\` after open, \`buildContext\` with the question as query, and \`search\`. ` +
       `Found: \`search(${JSON.stringify(QUESTION)})\` returns the message stating the fact (${JSON.stringify(FACT.slice(0, 40))}…, message ${int(Math.floor(SIZES.at(-1) * 0.33))}) in its top 10.\n`,
   );
   out.push(table(["messages", "build", "stored values", "stored", "largest value", "written / stored", "open", "first query", "wasm memory", "found"], rows));
