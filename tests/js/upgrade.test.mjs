@@ -11,7 +11,8 @@
 // 0.1.0's records carry no `lc`; they load in their time order, and what this
 // version writes next comes after them. The first open rewrites 0.1.0's
 // values (format 1) as format-2 segments and removes them; a crash at any
-// step of that leaves data the next open reads and finishes upgrading.
+// step of that leaves data the next open reads and finishes upgrading, through
+// every adapter (upgrade/crash.mjs runs the lives in each runtime).
 //
 // Not covered: values 0.1.0 split into Durable Object pieces (the fixture's
 // largest value is 61 KB, under the 127 KiB piece size).
@@ -24,6 +25,7 @@ import { MemoryController, memoryStorage, nodeFileStorage } from "../../dist/nod
 import { testWorker, withPageResult } from "./harness.mjs";
 import { checkUpgrade, expected, stored } from "./upgrade/compare.mjs";
 import { bytesOf, toFiles } from "./upgrade/layout-v010.mjs";
+import { crashEveryStep } from "./upgrade/crash.mjs";
 import { observeUpgrade, openFixture } from "./upgrade/observe.mjs";
 
 let mf;
@@ -67,60 +69,62 @@ for (const [label, path] of [["cloudflareKVStorage", "kv"], ["durableObjectStora
 
 /** The format version of every stored value (the envelope's fifth byte). */
 const versions = async (storage) => (await storage.loadRange([])).map((e) => e.data[4]);
-const FORGOTTEN = "第7条"; // the message 0.1.0 forgot: none of its bytes were left
 
-/** `inner`, dying after `life` operations: every later one fails, as in a crashed process. */
-function dying(inner, life) {
-  const state = { left: life, died: false };
-  const adapter = {};
-  for (const name of ["load", "save", "remove", "loadRange", "removeRange"]) {
-    adapter[name] = async (...args) => {
-      if (state.left-- <= 0) {
-        state.died = true;
-        throw new Error("the process died");
-      }
-      return inner[name](...args);
-    };
+/** What crashEveryStep reported: each crash left data that loads whole, the forgotten text gone, the upgrade finished. */
+function checkCrashes(lives, label) {
+  assert.ok(Array.isArray(lives), JSON.stringify(lives).slice(0, 2000));
+  for (const { life, error, forgottenStored, observed, versions: v } of lives) {
+    assert.ok(error === null || error === "STORAGE_ERROR", `${label}, crash at ${life}: ${error}`);
+    assert.ok(!forgottenStored, `${label}, crash at ${life}: forgotten text stored`);
+    // Healthy processes: everything 0.1.0 held, once, and the upgrade finished.
+    checkUpgrade(observed, `${label}, crash at ${life}`);
+    assert.ok(v.every((x) => x === 2), `${label}, crash at ${life}: a format-1 value is left`);
   }
-  return { adapter, state };
+  const last = lives.at(-1);
+  assert.equal(last.died, false, `${label}: no life finished the upgrade`);
+  // loadRange, then four segments and the removal of 0.1.0's eleven values.
+  assert.ok(last.life >= 1 + 4 + 11, `${label}: the upgrade took ${last.life} steps`);
 }
 
 for (const [name, make] of [
   ["memoryStorage", async () => {
     const storage = memoryStorage();
-    for (const { key, data } of stored) await storage.save(key, bytesOf(data));
-    return { open: () => storage, done: async () => {} };
+    return { fresh: async () => {
+      await storage.removeRange([]);
+      for (const { key, data } of stored) await storage.save(key, bytesOf(data));
+      return () => storage;
+    }, done: async () => {} };
   }],
   ["nodeFileStorage", async () => {
     const dir = await fs.mkdtemp(join(tmpdir(), "agent-memory-upgrade-crash-"));
-    await toFiles(fs, dir, stored);
-    return { open: () => nodeFileStorage(dir), done: () => fs.rm(dir, { recursive: true, force: true }) };
+    return { fresh: async () => {
+      await fs.rm(dir, { recursive: true, force: true });
+      await toFiles(fs, dir, stored);
+      return () => nodeFileStorage(dir);
+    }, done: () => fs.rm(dir, { recursive: true, force: true }) };
   }],
 ]) {
   test(`${name}: a crash at every step of the upgrade leaves data the next open reads and finishes upgrading`, async () => {
-    let steps = 0;
-    for (let life = 0; ; life++) {
-      const { open, done } = await make();
-      try {
-        // Small segments, so the upgrade writes several: more steps to crash in.
-        const { adapter, state } = dying(open(), life);
-        const opened = await openFixture(MemoryController, adapter, { segmentBytes: 16 * 1024 }).then((m) => m, (e) => e);
-        if (opened instanceof Error) assert.equal(opened.code, "STORAGE_ERROR");
-        const text = Buffer.concat((await open().loadRange([])).map((e) => e.data)).toString("utf8");
-        assert.ok(!text.includes(FORGOTTEN), `crash at ${life}: forgotten text stored`);
-        // Healthy processes: everything 0.1.0 held, once, and the upgrade finished.
-        checkUpgrade(await observeUpgrade(MemoryController, open), `${name}, crash at ${life}`);
-        assert.ok((await versions(open())).every((v) => v === 2), `crash at ${life}: a format-1 value is left`);
-        if (!state.died) {
-          steps = life;
-          break;
-        }
-      } finally {
-        await done();
-      }
+    const { fresh, done } = await make();
+    try {
+      checkCrashes(await crashEveryStep(MemoryController, fresh), name);
+    } finally {
+      await done();
     }
-    // loadRange, then four segments and the removal of 0.1.0's eleven values.
-    assert.ok(steps >= 1 + 4 + 11, `the upgrade took ${steps} steps`);
+  });
+}
+
+test("Chromium: a crash at every step of the upgrade, in localStorage and IndexedDB", () =>
+  withPageResult("/tests/js/upgrade/crash.html", 300_000, (result) => {
+    checkCrashes(result.localStorage, "localStorageAdapter");
+    checkCrashes(result.indexedDB, "indexedDBStorage");
+  }));
+
+for (const [label, path] of [["cloudflareKVStorage", "kv"], ["durableObjectStorage (KV-backed object)", "do"], ["durableObjectStorage (SQLite-backed object)", "do-sql"]]) {
+  test(`workerd: a crash at every step of the upgrade through ${label}`, async () => {
+    const result = await (await mf.dispatchFetch(`http://localhost/${path}/crash`, { method: "POST", body: JSON.stringify(stored) })).json();
+    assert.equal(result.error, undefined, result.error);
+    checkCrashes(result, label);
   });
 }
 
