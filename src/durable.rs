@@ -55,7 +55,7 @@ impl<S: Storage> Store for SyncStore<S> {
     }
     async fn load_into(&self, prefix: &[String], loader: &mut crate::store::Loader) -> Result<()> {
         for (key, bytes) in self.0.borrow_mut().load_range(prefix).map_err(|e| storage_error("loadRange", e))? {
-            loader.push(key, &bytes)?;
+            loader.push_owned(key, bytes)?;
         }
         Ok(())
     }
@@ -86,13 +86,23 @@ impl<S: Storage> Durable<S> {
     pub fn open(opts: Options, counter: Counter, mut storage: S) -> Result<Durable<S>> {
         let prefix = crate::store::namespace_prefix(&opts.namespace);
         let entries = storage.load_range(&prefix).map_err(|e| storage_error("loadRange", e))?;
-        let controller = Controller::from_storage(opts, counter, entries)?;
+        // As the package opens: archive segments are decoded when first needed.
+        let mut loader = crate::store::Loader::lazy();
+        for (key, bytes) in entries {
+            loader.push_owned(key, bytes)?;
+        }
+        let controller = Controller::from_loaded(opts, counter, loader.finish())?;
         let mut durable = Durable { path: WritePath::new(controller, SyncStore(RefCell::new(storage))), last_background_error: None };
         durable.last_background_error = ready(durable.path.upgrade())?.err();
         Ok(durable)
     }
 
+    /// The controller, its archive decoded first (the reads a test makes
+    /// through it expect every message).
     pub fn controller(&self) -> Ref<'_, Controller> {
+        if !self.path.controller.borrow().archive_ready() {
+            self.path.controller.borrow_mut().ensure_archive();
+        }
         self.path.controller.borrow()
     }
 

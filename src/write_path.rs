@@ -123,6 +123,8 @@ impl<S: Store> WritePath<S> {
     /// # Errors
     /// Those of [`Controller::prepare_forget`]; the store's (nothing changed).
     pub async fn forget(&self, target: &ForgetTarget, now: f64) -> Result<Forgotten, S::Error> {
+        // What goes may be in the archive, and every value holding it is rewritten.
+        self.controller.borrow_mut().ensure_archive();
         if *target == ForgetTarget::Namespace {
             self.controller.borrow().open()?;
             let prefix = self.controller.borrow().storage_prefix();
@@ -142,6 +144,7 @@ impl<S: Store> WritePath<S> {
     /// # Errors
     /// Those of [`Controller::prepare_replace`]; the store's (nothing changed).
     pub async fn replace(&self, id: &str, message: Message, task: Option<String>, now: f64) -> Result<(Forgotten, (String, usize)), S::Error> {
+        self.controller.borrow_mut().ensure_archive();
         let p = self.controller.borrow().prepare_replace(id, message, task, now)?;
         let added = p.added.clone().ok_or_else(|| MemoryError::input("replace", "nothing was added"))?;
         Ok((self.apply_forget(p).await?, added))

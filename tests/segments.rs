@@ -72,10 +72,16 @@ fn bytes_written_stay_near_twice_what_is_stored_and_no_value_exceeds_the_limit()
     assert!(largest <= LIMIT, "a value of {largest} bytes");
     // A fold writes about a quarter of the limit, never the history (here about 70 limits).
     assert!(bytes > 50 * LIMIT && largest_add <= LIMIT, "one add wrote {largest_add} bytes");
-    // The log stays under a quarter of the limit; segments are at least an eighth.
+    // The log stays under a quarter of the limit. A fold writes its archived
+    // messages and the rest as two segments, so one may be small: small
+    // ones merge four of a size, so at most three wait per tier.
     let segments = map.borrow().keys().filter(|k| k[1] == "seg").count();
     assert!(values - segments <= LIMIT / 4 / 150, "{} log values", values - segments);
-    assert!(map.borrow().iter().filter(|(k, _)| k[1] == "seg").all(|(_, v)| v.len() >= LIMIT / 8));
+    let m = map.borrow();
+    let small: Vec<u32> = m.iter().filter(|(k, _)| k[1] == "seg").map(|(_, v)| tier(v.len(), LIMIT / 8)).filter(|&t| t > 0).collect();
+    assert!((1..=8).all(|t| small.iter().filter(|&&x| x == t).count() <= 3), "small segments by tier: {small:?}");
+    assert!(m.values().any(|v| v[5] == 3) && m.values().any(|v| v[5] == 2), "archive segments and segments");
+    drop(m);
     let r = Durable::open(options("r", LIMIT, 1024), common::o200k(), Faulty::healthy(&map)).unwrap();
     assert_eq!(r.controller().history(), d.controller().history());
     assert_eq!(r.controller().episodes(), d.controller().episodes());
@@ -302,4 +308,79 @@ fn a_restored_controller_builds_its_search_index_when_first_needed_with_the_same
         let req = ContextRequest { max_tokens: 2000, query: Some(q.into()), now: Some(700.0), ..Default::default() };
         assert_eq!(lazy.build_context(&req).unwrap(), eager.build_context(&req).unwrap(), "{q} (context)");
     }
+}
+
+/// Every stored value, as a host hands them to a loader.
+fn entries(map: &Map) -> Vec<(Key, Vec<u8>)> {
+    map.borrow().iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
+#[test]
+fn opening_leaves_archive_segments_undecoded_until_archived_messages_are_needed() {
+    use agent_memory::controller::Controller;
+    use agent_memory::store::Loader;
+    // The default working memory: a compaction archives many messages under one summary.
+    let options = |writer: &str, segment_bytes, fold_after| Options { working: WindowConfig::default(), ..options(writer, segment_bytes, fold_after) };
+    // Folds of a quarter of 256 KiB: most of a fold's messages are archived by then.
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w", 256 * 1024, 4096), common::o200k(), Faulty::healthy(&map)).unwrap();
+    for i in 0..1500 {
+        d.add(turn(i), i as f64).unwrap();
+    }
+    let (history, stats) = (d.controller().history(), d.controller().stats());
+    drop(d);
+    let stored = entries(&map);
+    let mut loader = Loader::lazy();
+    for (key, bytes) in stored.clone() {
+        loader.push(key, &bytes).unwrap();
+    }
+    let loaded = loader.finish();
+    let undecoded: usize = loaded.archive.values.iter().map(|(_, b)| b.len()).sum();
+    let all: usize = stored.iter().map(|(_, b)| b.len()).sum();
+    assert!(undecoded * 2 > all, "most of what is stored is archive: {undecoded} of {all} bytes");
+    let mut c = Controller::from_loaded(options("r", 256 * 1024, 4096), common::o200k(), loaded).unwrap();
+    assert!(!c.archive_ready());
+    // Working memory and the episodes are there before the archive is.
+    assert_eq!(c.episodes().len(), stats.episodes);
+    c.ensure_archive();
+    assert!(c.archive_ready());
+    assert_eq!(c.history(), history);
+    assert_eq!((c.stats().messages, c.stats().tokens), (stats.messages, stats.tokens));
+    assert_eq!(c.load_report().records, agent_memory::store::load(stored).unwrap().report.records);
+}
+
+#[test]
+fn a_writer_reopened_with_its_archive_undecoded_never_reuses_a_seq() {
+    let map: Map = Rc::default();
+    let roomy = |writer: &str| Options { working: WindowConfig { max_tokens: 1_000_000, ..WindowConfig::default() }, ..options(writer, 1 << 20, 100_000) };
+    // Writer a adds; it neither compacts nor folds.
+    let mut a = Durable::open(roomy("a"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    for i in 0..300 {
+        a.add(turn(i), i as f64).unwrap();
+    }
+    drop(a);
+    // Writer b archives all of them and folds them into archive segments:
+    // none of a's records is left anywhere else.
+    let tight = Options { working: WindowConfig { max_tokens: 40, ..WindowConfig::default() }, ..options("b", 1 << 20, 16) };
+    let mut b = Durable::open(tight, common::o200k(), Faulty::healthy(&map)).unwrap();
+    b.add(turn(300), 300.0).unwrap();
+    drop(b);
+    assert!(map.borrow().iter().all(|(k, v)| k[2] != "a" && (k[1] != "seg" || v[5] == 3 || !contains_writer(v, "a"))), "a's records are all in archive segments");
+    // a goes on without reading its archive: its next seq comes from the
+    // archive segments' heads, not from their records.
+    let mut a = Durable::open(roomy("a"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    for i in 301..400 {
+        a.add(turn(i), i as f64).unwrap();
+    }
+    drop(a);
+    let r = Durable::open(options("r", 1 << 20, 1024), common::o200k(), Faulty::healthy(&map)).unwrap();
+    let expected: Vec<String> = (0..400).map(|i| turn(i).content_text()).collect();
+    let got = texts(&r);
+    assert!(got == expected, "{} of 400 messages, the first {:?}", got.len(), got.first());
+    assert_eq!(r.controller().load_report().duplicates, 0);
+}
+
+/// Whether a stored value holds a record of `writer`.
+fn contains_writer(value: &[u8], writer: &str) -> bool {
+    decode_value(value).is_ok_and(|(_, records)| records.iter().any(|r| r.uid().0 == writer))
 }

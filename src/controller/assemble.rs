@@ -15,7 +15,10 @@ impl Controller {
     /// See [`context::build`]; `CLOSED`; `INVALID_INPUT` for a non-finite `now`.
     pub fn build_context(&mut self, req: &ContextRequest) -> Result<Context> {
         self.open()?;
-        self.ensure_index();
+        // Only a query reads the index (and the archive it covers).
+        if req.query.is_some() {
+            self.ensure_index();
+        }
         if let Some(now) = req.now {
             self.stamp(now)?;
         }

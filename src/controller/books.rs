@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use crate::store::record::Record;
-use crate::store::{Folding, LoadReport};
+use crate::store::{Archive, Folding, LoadReport};
 
 #[derive(Clone)]
 pub(crate) struct Books {
@@ -29,6 +29,8 @@ pub(crate) struct Books {
     pub folding: Folding,
     /// What opening found.
     pub load_report: LoadReport,
+    /// Archive segments read but not decoded yet (`ensure_archive`).
+    pub archive: Archive,
 }
 
 impl Default for Books {
@@ -43,6 +45,7 @@ impl Default for Books {
             forgets: Vec::new(),
             folding: Folding::default(),
             load_report: LoadReport::default(),
+            archive: Archive::default(),
         }
     }
 }

@@ -13,8 +13,10 @@
 //! threads); `books` (books.rs) is the write path's bookkeeping. The
 //! operations, one file each: `assemble` (the context), `writes` (prepare /
 //! commit of a change), `compaction` and `queue`, `knowledge`, `search`,
-//! `forget`, `restore`, `threads`, `tools`, `stats`.
+//! `forget`, `restore`, `archive` (decoding what opening left undecoded),
+//! `threads`, `tools`, `stats`.
 
+mod archive;
 mod assemble;
 mod books;
 mod compaction;
@@ -313,11 +315,13 @@ impl Controller {
 
     /// Every message ever added, in order.
     pub fn history(&self) -> Vec<HistoryItem> {
+        debug_assert!(self.archive_ready(), "history() before ensure_archive()");
         let count = |m: &Message| message_tokens(&self.counter, m);
         self.window.log.iter().map(|s| HistoryItem { id: s.id.clone(), ts: s.ts, place: s.place, tokens: s.tokens(count), message: s.message.clone() }).collect()
     }
 
     pub fn has_message(&self, id: &str) -> bool {
+        debug_assert!(self.archive_ready(), "has_message() before ensure_archive()");
         self.window.log.iter().any(|s| s.id == id)
     }
 

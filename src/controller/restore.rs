@@ -21,13 +21,12 @@ use crate::models;
 use crate::store::record::Record;
 use crate::store::{LoadReport, Loaded, Uids};
 use crate::tokens::chat::message_tokens;
-use crate::wire::request_form;
 use crate::window::{Place, Stored, Window, UNCOUNTED};
 
 impl Controller {
     /// Replaces this (fresh) controller's state with the loaded records.
     pub(crate) fn restore(&mut self, loaded: Loaded) {
-        let Loaded { records, mut folding, report } = loaded;
+        let Loaded { records, mut folding, report, archive } = loaded;
         let forgotten = Tombstones::of(&records);
         // Records to fold away: forgotten content another writer stored,
         // and episodes superseded by a later one, with what they taught.
@@ -72,9 +71,14 @@ impl Controller {
                 Record::Forget { .. } => self.books.forgets.push(r),
             }
         }
-        // What this writer writes next comes after all of it.
-        self.books.last_lc = max_lc;
-        msgs.sort_unstable_by(|a, b| a.lc.cmp(&b.lc).then(a.ts.total_cmp(&b.ts)).then_with(|| a.writer.cmp(&b.writer)).then(a.seq.cmp(&b.seq)));
+        // What this writer writes next comes after all of it, the archive
+        // segments left undecoded included (their heads say how far they go).
+        self.books.last_lc = max_lc.max(archive.lc);
+        if let Some((_, seq)) = archive.seqs.iter().find(|(w, _)| *w == self.opts.writer) {
+            self.books.next_seq = self.books.next_seq.max(seq + 1);
+        }
+        self.books.archive = archive;
+        msgs.sort_unstable_by(super::archive::log_order);
         episodes.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
         // A message is in one episode. Two that share one are a compaction
         // whose save failed after it landed (a lost acknowledgement, a crash)
@@ -98,7 +102,8 @@ impl Controller {
             episodes.retain(|(_, _, _, e)| !superseded.contains(&e.id));
             facts.retain(|(_, _, _, f)| !taught(f));
         }
-        let archived: HashSet<&str> = episodes.iter().flat_map(|(_, _, _, e)| e.message_ids.iter().map(String::as_str)).collect();
+        // What the standing episodes cover: what they claimed.
+        let archived = claimed;
 
         self.books.last_ts = msgs.iter().fold(self.books.last_ts, |t, s| t.max(s.ts));
         let counter = &self.counter;
@@ -107,7 +112,7 @@ impl Controller {
             // An archived message is counted when something asks (stats,
             // recall, a summary job): opening counts only the context's.
             if s.place != Place::Archived {
-                s.tokens.set(message_tokens(counter, &request_form(&s.message, s.tool_turn, &[])));
+                s.tokens.set(message_tokens(counter, &s.sent(&[])));
             }
         });
         for (lc, writer, seq, mut episode) in episodes {

@@ -217,6 +217,7 @@ impl Controller {
 
     /// Builds the search index if it is not built yet (see `SearchIndex::stale`).
     pub fn ensure_index(&mut self) {
+        self.ensure_archive();
         if self.index.stale {
             self.rebuild_index();
         }

@@ -79,6 +79,7 @@ impl Controller {
     }
 
     pub fn stats(&self) -> Stats {
+        debug_assert!(self.archive_ready(), "stats() before ensure_archive()");
         let log = &self.window.log;
         let count = |m: &crate::message::Message| message_tokens(&self.counter, m);
         let sum = |p: Place| log.iter().filter(|s| s.place == p).map(|s| s.tokens(count)).sum::<usize>();

@@ -6,12 +6,14 @@
 //! The host runs one change at a time (the wasm layer queues them), so what
 //! `prepare` saw is still true at `commit`.
 
+use std::collections::HashSet;
+
 use super::Controller;
 use crate::cost::Usage;
 use crate::error::{MemoryError, Result};
 use crate::message::Message;
 use crate::models;
-use crate::store::record::{encode_record, encode_segments, Record};
+use crate::store::record::{encode_archive, encode_record, encode_segments, Record};
 use crate::store::segments::Output;
 use crate::store::{log_key, segment_key, Key, Kind, Limits, Write};
 use crate::tokens::chat::message_tokens;
@@ -185,6 +187,7 @@ impl Controller {
     /// Every live record, in a stable order: this thread's, then the other
     /// threads', then the namespace's.
     pub(crate) fn live_records(&self) -> Vec<Record> {
+        debug_assert!(self.archive_ready(), "live_records() before ensure_archive()");
         self.records_where(&|_, _| true)
     }
 
@@ -220,15 +223,28 @@ impl Controller {
     }
 
     /// `records` as segments numbered from `first_seq`: the writes, and what
-    /// each holds (for `Folding::replace`).
+    /// each holds (for `Folding::replace`). This thread's messages that an
+    /// episode covers go to archive segments (opening leaves them undecoded,
+    /// see `archive`), the rest to segments.
     pub(crate) fn segments(&self, records: &[Record], first_seq: u64) -> (Vec<Write>, Vec<Output>) {
-        let (mut writes, mut outputs, mut at) = (Vec::new(), Vec::new(), 0);
-        for ((bytes, n), seq) in encode_segments(records, self.opts.segment_bytes).into_iter().zip(first_seq..) {
-            let key = segment_key(&self.opts.namespace, &self.opts.writer, seq);
-            let held = records.get(at..at + n).unwrap_or_default().iter().map(|r| (r.uid().0.to_string(), r.uid().1)).collect();
-            at += n;
-            outputs.push((key.clone(), bytes.len(), held));
-            writes.push(Write { key, bytes });
+        let ids: HashSet<&str> = records.iter().filter_map(|r| if let Record::Msg { id, .. } = r { Some(id.as_str()) } else { None }).collect();
+        let covered: HashSet<&str> = self.episodic.episodes.iter().flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| ids.contains(id)).collect();
+        let archived = |r: &Record| match r {
+            Record::Msg { id, message, .. } => covered.contains(id.as_str()) && !message.role.is_instruction() && r.thread() == Some(self.opts.thread.as_str()),
+            _ => false,
+        };
+        let (cold, hot): (Vec<Record>, Vec<Record>) = records.iter().cloned().partition(archived);
+        let (mut writes, mut outputs) = (Vec::new(), Vec::new());
+        let mut seqs = first_seq..;
+        for (records, encoded) in [(&hot, encode_segments(&hot, self.opts.segment_bytes)), (&cold, encode_archive(&cold, self.opts.segment_bytes))] {
+            let mut at = 0;
+            for ((bytes, n), seq) in encoded.into_iter().zip(&mut seqs) {
+                let key = segment_key(&self.opts.namespace, &self.opts.writer, seq);
+                let held = records.get(at..at + n).unwrap_or_default().iter().map(|r| (r.uid().0.to_string(), r.uid().1)).collect();
+                at += n;
+                outputs.push((key.clone(), bytes.len(), held));
+                writes.push(Write { key, bytes });
+            }
         }
         (writes, outputs)
     }

@@ -42,6 +42,9 @@ pub enum Kind {
     /// forgotten or superseded content, or maybe written by a fold whose
     /// save failed.
     Rewrite,
+    /// An archive segment not decoded yet: what it holds is unknown, so no
+    /// plan takes it (`Controller::ensure_archive` makes it a `Segment`).
+    Archive,
 }
 
 /// A stored value and the records it holds.
@@ -99,6 +102,13 @@ impl Folding {
 
     pub fn add(&mut self, key: Key, bytes: usize, uids: Vec<Uid>, kind: Kind) {
         self.values.push(Value { key, bytes, uids, kind });
+    }
+
+    /// An archive segment, decoded: what it holds is known now.
+    pub(crate) fn decoded(&mut self, key: &Key, uids: Vec<Uid>) {
+        if let Some(v) = self.values.iter_mut().find(|v| &v.key == key && v.kind == Kind::Archive) {
+            (v.uids, v.kind) = (uids, Kind::Segment);
+        }
     }
 
     /// A log value a change saved: its one record is named by its key

@@ -81,7 +81,7 @@ impl MemoryController {
     pub fn export(&self, #[wasm_bindgen(unchecked_optional_param_type = "{ embeddings?: boolean }")] options: JsValue) -> Async {
         let inner = self.inner.clone();
         let embeddings = Small::read(&options, &["embeddings"]).and_then(|o| o.flag("embeddings"));
-        self.enqueue(async move { Ok(inner.borrow().export(embeddings?.unwrap_or(false)).map_err(js_error)?.into()) })
+        self.enqueue(async move { Ok(inner.borrow_mut().with_archive().export(embeddings?.unwrap_or(false)).map_err(js_error)?.into()) })
     }
 }
 
@@ -116,7 +116,8 @@ impl MemoryController {
         };
         let inner = match &storage {
             Some(s) => {
-                let mut loader = crate::store::Loader::default();
+                // Archive segments are decoded when first needed (`ensure_archive`).
+                let mut loader = crate::store::Loader::lazy();
                 s.load_into(&crate::store::namespace_prefix(&opts.namespace), &mut loader).await?;
                 Controller::from_loaded(opts, counter, loader.finish())
             }
@@ -176,7 +177,7 @@ impl MemoryController {
     #[wasm_bindgen(unchecked_return_type = "Promise<HistoryItem[]>")]
     pub fn history(&self) -> Async {
         let inner = self.inner.clone();
-        self.enqueue(async move { to_js(&inner.borrow().history()) })
+        self.enqueue(async move { to_js(&inner.borrow_mut().with_archive().history()) })
     }
 
     /// Episodes (summaries of archived ranges), oldest first.
@@ -393,14 +394,14 @@ impl MemoryController {
     /// Messages, tokens per layer, episodes and cost.
     #[wasm_bindgen(unchecked_return_type = "Stats")]
     pub fn stats(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.borrow().stats())
+        to_js(&self.inner.borrow_mut().with_archive().stats())
     }
 
     /// What `create` found in storage: record counts and damaged keys
     /// (`CORRUPT_DATA`), which were skipped while everything intact loaded.
     #[wasm_bindgen(js_name = loadReport, unchecked_return_type = "LoadReport")]
     pub fn load_report(&self) -> Result<JsValue, JsValue> {
-        to_js(self.inner.borrow().load_report())
+        to_js(self.inner.borrow_mut().with_archive().load_report())
     }
 
     /// Waits for queued calls and background compaction, then closes;

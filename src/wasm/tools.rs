@@ -69,7 +69,7 @@ impl MemoryController {
             None if args.is_object() => to_json(&args, "args")?,
             None => return Err(js_error(MemoryError::input("args", "expected the JSON string the model sent, or an object"))),
         };
-        let plan = self.inner.borrow().plan_tool_call(&name, &json).map_err(js_error)?;
+        let plan = self.inner.borrow_mut().with_archive().plan_tool_call(&name, &json).map_err(js_error)?;
         // Remember and forget run as the methods of those names; one future
         // turns what they resolve to into the tool's answer.
         let (done, id, answer): (Promise, String, fn(&JsValue, &str) -> String) = match plan {

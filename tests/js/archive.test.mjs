@@ -1,0 +1,120 @@
+// Archive segments through the package: folding writes a thread's archived
+// messages into segments of their own (record kind 3), opening leaves them
+// undecoded, and whichever call first needs archived messages decodes them.
+// Each test opens the namespace afresh and makes one call first, so every
+// call that reads the archive is shown to see all of it on its own.
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import { MemoryController, memoryStorage } from "../../dist/node.js";
+
+const OPTIONS = { namespace: "archive", model: "gpt-4o", segmentBytes: 32 * 1024, workingMemory: { maxTokens: 600 } };
+const KEY = "The spare key is under the blue flowerpot by the back door, 备用钥匙在后门蓝色花盆下。";
+let stored; // the values as the writer left them
+let reference; // what the writer saw
+let keyId; // the message stating KEY, archived long ago
+
+before(async () => {
+  const storage = memoryStorage();
+  const memory = await MemoryController.create({ ...OPTIONS, storage });
+  for (let i = 0; i < 600; i++) {
+    const content = i === 40 ? KEY : `turn ${i}: 我们讨论了第${i % 97}个方案 and the budget for quarter ${i % 13}`;
+    const { id } = await memory.add({ role: i % 2 ? "assistant" : "user", content });
+    if (i === 40) keyId = id;
+  }
+  const stats = memory.stats();
+  reference = { history: await memory.history(), messages: stats.messages, tokens: stats.tokens, export: await memory.export() };
+  await memory.close();
+  stored = await storage.loadRange([]);
+});
+
+/** A fresh controller over a copy of what the writer stored. */
+async function open() {
+  const storage = memoryStorage();
+  for (const { key, data } of stored) await storage.save(key, data);
+  return { memory: await MemoryController.create({ ...OPTIONS, storage }), storage };
+}
+
+const text = (values) => Buffer.concat(values.map((v) => Buffer.from(v.data))).toString("utf8");
+
+test("folds write archive segments beside segments, and the old message is in one", () => {
+  const kinds = stored.filter((v) => v.key[1] === "seg").map((v) => v.data[5]);
+  assert.ok(kinds.includes(2) && kinds.includes(3), `segment kinds ${kinds}`);
+  assert.ok(text(stored.filter((v) => v.data[5] === 3)).includes(KEY), "the old message is in an archive segment");
+});
+
+test("stats first: every message, its tokens counted as the writer counted them", async () => {
+  const { memory } = await open();
+  const stats = memory.stats();
+  assert.deepEqual(stats.messages, reference.messages);
+  assert.deepEqual(stats.tokens, reference.tokens);
+  await memory.close();
+});
+
+test("history first: every message, in order", async () => {
+  const { memory } = await open();
+  assert.deepEqual(await memory.history(), reference.history);
+  await memory.close();
+});
+
+test("loadReport first: the archive's records are counted", async () => {
+  const first = await open();
+  const records = first.memory.loadReport().records;
+  await first.memory.close();
+  const second = await open();
+  await second.memory.history();
+  assert.equal(second.memory.loadReport().records, records);
+  assert.ok(records > 600, `${records} records`);
+  assert.deepEqual(second.memory.loadReport().corrupt, []);
+  await second.memory.close();
+});
+
+test("search first: an archived message is found", async () => {
+  const { memory } = await open();
+  const hits = await memory.search("where is the spare key? 备用钥匙", { k: 3 });
+  assert.equal(hits[0]?.id, keyId);
+  await memory.close();
+});
+
+test("buildContext with a query first: the archived message reaches the context", async () => {
+  const { memory } = await open();
+  const ctx = await memory.buildContext({ maxTokens: 4000, query: "where is the spare key? 备用钥匙" });
+  assert.ok(JSON.stringify(ctx.messages).includes("flowerpot"));
+  await memory.close();
+});
+
+test("the recall tool first: the archived message is recalled", async () => {
+  const { memory } = await open();
+  assert.ok((await memory.callTool("recall", { query: "spare key flowerpot" })).includes("flowerpot"));
+  await memory.close();
+});
+
+test("export first: the same snapshot the writer exported", async () => {
+  const { memory } = await open();
+  const lines = (s) => s.trim().split("\n").sort();
+  assert.deepEqual(lines(await memory.export()), lines(reference.export));
+  await memory.close();
+});
+
+test("forget first: an archived message goes from every stored byte", async () => {
+  const { memory, storage } = await open();
+  const out = await memory.forget(keyId);
+  assert.equal(out.messages, 1);
+  await memory.flush();
+  assert.ok(!text(await storage.loadRange([])).includes("flowerpot"), "the forgotten text is still stored");
+  assert.equal((await memory.history()).length, 599);
+  await memory.close();
+  const again = await MemoryController.create({ ...OPTIONS, storage });
+  assert.equal((await again.history()).length, 599);
+  await again.close();
+});
+
+test("truncateAfter first, at an archived message: everything after it goes", async () => {
+  const { memory, storage } = await open();
+  await memory.truncateAfter(keyId);
+  const kept = reference.history.slice(0, 41).map((h) => h.id);
+  assert.deepEqual((await memory.history()).map((h) => h.id), kept);
+  await memory.close();
+  const again = await MemoryController.create({ ...OPTIONS, storage });
+  assert.deepEqual((await again.history()).map((h) => h.id), kept);
+  await again.close();
+});
