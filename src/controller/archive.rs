@@ -48,7 +48,7 @@ impl Controller {
         }
         let Archive { values, mut seen, records, .. } = std::mem::take(&mut self.books.archive);
         let forgotten = Tombstones::of(&self.books.forgets);
-        let covered: HashSet<String> = self.episodic.episodes.iter().flat_map(|e| e.message_ids.iter().cloned()).collect();
+        let covered: HashSet<&str> = self.episodic.episodes.iter().flat_map(|e| e.message_ids.iter().map(String::as_str)).collect();
         let mut purge = Uids::default();
         // The log grows once, to its size: a restore's peak memory is the
         // log beside the records it is filled from, not two logs.
@@ -91,7 +91,7 @@ impl Controller {
                 // else in one stays as stored.
                 if let Record::Msg { writer, seq, lc, ts, id, message, task, .. } = r {
                     // As `restore` places it: archived while an episode covers it.
-                    let place = if covered.contains(&id) && !message.role.is_instruction() { Place::Archived } else { Window::place_for(&message) };
+                    let place = if covered.contains(id.as_str()) && !message.role.is_instruction() { Place::Archived } else { Window::place_for(&message) };
                     log.push(Stored { id, writer, seq, lc, ts, message, tokens: UNCOUNTED.into(), tool_turn: false, place, task_id: task });
                 }
             }
