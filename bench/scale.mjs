@@ -13,11 +13,12 @@
 //   every byte passed to `save` (log records, episodes and facts of
 //   compaction, segments, merges: everything), then the stored values
 //   are written to a file for the open phase;
-// - open (3 processes per size): the wasm module and the o200k ranks are
+// - open (3 processes per size, 9 for the small one): the wasm module and the o200k ranks are
 //   loaded by a warm-up `create` on an empty namespace, the stored values
 //   are put in a `memoryStorage`, then "open" is timed: `create` on the
-//   namespace (loadRange, copying the values into wasm, checksums,
-//   decoding, restoring memory); then `buildContext` with the question as
+//   namespace (loadRange, copying the values into wasm, checksums and
+//   decoding of all but archive segments, whose first line only is read,
+//   restoring memory); then `buildContext` with the question as
 //   query and `search` for it, after which the wasm memory is read
 //   (`wasmMemoryBytes()`: the `WebAssembly.Memory` byte length, which never
 //   shrinks, so it is the peak).
