@@ -223,14 +223,15 @@ impl Controller {
     }
 
     /// `records` as segments numbered from `first_seq`: the writes, and what
-    /// each holds (for `Folding::replace`). This thread's messages that an
-    /// episode covers go to archive segments (opening leaves them undecoded,
+    /// each holds (for `Folding::replace`). Messages an episode covers (of
+    /// any thread) go to archive segments (opening leaves them undecoded,
     /// see `archive`), the rest to segments.
     pub(crate) fn segments(&self, records: &[Record], first_seq: u64) -> (Vec<Write>, Vec<Output>) {
         let ids: HashSet<&str> = records.iter().filter_map(|r| if let Record::Msg { id, .. } = r { Some(id.as_str()) } else { None }).collect();
-        let covered: HashSet<&str> = self.episodic.episodes.iter().flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| ids.contains(id)).collect();
+        let others = self.others.iter().filter_map(|r| if let Record::Episode { episode, .. } = r { Some(episode) } else { None });
+        let covered: HashSet<&str> = self.episodic.episodes.iter().chain(others).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| ids.contains(id)).collect();
         let archived = |r: &Record| match r {
-            Record::Msg { id, message, .. } => covered.contains(id.as_str()) && !message.role.is_instruction() && r.thread() == Some(self.opts.thread.as_str()),
+            Record::Msg { id, message, .. } => covered.contains(id.as_str()) && !message.role.is_instruction(),
             _ => false,
         };
         let (cold, hot): (Vec<Record>, Vec<Record>) = records.iter().cloned().partition(archived);
