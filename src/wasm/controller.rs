@@ -399,6 +399,7 @@ impl MemoryController {
 
     /// What `create` found in storage: record counts and damaged keys
     /// (`CORRUPT_DATA`), which were skipped while everything intact loaded.
+    /// Archive segments included: the first call decodes them if nothing has.
     #[wasm_bindgen(js_name = loadReport, unchecked_return_type = "LoadReport")]
     pub fn load_report(&self) -> Result<JsValue, JsValue> {
         to_js(self.inner.borrow_mut().with_archive().load_report())
