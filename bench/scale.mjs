@@ -16,9 +16,9 @@
 // - open (3 processes per size, 9 for the small one): the wasm module and the o200k ranks are
 //   loaded by a warm-up `create` on an empty namespace, the stored values
 //   are put in a `memoryStorage`, then "open" is timed: `create` on the
-//   namespace (loadRange, copying the values into wasm, checksums and
-//   decoding of all but archive segments, whose first line only is read,
-//   restoring memory); then `buildContext` with the question as
+//   namespace (loadRange of all but the archive segments, copying those
+//   values into wasm, checksums, decoding, restoring memory); then
+//   `buildContext` with the question as
 //   query and `search` for it, after which the wasm memory is read
 //   (`wasmMemoryBytes()`: the `WebAssembly.Memory` byte length, which never
 //   shrinks, so it is the peak).
@@ -173,7 +173,7 @@ export async function run() {
   out.push(
     "Built through the package (`add` after `add` with the default options: working memory 4,000 tokens, offline summaries, default segment size), counting every byte given to `save`. " +
       "Open: `create` on the stored namespace in a process whose wasm module and ranks are already loaded (median of " +
-      `${opensFor(SIZES.at(-1))} processes; ${opensFor(SIZES[0])} for ${int(SIZES[0])} messages). First query: the \`buildContext\` after it, which builds the search index (opening leaves it to the first search, recall or query). Memory: \`wasmMemoryBytes()\` after open, \`buildContext\` with the question as query, and \`search\`. ` +
+      `${opensFor(SIZES.at(-1))} processes; ${opensFor(SIZES[0])} for ${int(SIZES[0])} messages). First query: the \`buildContext\` after it, which reads the archive segments and builds the search index (opening leaves both to the first search, recall or query). Memory: \`wasmMemoryBytes()\` after open, \`buildContext\` with the question as query, and \`search\`. ` +
       `Found: \`search(${JSON.stringify(QUESTION)})\` returns the message stating the fact (${JSON.stringify(FACT.slice(0, 40))}…, message ${int(Math.floor(SIZES.at(-1) * 0.33))}) in its top 10.\n`,
   );
   out.push(table(["messages", "build", "stored values", "stored", "largest value", "written / stored", "open", "first query", "wasm memory", "found"], rows));

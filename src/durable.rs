@@ -55,7 +55,7 @@ impl<S: Storage> Store for SyncStore<S> {
     }
     async fn load_into(&self, prefix: &[String], loader: &mut crate::store::Loader) -> Result<()> {
         for (key, bytes) in self.0.borrow_mut().load_range(prefix).map_err(|e| storage_error("loadRange", e))? {
-            loader.push_owned(key, bytes)?;
+            loader.push(key, &bytes)?;
         }
         Ok(())
     }
@@ -84,12 +84,12 @@ impl<S: Storage> Durable<S> {
     /// # Errors
     /// `STORAGE_ERROR` when loading fails; those of [`Controller::from_storage`].
     pub fn open(opts: Options, counter: Counter, mut storage: S) -> Result<Durable<S>> {
-        let prefix = crate::store::namespace_prefix(&opts.namespace);
-        let entries = storage.load_range(&prefix).map_err(|e| storage_error("loadRange", e))?;
-        // As the package opens: archive segments are decoded when first needed.
-        let mut loader = crate::store::Loader::lazy();
-        for (key, bytes) in entries {
-            loader.push_owned(key, bytes)?;
+        // As the package opens: archive segments are read when first needed.
+        let mut loader = crate::store::Loader::default();
+        for prefix in crate::store::open_prefixes(&opts.namespace) {
+            for (key, bytes) in storage.load_range(&prefix).map_err(|e| storage_error("loadRange", e))? {
+                loader.push(key, &bytes)?;
+            }
         }
         let controller = Controller::from_loaded(opts, counter, loader.finish())?;
         let mut durable = Durable { path: WritePath::new(controller, SyncStore(RefCell::new(storage))), last_background_error: None };
@@ -97,12 +97,27 @@ impl<S: Storage> Durable<S> {
         Ok(durable)
     }
 
-    /// The controller, its archive decoded first (the reads a test makes
+    /// The controller, its archive read first (the reads a test makes
     /// through it expect every message).
+    ///
+    /// # Panics
+    /// If the storage fails to read the archive: use [`Durable::load_archive`] to see why.
+    #[allow(clippy::expect_used)]
     pub fn controller(&self) -> Ref<'_, Controller> {
-        if !self.path.controller.borrow().archive_ready() {
-            self.path.controller.borrow_mut().ensure_archive();
-        }
+        self.load_archive().expect("the archive could not be read");
+        self.path.controller.borrow()
+    }
+
+    /// Reads the archive segments opening left unread (see `controller::archive`).
+    ///
+    /// # Errors
+    /// `STORAGE_ERROR`, `FORMAT_TOO_NEW`; memory is unchanged.
+    pub fn load_archive(&self) -> Result<()> {
+        ready(self.path.load_archive())?
+    }
+
+    /// The controller as it is, its archive maybe not read.
+    pub fn controller_unread(&self) -> Ref<'_, Controller> {
         self.path.controller.borrow()
     }
 

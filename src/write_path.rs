@@ -114,6 +114,25 @@ impl<S: Store> WritePath<S> {
         Ok(())
     }
 
+    /// Reads the archive segments opening left unread and merges them
+    /// (`controller::archive`); nothing to do once read.
+    ///
+    /// # Errors
+    /// The store's, `FORMAT_TOO_NEW`; memory is unchanged and the next call reads again.
+    pub async fn load_archive(&self) -> Result<(), S::Error> {
+        if self.controller.borrow().archive_ready() {
+            return Ok(());
+        }
+        let prefix = crate::store::archive_prefix(&self.controller.borrow().options().namespace);
+        let mut loader = crate::store::Loader::default();
+        self.store.load_into(&prefix, &mut loader).await?;
+        // Another call may have read it meanwhile (reads are not queued).
+        if !self.controller.borrow().archive_ready() {
+            self.controller.borrow_mut().merge_archive(loader.finish());
+        }
+        Ok(())
+    }
+
     /// Forgets: the tombstone, then the rewritten values, are saved before
     /// memory changes; the old values are removed last. A key that
     /// could not be removed is counted in `pending_removals` and retried by
@@ -123,16 +142,16 @@ impl<S: Store> WritePath<S> {
     /// # Errors
     /// Those of [`Controller::prepare_forget`]; the store's (nothing changed).
     pub async fn forget(&self, target: &ForgetTarget, now: f64) -> Result<Forgotten, S::Error> {
-        // What goes may be in the archive, and every value holding it is rewritten.
-        self.controller.borrow_mut().ensure_archive();
         if *target == ForgetTarget::Namespace {
             self.controller.borrow().open()?;
             let prefix = self.controller.borrow().storage_prefix();
             self.store.remove_range(&prefix).await?;
-            let messages = self.controller.borrow().history().len();
+            let messages = self.controller.borrow().messages_total();
             self.controller.borrow_mut().reset();
             return Ok(Forgotten { messages, ..Forgotten::default() });
         }
+        // What goes may be in the archive, and every value holding it is rewritten.
+        self.load_archive().await?;
         let p = self.controller.borrow().prepare_forget(target, now)?;
         self.apply_forget(p).await
     }
@@ -144,7 +163,7 @@ impl<S: Store> WritePath<S> {
     /// # Errors
     /// Those of [`Controller::prepare_replace`]; the store's (nothing changed).
     pub async fn replace(&self, id: &str, message: Message, task: Option<String>, now: f64) -> Result<(Forgotten, (String, usize)), S::Error> {
-        self.controller.borrow_mut().ensure_archive();
+        self.load_archive().await?;
         let p = self.controller.borrow().prepare_replace(id, message, task, now)?;
         let added = p.added.clone().ok_or_else(|| MemoryError::input("replace", "nothing was added"))?;
         Ok((self.apply_forget(p).await?, added))
@@ -161,9 +180,25 @@ impl<S: Store> WritePath<S> {
             if self.store.remove(&key).await.is_err() {
                 self.controller.borrow_mut().retry_removal(key);
                 outcome.pending_removals += 1;
+            } else {
+                self.controller.borrow_mut().removed(&key);
             }
         }
+        // Not the caller's failure: the next fold says it again.
+        let _ = self.unshelve().await;
         Ok(outcome)
+    }
+
+    /// Records the archive segments removed since the last shelf record
+    /// (`controller::archive`): until then opening counts them as there.
+    ///
+    /// # Errors
+    /// The store's; the next fold's shelf record says it instead.
+    async fn unshelve(&self) -> Result<(), S::Error> {
+        let Some(p) = self.controller.borrow().prepare_unshelve() else { return Ok(()) };
+        self.save(&p.write).await?;
+        self.controller.borrow_mut().commit_unshelve(p);
+        Ok(())
     }
 
     /// Imports a snapshot (`store::snapshot`): its records are saved as
@@ -262,12 +297,16 @@ impl<S: Store> WritePath<S> {
             self.controller.borrow_mut().commit_fold(p);
             let mut first_error = Ok(());
             for key in remove {
-                if let Err(e) = self.store.remove(&key).await {
-                    self.controller.borrow_mut().retry_removal(key);
-                    first_error = first_error.and(Err(e));
+                match self.store.remove(&key).await {
+                    Ok(()) => self.controller.borrow_mut().removed(&key),
+                    Err(e) => {
+                        self.controller.borrow_mut().retry_removal(key);
+                        first_error = first_error.and(Err(e));
+                    }
                 }
             }
             first_error?;
+            self.unshelve().await?;
         }
         Ok(())
     }

@@ -75,12 +75,12 @@ fn bytes_written_stay_near_twice_what_is_stored_and_no_value_exceeds_the_limit()
     // The log stays under a quarter of the limit. A fold writes its archived
     // messages and the rest as two segments, so one may be small: small
     // ones merge four of a size, so at most three wait per tier.
-    let segments = map.borrow().keys().filter(|k| k[1] == "seg").count();
+    let segments = map.borrow().keys().filter(|k| k[1] == "seg" || k[1] == "arc").count();
     assert!(values - segments <= LIMIT / 4 / 150, "{} log values", values - segments);
     let m = map.borrow();
-    let small: Vec<u32> = m.iter().filter(|(k, _)| k[1] == "seg").map(|(_, v)| tier(v.len(), LIMIT / 8)).filter(|&t| t > 0).collect();
+    let small: Vec<u32> = m.iter().filter(|(k, _)| k[1] == "seg" || k[1] == "arc").map(|(_, v)| tier(v.len(), LIMIT / 8)).filter(|&t| t > 0).collect();
     assert!((1..=8).all(|t| small.iter().filter(|&&x| x == t).count() <= 3), "small segments by tier: {small:?}");
-    assert!(m.values().any(|v| v[5] == 3) && m.values().any(|v| v[5] == 2), "archive segments and segments");
+    assert!(m.keys().any(|k| k[1] == "arc") && m.keys().any(|k| k[1] == "seg"), "archive segments and segments");
     drop(m);
     let r = Durable::open(options("r", LIMIT, 1024), common::o200k(), Faulty::healthy(&map)).unwrap();
     assert_eq!(r.controller().history(), d.controller().history());
@@ -234,6 +234,13 @@ fn format_1_values_are_rewritten_as_segments_on_opening_even_after_a_crash() {
     let want = d.controller().history();
     let episodes = d.controller().episodes().to_vec();
     drop(d);
+    // 0.1 had no archive segments: what this code archived, 0.1 kept in packs.
+    let archived: Vec<Key> = old.borrow().keys().filter(|k| k[1] == "arc").cloned().collect();
+    assert!(!archived.is_empty());
+    for key in archived {
+        let v = old.borrow_mut().remove(&key).unwrap();
+        old.borrow_mut().insert(vec![key[0].clone(), "pack".into(), key[2].clone(), key[3].clone()], v);
+    }
     for v in old.borrow_mut().values_mut() {
         v[4] = 1; // the version byte: the records themselves are what 0.1 wrote
     }
@@ -316,9 +323,9 @@ fn entries(map: &Map) -> Vec<(Key, Vec<u8>)> {
 }
 
 #[test]
-fn opening_leaves_archive_segments_undecoded_until_archived_messages_are_needed() {
+fn opening_leaves_archive_segments_unread_until_archived_messages_are_needed() {
     use agent_memory::controller::Controller;
-    use agent_memory::store::Loader;
+    use agent_memory::store::{is_archive, open_prefixes, Loader};
     // The default working memory: a compaction archives many messages under one summary.
     let options = |writer: &str, segment_bytes, fold_after| Options { working: WindowConfig::default(), ..options(writer, segment_bytes, fold_after) };
     // Folds of a quarter of 256 KiB: most of a fold's messages are archived by then.
@@ -330,27 +337,35 @@ fn opening_leaves_archive_segments_undecoded_until_archived_messages_are_needed(
     let (history, stats) = (d.controller().history(), d.controller().stats());
     drop(d);
     let stored = entries(&map);
-    let mut loader = Loader::lazy();
+    // What opening reads: the prefixes of `open_prefixes`, not the archive's.
+    let prefixes = open_prefixes(&stored[0].0[0]);
+    let (mut hot, mut cold) = (Loader::default(), Loader::default());
+    let (mut hot_bytes, mut cold_bytes) = (0, 0);
     for (key, bytes) in stored.clone() {
-        loader.push(key, &bytes).unwrap();
+        if is_archive(&key) {
+            cold_bytes += bytes.len();
+            cold.push(key, &bytes).unwrap();
+        } else {
+            assert!(prefixes.iter().any(|p| key.starts_with(p)), "{key:?} is read on opening");
+            hot_bytes += bytes.len();
+            hot.push(key, &bytes).unwrap();
+        }
     }
-    let loaded = loader.finish();
-    let undecoded: usize = loaded.archive.values.iter().map(|(_, b)| b.len()).sum();
-    let all: usize = stored.iter().map(|(_, b)| b.len()).sum();
-    assert!(undecoded * 2 > all, "most of what is stored is archive: {undecoded} of {all} bytes");
-    let mut c = Controller::from_loaded(options("r", 256 * 1024, 4096), common::o200k(), loaded).unwrap();
+    assert!(cold_bytes > 2 * hot_bytes, "most of what is stored is archive: {cold_bytes} of {} bytes", cold_bytes + hot_bytes);
+    let mut c = Controller::from_loaded(options("r", 256 * 1024, 4096), common::o200k(), hot.finish()).unwrap();
     assert!(!c.archive_ready());
-    // Working memory and the episodes are there before the archive is.
+    // Working memory, the episodes and the counts are there before the archive is.
     assert_eq!(c.episodes().len(), stats.episodes);
-    c.ensure_archive();
+    assert_eq!((c.stats().messages, c.stats().tokens), (stats.messages.clone(), stats.tokens.clone()));
+    c.merge_archive(cold.finish());
     assert!(c.archive_ready());
     assert_eq!(c.history(), history);
-    assert_eq!((c.stats().messages, c.stats().tokens), (stats.messages, stats.tokens));
+    assert_eq!((c.stats().messages, c.stats().tokens), (stats.messages.clone(), stats.tokens.clone()));
     assert_eq!(c.load_report().records, agent_memory::store::load(stored).unwrap().report.records);
 }
 
 #[test]
-fn a_writer_reopened_with_its_archive_undecoded_never_reuses_a_seq() {
+fn a_writer_reopened_with_its_archive_unread_never_reuses_a_seq() {
     let map: Map = Rc::default();
     let roomy = |writer: &str| Options { working: WindowConfig { max_tokens: 1_000_000, ..WindowConfig::default() }, ..options(writer, 1 << 20, 100_000) };
     // Writer a adds; it neither compacts nor folds.
@@ -365,9 +380,9 @@ fn a_writer_reopened_with_its_archive_undecoded_never_reuses_a_seq() {
     let mut b = Durable::open(tight, common::o200k(), Faulty::healthy(&map)).unwrap();
     b.add(turn(300), 300.0).unwrap();
     drop(b);
-    assert!(map.borrow().iter().all(|(k, v)| k[2] != "a" && (k[1] != "seg" || v[5] == 3 || !contains_writer(v, "a"))), "a's records are all in archive segments");
+    assert!(map.borrow().iter().all(|(k, v)| k[2] != "a" && (k[1] == "arc" || !contains_writer(v, "a"))), "a's records are all in archive segments");
     // a goes on without reading its archive: its next seq comes from the
-    // archive segments' heads, not from their records.
+    // shelf records, not from the archive's records.
     let mut a = Durable::open(roomy("a"), common::o200k(), Faulty::healthy(&map)).unwrap();
     for i in 301..400 {
         a.add(turn(i), i as f64).unwrap();

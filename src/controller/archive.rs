@@ -1,22 +1,27 @@
-//! The archive as opening leaves it: archive segments (record kind 3,
-//! archived messages only) are read but not decoded, and decoded the first
-//! time something needs archived messages (`ensure_archive`): search,
-//! recall, history, stats, export, forget. Opening then costs the working
-//! set, not the history.
+//! The archive as opening leaves it: archive segments (`[ns, "arc", …]`,
+//! messages an episode covers) are not read at all. The `Shelf` records a
+//! fold writes beside them say what they hold (keys, sizes, how far their
+//! `lc` and seqs go, messages and tokens per thread), so opening goes on
+//! after them and `stats()` counts them; the write path reads them the first
+//! time something needs archived messages (`WritePath::load_archive`):
+//! search, recall, a query, history, export, forget. Opening then costs the
+//! working set, not the history.
 //!
-//! Invariants: until the archive is decoded, no plan folds an archive
-//! segment (`Kind::Archive`: what it holds is unknown) and nothing reads
-//! archived messages (`archive_ready`, asserted where they are read);
-//! decoding merges them into the window in the order a full load gives, with
-//! the same tombstones, threads and duplicates rules as `restore`.
+//! Invariants: until the archive is read, no plan folds an archive segment
+//! (`Kind::Archive`: what it holds is unknown) and nothing reads archived
+//! messages (`archive_ready`, asserted where they are read); reading merges
+//! them into the window in the order a full load gives, with the same
+//! tombstones, threads and duplicates rules as `restore`. A segment no
+//! shelf names (its fold crashed before the shelf was saved, or a removal
+//! failed) is read and merged all the same: loading stays a union.
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::Controller;
-use crate::store::record::{decode_value, DecodeError, Record};
+use crate::store::record::{Record, Shelved, DEFAULT_THREAD};
 use crate::store::tombstones::Tombstones;
-use crate::store::{Archive, CorruptKey, Uids};
+use crate::store::{Archive, Folding, Key, Kind, Loaded, Uids};
 use crate::tokens::chat::message_tokens;
 use crate::window::{Place, Stored, Window, UNCOUNTED};
 
@@ -28,74 +33,120 @@ pub(crate) fn log_order(a: &Stored, b: &Stored) -> Ordering {
 impl Controller {
     /// Whether every stored archived message is in the window.
     pub fn archive_ready(&self) -> bool {
-        self.books.archive.values.is_empty()
+        self.books.archive.unread == 0
     }
 
-    /// This controller with its archive decoded: for the calls that read
-    /// archived messages (`history`, `stats`, `export`, …).
-    pub fn with_archive(&mut self) -> &mut Controller {
-        self.ensure_archive();
-        self
-    }
-
-    /// Decodes the archive segments opening left undecoded and merges their
-    /// messages into the window (then the search index is rebuilt when next
-    /// needed). A damaged segment is listed in the load report, as opening
-    /// lists one; everything intact is merged.
-    pub fn ensure_archive(&mut self) {
-        if self.archive_ready() {
-            return;
+    /// The archive segments the shelf records name and no other removed,
+    /// that `folding` (what was read) does not hold: placeholders for them
+    /// in `folding`, and what they hold.
+    pub(crate) fn shelved(&self, folding: &mut Folding, seen: Uids) -> Archive {
+        let removed: HashSet<&Key> = self.books.shelves.iter().flat_map(|r| if let Record::Shelf { removed, .. } = r { removed.as_slice() } else { &[] }).collect();
+        let read: HashSet<Key> = folding.values().iter().map(|v| v.key.clone()).collect();
+        let mut archive = Archive { seen, ..Archive::default() };
+        let mut listed = HashSet::new();
+        for s in self.books.shelves.iter().flat_map(|r| if let Record::Shelf { added, .. } = r { added.as_slice() } else { &[] }) {
+            if removed.contains(&s.key) || read.contains(&s.key) || !listed.insert(&s.key) {
+                continue;
+            }
+            folding.add(s.key.clone(), s.bytes, Vec::new(), Kind::Archive);
+            archive.unread += 1;
+            archive.lc = archive.lc.max(s.lc);
+            for (w, seq) in &s.seqs {
+                match archive.seqs.iter_mut().find(|(x, _)| x == w) {
+                    Some((_, top)) => *top = (*top).max(*seq),
+                    None => archive.seqs.push((w.clone(), *seq)),
+                }
+            }
+            for (_, n, tokens) in s.threads.iter().filter(|(t, _, _)| *t == self.opts.thread) {
+                archive.messages += n;
+                archive.tokens += tokens;
+            }
         }
-        let Archive { values, mut seen, records, .. } = std::mem::take(&mut self.books.archive);
+        archive
+    }
+
+    /// What the archive segments among `records` hold, for a shelf record
+    /// (`held`: how many of `records` each segment holds, in order).
+    pub(crate) fn shelve(&self, records: &[Record], segments: &[(Key, usize, usize)]) -> Vec<Shelved> {
+        let mut at = 0;
+        let counted = self.counted();
+        let mut out = Vec::with_capacity(segments.len());
+        for (key, bytes, n) in segments {
+            let held = records.get(at..at + n).unwrap_or_default();
+            at += n;
+            let mut s = Shelved { key: key.clone(), bytes: *bytes, lc: 0, seqs: Vec::new(), threads: Vec::new(), counted: counted.clone() };
+            let mut threads: HashMap<&str, (u64, u64)> = HashMap::new();
+            for r in held {
+                let (w, seq) = r.uid();
+                s.lc = s.lc.max(r.lc());
+                match s.seqs.iter_mut().find(|(x, _)| x == w) {
+                    Some((_, top)) => *top = (*top).max(seq),
+                    None => s.seqs.push((w.to_string(), seq)),
+                }
+                if let Record::Msg { message, .. } = r {
+                    let t = threads.entry(r.thread().unwrap_or(DEFAULT_THREAD)).or_default();
+                    t.0 += 1;
+                    t.1 += self.archived_tokens(r).unwrap_or_else(|| message_tokens(&self.counter, message)) as u64;
+                }
+            }
+            s.threads = threads.into_iter().map(|(t, (n, k))| (t.to_string(), n, k)).collect();
+            s.threads.sort();
+            out.push(s);
+        }
+        out
+    }
+
+    /// The tokens of a message of this thread's log, if counted already.
+    fn archived_tokens(&self, r: &Record) -> Option<usize> {
+        let Record::Msg { writer, seq, lc, ts, .. } = r else { return None };
+        let log = &self.window.log;
+        let at = log.binary_search_by(|s| s.lc.cmp(lc).then(s.ts.total_cmp(ts)).then_with(|| s.writer.as_str().cmp(writer)).then(s.seq.cmp(seq))).ok()?;
+        log.get(at).map(|s| s.tokens.get()).filter(|&t| t != UNCOUNTED)
+    }
+
+    /// Merges the archive segments the write path read (everything under
+    /// the archive prefix) into the window. A damaged segment is listed in
+    /// the load report, as opening lists one; everything intact is merged.
+    pub fn merge_archive(&mut self, loaded: Loaded) {
+        let Loaded { records, folding: read, report, .. } = loaded;
+        let Archive { mut seen, .. } = std::mem::take(&mut self.books.archive);
+        let damaged: HashSet<Key> = report.corrupt.iter().map(|c| c.key.clone()).collect();
+        let r = &mut self.books.load_report;
+        r.keys += report.keys;
+        r.duplicates += report.duplicates;
+        r.corrupt.extend(report.corrupt);
+        for v in read.values() {
+            self.books.folding.adopt(&read, v.key.clone(), v.bytes, &v.uids, v.kind);
+        }
         let forgotten = Tombstones::of(&self.books.forgets);
         let covered: HashSet<&str> = self.episodic.episodes.iter().flat_map(|e| e.message_ids.iter().map(String::as_str)).collect();
         let mut purge = Uids::default();
-        // The log grows once, to its size: a restore's peak memory is the
-        // log beside the records it is filled from, not two logs.
+        // The log grows once, to its size.
         let mut log = std::mem::take(&mut self.window.log);
         let before = log.len();
-        log.reserve_exact(records);
-        for (key, bytes) in values {
-            let decoded = decode_value(&bytes);
-            drop(bytes);
-            let records = match decoded {
-                Ok((_, records)) => records,
-                Err(DecodeError::Corrupt(reason)) => {
-                    self.books.load_report.corrupt.push(CorruptKey { key, code: "CORRUPT_DATA", reason });
-                    continue;
-                }
-                // Its head said this version: the rest cannot say otherwise.
-                Err(DecodeError::TooNew(v)) => {
-                    self.books.load_report.corrupt.push(CorruptKey { key, code: "CORRUPT_DATA", reason: format!("version {v} inside a version-2 archive segment") });
-                    continue;
-                }
-            };
-            let mut uids = Vec::with_capacity(records.len());
-            for r in records {
-                let uid = self.books.folding.uid(r.uid().0, r.uid().1);
-                uids.push(uid);
-                if seen.insert(uid, 0).is_some() {
-                    self.books.load_report.duplicates += 1;
-                    continue;
-                }
-                self.books.load_report.records += 1;
-                if forgotten.covers(&r) {
-                    purge.insert(uid, 0);
-                    continue;
-                }
-                if r.thread().is_some_and(|t| t != self.opts.thread) {
-                    self.others.push(r);
-                    continue;
-                }
-                // Only messages are written to archive segments; anything
-                // else in one stays as stored.
-                if let Record::Msg { writer, seq, lc, ts, id, message, task, .. } = r {
-                    // As `restore` places it: archived while an episode covers it.
-                    let place = if covered.contains(id.as_str()) && !message.role.is_instruction() { Place::Archived } else { Window::place_for(&message) };
-                    log.push(Stored { id, writer, seq, lc, ts, message, tokens: UNCOUNTED.into(), tool_turn: false, place, task_id: task });
-                }
+        log.reserve_exact(records.len());
+        for r in records {
+            let uid = self.books.folding.uid(r.uid().0, r.uid().1);
+            if seen.insert(uid, 0).is_some() {
+                self.books.load_report.duplicates += 1;
+                continue;
             }
-            self.books.folding.decoded(&key, uids);
+            self.books.load_report.records += 1;
+            if forgotten.covers(&r) {
+                purge.insert(uid, 0);
+                continue;
+            }
+            if r.thread().is_some_and(|t| t != self.opts.thread) {
+                self.others.push(r);
+                continue;
+            }
+            // Only messages are written to archive segments; anything
+            // else in one stays as stored.
+            if let Record::Msg { writer, seq, lc, ts, id, message, task, .. } = r {
+                // As `restore` places it: archived while an episode covers it.
+                let place = if covered.contains(id.as_str()) && !message.role.is_instruction() { Place::Archived } else { Window::place_for(&message) };
+                log.push(Stored { id, writer, seq, lc, ts, message, tokens: UNCOUNTED.into(), tool_turn: false, place, task_id: task });
+            }
         }
         self.books.folding.rewrite_holding(&purge);
         if log.len() > before {
@@ -109,6 +160,14 @@ impl Controller {
                 s.tokens.set(message_tokens(counter, &s.sent(&[])));
             }
         });
+        // Placeholders no intact value answered: removed since their shelf
+        // record was written (the next shelf record says so), or damaged
+        // (listed in the report, and on every read after).
+        for key in self.books.folding.drop_placeholders() {
+            if !damaged.contains(&key) {
+                self.removed(&key);
+            }
+        }
         self.index.stale = true;
     }
 }

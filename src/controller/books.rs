@@ -25,11 +25,16 @@ pub(crate) struct Books {
     /// tombstones' effects are in the layers).
     pub usages: Vec<Record>,
     pub forgets: Vec<Record>,
+    /// What the archive segments hold (`Record::Shelf`), kept as stored.
+    pub shelves: Vec<Record>,
+    /// Archive segments removed (or found missing) that no shelf record
+    /// says are gone yet.
+    pub unshelve: Vec<crate::store::Key>,
     /// Which stored value holds which record, and when to fold.
     pub folding: Folding,
     /// What opening found.
     pub load_report: LoadReport,
-    /// Archive segments read but not decoded yet (`ensure_archive`).
+    /// The archive segments opening did not read (`controller::archive`).
     pub archive: Archive,
 }
 
@@ -43,6 +48,8 @@ impl Default for Books {
             embedding_uids: HashMap::new(),
             usages: Vec::new(),
             forgets: Vec::new(),
+            shelves: Vec::new(),
+            unshelve: Vec::new(),
             folding: Folding::default(),
             load_report: LoadReport::default(),
             archive: Archive::default(),

@@ -127,7 +127,7 @@ impl Controller {
             (None, None) => job.failure,
         };
         let facts = self.learned_facts(&moved, model.as_ref(), &episode.id, ts, seq + 1);
-        let record = Record::Episode { writer: self.opts.writer.clone(), seq, lc: self.lc_at(ts, seq), episode, thread: self.thread_field() };
+        let record = Record::Episode { writer: self.opts.writer.clone(), seq, lc: self.lc_at(ts, seq), episode, thread: self.thread_field(), counted: self.counted() };
         let mut writes = vec![Write { key: self.key(seq), bytes: encode_record(&record) }];
         let Record::Episode { episode, .. } = record else { unreachable!() };
         for (fact, fseq) in &facts {

@@ -13,6 +13,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
+use super::writes::Segmented;
 use super::Controller;
 use crate::error::{MemoryError, Result};
 use crate::store::record::{encode_record, Record};
@@ -125,7 +126,7 @@ impl Controller {
     /// # Errors
     /// `INVALID_INPUT` for an unknown message id or an empty range; `CLOSED`.
     pub fn prepare_forget(&self, target: &ForgetTarget, now: f64) -> Result<PreparedForget> {
-        debug_assert!(self.archive_ready(), "prepare_forget() before ensure_archive()");
+        debug_assert!(self.archive_ready(), "prepare_forget() before the archive is read");
         self.prepare_forget_then(target, now, None)
     }
 
@@ -323,8 +324,9 @@ impl Controller {
         // message): stored nowhere yet.
         let made = self.books.next_seq..seq;
         let records = next.records_where(&|w, s| (w == writer && made.contains(&s)) || next.books.folding.find(w, s).is_some_and(|u| movable.contains_key(&u)));
-        let (segments, outputs) = next.segments(&records, next.books.next_seq);
-        next.books.next_seq += segments.len() as u64;
+        let Segmented { writes: segments, outputs, shelf, next_seq } = next.segments(&records, next.books.next_seq);
+        next.books.next_seq = next_seq;
+        next.shelved_by(shelf);
         unsaved.extend(remove.iter().cloned());
         next.books.folding.replace(&unsaved, outputs, Kind::Segment);
         Ok(PreparedForget { tombstone: tombstone_write, segments, remove, next, outcome, added })

@@ -315,13 +315,14 @@ impl Controller {
 
     /// Every message ever added, in order.
     pub fn history(&self) -> Vec<HistoryItem> {
-        debug_assert!(self.archive_ready(), "history() before ensure_archive()");
+        debug_assert!(self.archive_ready(), "history() before the archive is read");
         let count = |m: &Message| message_tokens(&self.counter, m);
         self.window.log.iter().map(|s| HistoryItem { id: s.id.clone(), ts: s.ts, place: s.place, tokens: s.tokens(count), message: s.message.clone() }).collect()
     }
 
+    /// Whether `id` is a message in memory (archived ones only once the
+    /// archive is read).
     pub fn has_message(&self, id: &str) -> bool {
-        debug_assert!(self.archive_ready(), "has_message() before ensure_archive()");
         self.window.log.iter().any(|s| s.id == id)
     }
 

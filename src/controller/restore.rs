@@ -26,7 +26,7 @@ use crate::window::{Place, Stored, Window, UNCOUNTED};
 impl Controller {
     /// Replaces this (fresh) controller's state with the loaded records.
     pub(crate) fn restore(&mut self, loaded: Loaded) {
-        let Loaded { records, mut folding, report, archive } = loaded;
+        let Loaded { records, mut folding, report, seen } = loaded;
         let forgotten = Tombstones::of(&records);
         // Records to fold away: forgotten content another writer stored,
         // and episodes superseded by a later one, with what they taught.
@@ -58,7 +58,13 @@ impl Controller {
                 Record::Msg { writer, seq, lc, ts, id, message, task, .. } => {
                     msgs.push(Stored { id, writer, seq, lc, ts, message, tokens: UNCOUNTED.into(), tool_turn: false, place: Place::Working, task_id: task });
                 }
-                Record::Episode { writer, seq, lc, episode, .. } => episodes.push((lc, writer, seq, episode)),
+                Record::Episode { writer, seq, lc, mut episode, counted, .. } => {
+                    // Counted with this encoding already: kept; else counted below.
+                    if counted.is_none() || counted.as_deref() != self.counter.encoding_name() {
+                        episode.tokens = UNCOUNTED;
+                    }
+                    episodes.push((lc, writer, seq, episode));
+                }
                 Record::Usage { ref model, ref purpose, usd, .. } => {
                     // As charged when recorded; a record without (0.1's, or
                     // of a model then unpriced) at the prices 0.1 charged, or
@@ -69,10 +75,13 @@ impl Controller {
                     self.books.usages.push(r);
                 }
                 Record::Forget { .. } => self.books.forgets.push(r),
+                Record::Shelf { .. } => self.books.shelves.push(r),
             }
         }
         // What this writer writes next comes after all of it, the archive
-        // segments left undecoded included (their heads say how far they go).
+        // segments opening did not read included (their shelf records say
+        // how far they go).
+        let archive = self.shelved(&mut folding, seen);
         self.books.last_lc = max_lc.max(archive.lc);
         if let Some((_, seq)) = archive.seqs.iter().find(|(w, _)| *w == self.opts.writer) {
             self.books.next_seq = self.books.next_seq.max(seq + 1);
@@ -116,7 +125,9 @@ impl Controller {
             }
         });
         for (lc, writer, seq, mut episode) in episodes {
-            episode.tokens = self.counter.count(&episode.summary);
+            if episode.tokens == UNCOUNTED {
+                episode.tokens = self.counter.count(&episode.summary);
+            }
             self.episodic.episodes.push(episode);
             self.books.episode_uids.push((writer, seq, lc));
         }

@@ -78,8 +78,16 @@ impl Controller {
         out
     }
 
+    /// This thread's messages, the archive's included (read or not).
+    pub fn messages_total(&self) -> usize {
+        self.window.log.len() + self.books.archive.messages as usize
+    }
+
+    /// Until the archive is read, its messages are counted as the shelf
+    /// records say (`controller::archive`): their tokens as counted when
+    /// they were archived.
     pub fn stats(&self) -> Stats {
-        debug_assert!(self.archive_ready(), "stats() before ensure_archive()");
+        let unread = &self.books.archive;
         let log = &self.window.log;
         let count = |m: &crate::message::Message| message_tokens(&self.counter, m);
         let sum = |p: Place| log.iter().filter(|s| s.place == p).map(|s| s.tokens(count)).sum::<usize>();
@@ -93,11 +101,11 @@ impl Controller {
             thread: self.opts.thread.clone(),
             model: self.opts.model.clone(),
             tokenizer: TokenizerStats { exact: self.counter.is_exact(), encoding, calibration: self.counter.calibration_factor() },
-            messages: MessageStats { total: log.len(), pinned: n(Place::Pinned), working: n(Place::Working), archived: n(Place::Archived) },
+            messages: MessageStats { total: self.messages_total(), pinned: n(Place::Pinned), working: n(Place::Working), archived: n(Place::Archived) + unread.messages as usize },
             tokens: LayerTokens {
                 pinned: sum(Place::Pinned),
                 working: sum(Place::Working),
-                archived: sum(Place::Archived),
+                archived: sum(Place::Archived) + unread.tokens as usize,
                 episodes: self.episodic.episodes.iter().map(|e| e.tokens).sum(),
                 working_limit: self.opts.working.max_tokens,
             },

@@ -13,9 +13,9 @@ use crate::cost::Usage;
 use crate::error::{MemoryError, Result};
 use crate::message::Message;
 use crate::models;
-use crate::store::record::{encode_archive, encode_record, encode_segments, Record};
+use crate::store::record::{encode_record, encode_segments, Record};
 use crate::store::segments::Output;
-use crate::store::{log_key, segment_key, Key, Kind, Limits, Write};
+use crate::store::{archive_key, is_archive, log_key, segment_key, Key, Kind, Limits, Write};
 use crate::tokens::chat::message_tokens;
 use crate::wire::request_form;
 use crate::window::{Stored, Window};
@@ -34,6 +34,13 @@ pub struct PreparedUsage {
     usd: Option<f64>,
 }
 
+/// A shelf record of removed archive segments, to save as a log value.
+#[derive(Debug)]
+pub struct PreparedShelf {
+    pub write: Write,
+    record: Record,
+}
+
 /// One folding step: save `writes` (new segments), commit, then remove
 /// `remove` (the values they replace, and removals that failed before).
 #[derive(Debug)]
@@ -41,7 +48,19 @@ pub struct PreparedFold {
     pub writes: Vec<Write>,
     pub remove: Vec<Key>,
     inputs: Vec<Key>,
-    outputs: Vec<Output>,
+    segmented: Segmented,
+}
+
+/// Records laid out as stored values (`Controller::segments`).
+#[derive(Debug, Default)]
+pub(crate) struct Segmented {
+    pub writes: Vec<Write>,
+    /// What each written value holds, for `Folding::replace`.
+    pub outputs: Vec<Output>,
+    /// The shelf record among the writes, if archive segments were written or retired.
+    pub shelf: Option<Record>,
+    /// This writer's next seq after them.
+    pub next_seq: u64,
 }
 
 impl Controller {
@@ -179,6 +198,11 @@ impl Controller {
         p.usd
     }
 
+    /// What an episode record says its tokens were counted with (see `Record::Episode`).
+    pub(crate) fn counted(&self) -> Option<String> {
+        self.counter.encoding_name().map(str::to_string)
+    }
+
     /// How this controller's thread is written in its records.
     pub(crate) fn thread_field(&self) -> Option<String> {
         crate::store::record::thread_field(&self.opts.thread)
@@ -187,7 +211,7 @@ impl Controller {
     /// Every live record, in a stable order: this thread's, then the other
     /// threads', then the namespace's.
     pub(crate) fn live_records(&self) -> Vec<Record> {
-        debug_assert!(self.archive_ready(), "live_records() before ensure_archive()");
+        debug_assert!(self.archive_ready(), "live_records() before the archive is read");
         self.records_where(&|_, _| true)
     }
 
@@ -199,9 +223,9 @@ impl Controller {
             .map(|s| Record::Msg { writer: s.writer.clone(), seq: s.seq, lc: s.lc, ts: s.ts, id: s.id.clone(), message: s.message.clone(), task: s.task_id.clone(), thread: thread.clone() })
             .collect();
         for (e, (writer, seq, lc)) in self.episodic.episodes.iter().zip(&self.books.episode_uids).filter(|(_, (w, s, _))| keep(w, *s)) {
-            out.push(Record::Episode { writer: writer.clone(), seq: *seq, lc: *lc, episode: e.clone(), thread: thread.clone() });
+            out.push(Record::Episode { writer: writer.clone(), seq: *seq, lc: *lc, episode: e.clone(), thread: thread.clone(), counted: self.counted() });
         }
-        out.extend(self.others.iter().chain(&self.books.usages).chain(&self.books.forgets).filter(|r| keep(r.uid().0, r.uid().1)).cloned());
+        out.extend(self.others.iter().chain(&self.books.usages).chain(&self.books.forgets).chain(&self.books.shelves).filter(|r| keep(r.uid().0, r.uid().1)).cloned());
         for (f, (writer, seq, lc)) in self.semantic.facts.iter().zip(&self.semantic.uids).filter(|(_, (w, s, _))| keep(w, *s)) {
             out.push(Record::Fact { writer: writer.clone(), seq: *seq, lc: *lc, fact: f.clone() });
         }
@@ -222,11 +246,11 @@ impl Controller {
         Limits { bytes: self.opts.segment_bytes, fold_after: self.opts.fold_after }
     }
 
-    /// `records` as segments numbered from `first_seq`: the writes, and what
-    /// each holds (for `Folding::replace`). Messages an episode covers (of
-    /// any thread) go to archive segments (opening leaves them undecoded,
-    /// see `archive`), the rest to segments.
-    pub(crate) fn segments(&self, records: &[Record], first_seq: u64) -> (Vec<Write>, Vec<Output>) {
+    /// `records` as stored values numbered from `first_seq`. Messages an episode covers (of any thread) go to archive
+    /// segments, written first, which opening does not read (see
+    /// `archive`); the rest to segments, with a shelf record saying what the
+    /// archive segments written hold and which removed ones are gone.
+    pub(crate) fn segments(&self, records: &[Record], first_seq: u64) -> Segmented {
         let ids: HashSet<&str> = records.iter().filter_map(|r| if let Record::Msg { id, .. } = r { Some(id.as_str()) } else { None }).collect();
         let others = self.others.iter().filter_map(|r| if let Record::Episode { episode, .. } = r { Some(episode) } else { None });
         let covered: HashSet<&str> = self.episodic.episodes.iter().chain(others).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| ids.contains(id)).collect();
@@ -234,20 +258,42 @@ impl Controller {
             Record::Msg { id, message, .. } => covered.contains(id.as_str()) && !message.role.is_instruction(),
             _ => false,
         };
-        let (cold, hot): (Vec<Record>, Vec<Record>) = records.iter().cloned().partition(archived);
-        let (mut writes, mut outputs) = (Vec::new(), Vec::new());
-        let mut seqs = first_seq..;
-        for (records, encoded) in [(&hot, encode_segments(&hot, self.opts.segment_bytes)), (&cold, encode_archive(&cold, self.opts.segment_bytes))] {
-            let mut at = 0;
-            for ((bytes, n), seq) in encoded.into_iter().zip(&mut seqs) {
-                let key = segment_key(&self.opts.namespace, &self.opts.writer, seq);
-                let held = records.get(at..at + n).unwrap_or_default().iter().map(|r| (r.uid().0.to_string(), r.uid().1)).collect();
-                at += n;
-                outputs.push((key.clone(), bytes.len(), held));
-                writes.push(Write { key, bytes });
-            }
+        let (cold, mut hot): (Vec<Record>, Vec<Record>) = records.iter().cloned().partition(archived);
+        let mut out = Segmented::default();
+        let mut seq = first_seq;
+        let ns = &self.opts.namespace;
+        let writer = &self.opts.writer;
+        let push = |out: &mut Segmented, key: Key, bytes: Vec<u8>, held: &[Record]| {
+            out.outputs.push((key.clone(), bytes.len(), held.iter().map(|r| (r.uid().0.to_string(), r.uid().1)).collect()));
+            out.writes.push(Write { key, bytes });
+        };
+        let mut shelved = Vec::new();
+        let mut at = 0;
+        for (bytes, n) in encode_segments(&cold, self.opts.segment_bytes) {
+            let key = archive_key(ns, writer, seq);
+            seq += 1;
+            shelved.push((key.clone(), bytes.len(), n));
+            push(&mut out, key, bytes, cold.get(at..at + n).unwrap_or_default());
+            at += n;
         }
-        (writes, outputs)
+        // Only what is gone: a fold whose save fails may leave its shelf
+        // record stored, and the values it meant to retire must stay listed.
+        let removed = self.books.unshelve.clone();
+        if !shelved.is_empty() || !removed.is_empty() {
+            let shelf = Record::Shelf { writer: writer.clone(), seq, added: self.shelve(&cold, &shelved), removed };
+            seq += 1;
+            out.shelf = Some(shelf.clone());
+            hot.push(shelf);
+        }
+        let mut at = 0;
+        for (bytes, n) in encode_segments(&hot, self.opts.segment_bytes) {
+            let key = segment_key(ns, writer, seq);
+            seq += 1;
+            push(&mut out, key, bytes, hot.get(at..at + n).unwrap_or_default());
+            at += n;
+        }
+        out.next_seq = seq;
+        out
     }
 
     /// This namespace as a snapshot (`store::snapshot`): every live record,
@@ -269,7 +315,7 @@ impl Controller {
     pub fn prepare_import(&self, snapshot: &str) -> Result<Vec<Write>> {
         self.open()?;
         let records = crate::store::snapshot::read(snapshot)?;
-        Ok(self.segments(&records, self.books.next_seq).0)
+        Ok(self.segments(&records, self.books.next_seq).writes)
     }
 
     /// This controller rebuilt from `entries` (what storage holds now), with
@@ -292,10 +338,11 @@ impl Controller {
         let inputs = self.books.folding.plan(self.limits())?;
         let movable = self.books.folding.movable(&inputs);
         let records = self.records_where(&|w, s| self.books.folding.find(w, s).is_some_and(|u| movable.contains_key(&u)));
-        let (writes, outputs) = self.segments(&records, self.books.next_seq);
+        let mut segmented = self.segments(&records, self.books.next_seq);
+        let writes = std::mem::take(&mut segmented.writes);
         let mut remove = inputs.clone();
         remove.extend(self.books.folding.pending.iter().filter(|k| !inputs.contains(k)).cloned());
-        Some(PreparedFold { writes, remove, inputs, outputs })
+        Some(PreparedFold { writes, remove, inputs, segmented })
     }
 
     /// Whether stored values wait to be rewritten (format 1, forgotten content).
@@ -307,17 +354,50 @@ impl Controller {
     /// removal fails half way, the keys left hold duplicates, which loading
     /// ignores (and [`Controller::retry_removal`] removes later).
     pub fn commit_fold(&mut self, p: PreparedFold) {
-        self.books.next_seq += p.writes.len() as u64;
+        self.books.next_seq = p.segmented.next_seq;
         self.books.folding.pending.clear();
-        self.books.folding.replace(&p.inputs, p.outputs, Kind::Segment);
+        self.books.folding.replace(&p.inputs, p.segmented.outputs, Kind::Segment);
+        self.shelved_by(p.segmented.shelf);
+    }
+
+    /// A saved shelf record: kept, and what it says is gone no longer waits.
+    pub(crate) fn shelved_by(&mut self, shelf: Option<Record>) {
+        if let Some(Record::Shelf { removed, .. }) = &shelf {
+            self.books.unshelve.retain(|k| !removed.contains(k));
+        }
+        self.books.shelves.extend(shelf);
+    }
+
+    /// A value the host removed: an archive segment's removal waits for a
+    /// shelf record to say so.
+    pub fn removed(&mut self, key: &Key) {
+        if is_archive(key) && !self.books.unshelve.contains(key) {
+            self.books.unshelve.push(key.clone());
+        }
+    }
+
+    /// A log record saying which archive segments are gone, if any wait.
+    pub fn prepare_unshelve(&self) -> Option<PreparedShelf> {
+        if self.books.unshelve.is_empty() || self.closed {
+            return None;
+        }
+        let seq = self.books.next_seq;
+        let record = Record::Shelf { writer: self.opts.writer.clone(), seq, added: Vec::new(), removed: self.books.unshelve.clone() };
+        Some(PreparedShelf { write: Write { key: self.key(seq), bytes: encode_record(&record) }, record })
+    }
+
+    pub fn commit_unshelve(&mut self, p: PreparedShelf) {
+        self.books.next_seq = p.record.uid().1 + 1;
+        self.books.folding.logged(&p.write);
+        self.shelved_by(Some(p.record));
     }
 
     /// A folding step whose save failed: its segments may have been
     /// written, so they are known as values to rewrite (holding copies of
     /// records still in their old values) and their keys are not reused.
     pub fn abort_fold(&mut self, p: PreparedFold) {
-        self.books.next_seq += p.writes.len() as u64;
-        self.books.folding.replace(&[], p.outputs, Kind::Rewrite);
+        self.books.next_seq = p.segmented.next_seq;
+        self.books.folding.replace(&[], p.segmented.outputs, Kind::Rewrite);
     }
 }
 

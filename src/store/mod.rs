@@ -6,6 +6,9 @@
 //! - `[ns, "log", writer, seq]` — one record per key: adding writes O(1) bytes;
 //! - `[ns, "seg", writer, seq]` — a bounded segment of many records, written
 //!   by folding the log or merging small segments (see `segments`);
+//! - `[ns, "arc", writer, seq]` — an archive segment: messages an episode
+//!   covers, which opening does not read (`controller::archive`); the
+//!   `Shelf` records in the other values say what they hold;
 //! - `[ns, "pack", writer, seq]` — 0.1's packs (format 1), read and rewritten
 //!   as segments.
 //!
@@ -24,7 +27,7 @@ mod vector;
 use serde::Serialize;
 
 use crate::error::{MemoryError, Result};
-use record::{archive_head, decode_value, DecodeError, Record};
+use record::{decode_value, DecodeError, Record};
 pub use segments::{Folding, Kind, Limits, Uid};
 pub(crate) use segments::Uids;
 
@@ -42,6 +45,24 @@ pub fn log_key(namespace: &str, writer: &str, seq: u64) -> Key {
 
 pub fn segment_key(namespace: &str, writer: &str, seq: u64) -> Key {
     vec![namespace.to_string(), "seg".into(), writer.to_string(), seq_segment(seq)]
+}
+
+pub fn archive_key(namespace: &str, writer: &str, seq: u64) -> Key {
+    vec![namespace.to_string(), "arc".into(), writer.to_string(), seq_segment(seq)]
+}
+
+/// Whether `key` is an archive segment's.
+pub fn is_archive(key: &Key) -> bool {
+    key.get(1).is_some_and(|k| k == "arc")
+}
+
+/// What opening reads: everything but the archive segments.
+pub fn open_prefixes(namespace: &str) -> [Key; 3] {
+    ["log", "seg", "pack"].map(|kind| vec![namespace.to_string(), kind.to_string()])
+}
+
+pub fn archive_prefix(namespace: &str) -> Key {
+    vec![namespace.to_string(), "arc".into()]
 }
 
 /// The prefix holding all of a namespace's data.
@@ -79,94 +100,40 @@ pub struct Loaded {
     /// Every intact value and the records it holds.
     pub folding: Folding,
     pub report: LoadReport,
-    /// Archive segments left undecoded (a lazy load), in the order read.
-    pub archive: Archive,
+    /// The identities of `records` (under `folding`'s writer numbers).
+    pub(crate) seen: Uids,
 }
 
-/// Archive segments not decoded yet, and what decoding them needs.
+/// The archive segments opening did not read (`controller::archive`), as
+/// the `Shelf` records describe them.
 #[derive(Clone, Debug, Default)]
 pub struct Archive {
-    pub values: Vec<(Key, Vec<u8>)>,
-    /// Each writer's highest seq and the highest `lc` they hold (their heads).
-    pub seqs: Vec<(String, u64)>,
+    /// Shelved segments not read yet (their keys are `Kind::Archive` values).
+    pub unread: usize,
+    /// The highest `lc` they hold, and each writer's highest seq.
     pub lc: u64,
-    /// How many records they hold in all (duplicates included).
-    pub records: usize,
+    pub seqs: Vec<(String, u64)>,
+    /// This thread's messages in them, and their tokens.
+    pub messages: u64,
+    pub tokens: u64,
     /// The records loaded so far, to leave out their copies.
     pub(crate) seen: Uids,
 }
 
 /// Turns stored values into records one value at a time, so a host can hand
 /// them over as it reads them: no more than one value's bytes at once.
-/// A lazy loader keeps archive segments undecoded (`Loaded::archive`).
 #[derive(Debug, Default)]
 pub struct Loader {
     loaded: Loaded,
-    seen: Uids,
-    lazy: bool,
 }
 
 impl Loader {
-    /// A loader that leaves archive segments undecoded.
-    pub fn lazy() -> Loader {
-        Loader { lazy: true, ..Loader::default() }
-    }
-
     /// Reads one stored value.
     ///
     /// # Errors
     /// `FORMAT_TOO_NEW` if the value was written by a newer format: loading
     /// without it would silently drop data, so nothing loads.
     pub fn push(&mut self, key: Key, bytes: &[u8]) -> Result<()> {
-        if self.archived(&key, bytes)? {
-            self.loaded.archive.values.push((key, bytes.to_vec()));
-            return Ok(());
-        }
-        self.decode(key, bytes)
-    }
-
-    /// [`Loader::push`] for bytes the loader may keep: an archive segment
-    /// left undecoded is not copied.
-    ///
-    /// # Errors
-    /// As [`Loader::push`].
-    pub fn push_owned(&mut self, key: Key, bytes: Vec<u8>) -> Result<()> {
-        if self.archived(&key, &bytes)? {
-            self.loaded.archive.values.push((key, bytes));
-            return Ok(());
-        }
-        self.decode(key, &bytes)
-    }
-
-    /// Whether a lazy loader leaves this value undecoded (an archive
-    /// segment of this version), its head recorded.
-    fn archived(&mut self, key: &Key, bytes: &[u8]) -> Result<bool> {
-        if !self.lazy {
-            return Ok(false);
-        }
-        match archive_head(bytes) {
-            Ok(Some(head)) if head.version == record::FORMAT_VERSION => {
-                let loaded = &mut self.loaded;
-                loaded.report.keys += 1;
-                let a = &mut loaded.archive;
-                a.lc = a.lc.max(head.lc);
-                a.records += head.n as usize;
-                for (w, s) in head.seqs {
-                    match a.seqs.iter_mut().find(|(x, _)| *x == w) {
-                        Some((_, top)) => *top = (*top).max(s),
-                        None => a.seqs.push((w, s)),
-                    }
-                }
-                loaded.folding.add(key.clone(), bytes.len(), Vec::new(), Kind::Archive);
-                Ok(true)
-            }
-            Err(DecodeError::TooNew(version)) => Err(MemoryError::FormatTooNew { key: key.join("/"), version, supported: record::FORMAT_VERSION }),
-            // Anything else is decoded now, and its damage reported as ever.
-            _ => Ok(false),
-        }
-    }
-
-    fn decode(&mut self, key: Key, bytes: &[u8]) -> Result<()> {
         let loaded = &mut self.loaded;
         loaded.report.keys += 1;
         match decode_value(bytes) {
@@ -176,7 +143,7 @@ impl Loader {
                     let (w, s) = r.uid();
                     let uid = loaded.folding.uid(w, s);
                     uids.push(uid);
-                    if self.seen.insert(uid, 0).is_none() {
+                    if loaded.seen.insert(uid, 0).is_none() {
                         loaded.records.push(r);
                     } else {
                         loaded.report.duplicates += 1;
@@ -199,9 +166,6 @@ impl Loader {
 
     pub fn finish(mut self) -> Loaded {
         self.loaded.report.records = self.loaded.records.len();
-        if !self.loaded.archive.values.is_empty() {
-            self.loaded.archive.seen = self.seen;
-        }
         self.loaded
     }
 }

@@ -8,13 +8,8 @@
 //! "AMEM" | version u8 | kind u8 | payload length u32 LE | CRC-32 of payload u32 LE | payload
 //! ```
 //! kind 1 = one record, kind 2 = many (a segment; 0.1 called it a pack): an
-//! array of records; the payload is JSON. Kind 3 is an archive segment:
-//! archived messages only, the array preceded by one line, `[n, lc, [[writer,
-//! seq], …]]` (how many records, the highest `lc`, and each writer's highest
-//! seq, it holds), so
-//! opening can leave the array undecoded until something needs the archive
-//! (`Controller::ensure_archive`). Decoding never panics: any byte string is
-//! a record, a segment, or an error naming what is wrong.
+//! array of records; the payload is JSON. Decoding never panics: any byte
+//! string is a record, a segment, or an error naming what is wrong.
 //!
 //! Version 2 values are laid out in bounded segments (`store::segments`);
 //! version 1 (0.1) values still load, and are rewritten as version 2.
@@ -39,7 +34,6 @@ pub const FORMAT_VERSION: u8 = 2;
 const HEADER: usize = 14;
 const KIND_RECORD: u8 = 1;
 const KIND_PACK: u8 = 2;
-const KIND_ARCHIVE: u8 = 3;
 
 /// One immutable persisted fact.
 /// Externally tagged (`{"msg": {...}}`): an internally tagged enum would
@@ -77,6 +71,11 @@ pub enum Record {
         /// The conversation it summarizes; absent: the default thread.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         thread: Option<String>,
+        /// The encoding `episode.tokens` was counted with (absent: an
+        /// estimate, or 0.1's record): a reader counting with the same one
+        /// keeps the count instead of counting every summary on opening.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        counted: Option<String>,
     },
     /// One call's reported usage, charged at `model`'s prices.
     Usage {
@@ -134,6 +133,16 @@ pub enum Record {
         #[serde(with = "super::vector")]
         vector: Vec<f32>,
     },
+    /// Archive segments one fold wrote (`added`) and retired (`removed`):
+    /// opening reads these instead of the archive (`controller::archive`).
+    Shelf {
+        writer: String,
+        seq: u64,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        added: Vec<Shelved>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        removed: Vec<Vec<String>>,
+    },
     /// Rules and tools as last set; the newest wins.
     Procedures {
         writer: String,
@@ -157,6 +166,7 @@ impl Record {
             | Record::Forget { writer, seq, .. }
             | Record::Fact { writer, seq, .. }
             | Record::Embedding { writer, seq, .. }
+            | Record::Shelf { writer, seq, .. }
             | Record::Procedures { writer, seq, .. } => (writer, *seq),
         }
     }
@@ -168,6 +178,24 @@ impl Record {
             _ => 0,
         }
     }
+}
+
+/// What one archive segment holds, as its fold recorded it: enough for
+/// opening to go on after it (`lc`, `seqs`) and for `stats()` to count it
+/// (`threads`), without reading it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Shelved {
+    pub key: Vec<String>,
+    pub bytes: usize,
+    /// The highest `lc` of its records.
+    pub lc: u64,
+    /// Each writer's highest seq among its records.
+    pub seqs: Vec<(String, u64)>,
+    /// Per thread: how many messages, and their tokens as counted with
+    /// `counted` (absent: an estimate).
+    pub threads: Vec<(String, u64, u64)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted: Option<String>,
 }
 
 /// The thread every record without one belongs to (all of 0.1's).
@@ -229,88 +257,27 @@ pub fn encode_pack(records: &[&Record]) -> Vec<u8> {
 /// `records` as segments of at most `limit` bytes each, in order: each
 /// segment's bytes and how many of the records it holds. A record too large
 /// for `limit` on its own is a segment alone.
-pub fn encode_segments(records: &[Record], limit: usize) -> Vec<(Vec<u8>, usize)> {
-    encode_chunks(records, limit, false)
-}
-
-/// As [`encode_segments`], as archive segments (kind 3): for archived
-/// messages, which opening need not decode.
-pub fn encode_archive(records: &[Record], limit: usize) -> Vec<(Vec<u8>, usize)> {
-    encode_chunks(records, limit, true)
-}
-
-/// What an archive segment's first line says: the highest `lc` it holds, and
-/// each writer's highest seq (as JSON, and the length its line will have).
-#[derive(Default)]
-struct Head {
-    n: u64,
-    lc: u64,
-    seqs: Vec<(String, u64)>,
-    /// An upper bound of the line's length in bytes.
-    bound: usize,
-}
-
-impl Head {
-    fn add(&mut self, r: &Record) {
-        let (writer, seq) = r.uid();
-        self.n += 1;
-        self.lc = self.lc.max(r.lc());
-        match self.seqs.iter_mut().find(|(w, _)| w == writer) {
-            Some((_, s)) => *s = (*s).max(seq),
-            // The writer as a JSON string, a seq of at most 20 digits, brackets and commas.
-            None => {
-                self.bound += serde_json::to_string(writer).map_or(writer.len() * 6 + 2, |j| j.len()) + 24;
-                self.seqs.push((writer.to_string(), seq));
-            }
-        }
-    }
-
-    /// The line, its newline included.
-    fn line(&self) -> Vec<u8> {
-        let seqs: Vec<serde_json::Value> = self.seqs.iter().map(|(w, s)| serde_json::json!([w, s])).collect();
-        let mut out = serde_json::json!([self.n, self.lc, seqs]).to_string().into_bytes();
-        out.push(b'\n');
-        out
-    }
-}
-
-/// Where an archive segment's first line is bounded: 20 digits each of the
-/// count and `lc`, brackets, commas and the newline.
-const HEAD_BASE: usize = 48;
-
 #[allow(clippy::expect_used)]
-fn encode_chunks(records: &[Record], limit: usize, archive: bool) -> Vec<(Vec<u8>, usize)> {
+pub fn encode_segments(records: &[Record], limit: usize) -> Vec<(Vec<u8>, usize)> {
     let mut out = Vec::new();
-    let (mut payload, mut n, mut head) = (vec![b'['], 0, Head::default());
-    let seal = |payload: &mut Vec<u8>, head: &Head| {
-        payload.push(b']');
-        if archive {
-            let mut with_head = head.line();
-            with_head.extend_from_slice(payload);
-            envelope(KIND_ARCHIVE, &with_head)
-        } else {
-            envelope(KIND_PACK, payload)
-        }
-    };
+    let (mut payload, mut n) = (vec![b'['], 0);
     for r in records {
         let json = serde_json::to_vec(r).expect("records always serialize");
-        // Header, the head line, the payload so far, a comma, the record, the closing bracket.
-        let head_bytes = if archive { HEAD_BASE + head.bound + serde_json::to_string(r.uid().0).map_or(0, |j| j.len()) + 24 } else { 0 };
-        if n > 0 && HEADER + head_bytes + payload.len() + json.len() + 2 > limit {
-            out.push((seal(&mut payload, &head), n));
-            (payload, n, head) = (vec![b'['], 0, Head::default());
+        // Header, the payload so far, a comma, the record, the closing bracket.
+        if n > 0 && HEADER + payload.len() + json.len() + 2 > limit {
+            payload.push(b']');
+            out.push((envelope(KIND_PACK, &payload), n));
+            (payload, n) = (vec![b'['], 0);
         }
         if n > 0 {
             payload.push(b',');
         }
         payload.extend_from_slice(&json);
-        if archive {
-            head.add(r);
-        }
         n += 1;
     }
     if n > 0 {
-        out.push((seal(&mut payload, &head), n));
+        payload.push(b']');
+        out.push((envelope(KIND_PACK, &payload), n));
     }
     out
 }
@@ -335,50 +302,9 @@ pub fn decode_value(bytes: &[u8]) -> Result<(u8, Vec<Record>), DecodeError> {
     let parsed = match kind {
         KIND_RECORD => serde_json::from_slice::<Record>(payload).map(|r| vec![r]),
         KIND_PACK => serde_json::from_slice::<Vec<Record>>(payload),
-        KIND_ARCHIVE => match split_head(payload) {
-            Some((_, array)) => serde_json::from_slice::<Vec<Record>>(array),
-            None => return Err(DecodeError::Corrupt("an archive segment without its first line".into())),
-        },
         other => return Err(DecodeError::Corrupt(format!("unknown record kind {other}"))),
     };
     parsed.map(|r| (version, r)).map_err(|e| DecodeError::Corrupt(format!("unreadable payload: {e}")))
-}
-
-/// What an archive segment holds, read from its first line only.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ArchiveHead {
-    pub version: u8,
-    /// The highest `lc` of its records.
-    pub lc: u64,
-    /// Each writer's highest seq among its records.
-    pub seqs: Vec<(String, u64)>,
-    /// How many records it holds.
-    pub n: u64,
-}
-
-/// The head of an archive segment, without decoding (or checksumming) the
-/// rest: `None` for any other value, to decode with [`decode_value`].
-///
-/// # Errors
-/// As [`decode`], for a damaged header or first line.
-pub fn archive_head(bytes: &[u8]) -> Result<Option<ArchiveHead>, DecodeError> {
-    let (version, kind, payload) = parts(bytes)?;
-    if kind != KIND_ARCHIVE {
-        return Ok(None);
-    }
-    let bad = || DecodeError::Corrupt("an archive segment's first line is unreadable".into());
-    let (line, _) = split_head(payload).ok_or_else(bad)?;
-    let value: serde_json::Value = serde_json::from_slice(line).map_err(|_| bad())?;
-    let n = value.get(0).and_then(serde_json::Value::as_u64).ok_or_else(bad)?;
-    let lc = value.get(1).and_then(serde_json::Value::as_u64).ok_or_else(bad)?;
-    let seqs = value.get(2).and_then(serde_json::Value::as_array).ok_or_else(bad)?;
-    let seqs = seqs.iter().map(|e| Some((e.get(0)?.as_str()?.to_string(), e.get(1)?.as_u64()?))).collect::<Option<Vec<_>>>().ok_or_else(bad)?;
-    Ok(Some(ArchiveHead { version, lc, seqs, n }))
-}
-
-fn split_head(payload: &[u8]) -> Option<(&[u8], &[u8])> {
-    let at = payload.iter().position(|&b| b == b'\n')?;
-    Some((payload.get(..at)?, payload.get(at + 1..)?))
 }
 
 fn checksum(bytes: &[u8]) -> u32 {
@@ -441,42 +367,6 @@ mod tests {
             assert_eq!(back, records);
         }
         assert!(encode_segments(&[], 100).is_empty());
-    }
-
-    #[test]
-    fn archive_segments_stay_within_the_limit_and_their_heads_say_what_they_hold() {
-        let mut records: Vec<Record> = (1..=50).map(msg).collect();
-        // Several writers, one with a name JSON must escape.
-        for (i, r) in records.iter_mut().enumerate() {
-            if let Record::Msg { writer, lc, .. } = r {
-                *writer = ["w", "x\"y", "z"][i % 3].to_string();
-                *lc = 100 - i as u64;
-            }
-        }
-        let one = records.iter().map(|r| encode_record(r).len()).max().unwrap() + 120;
-        for limit in [1, one, 3 * one, 10 * one, 1 << 20] {
-            let mut back = Vec::new();
-            for (bytes, n) in encode_archive(&records, limit) {
-                assert!(bytes.len() <= limit.max(one + 2), "{} bytes over {limit}", bytes.len());
-                let head = archive_head(&bytes).unwrap().unwrap();
-                let (version, got) = decode_value(&bytes).unwrap();
-                assert_eq!((version, got.len(), head.version), (FORMAT_VERSION, n, FORMAT_VERSION));
-                assert_eq!(head.lc, got.iter().map(Record::lc).max().unwrap());
-                assert_eq!(head.n, n as u64);
-                for (w, top) in &head.seqs {
-                    assert_eq!(Some(*top), got.iter().filter(|r| r.uid().0 == w).map(|r| r.uid().1).max());
-                }
-                assert_eq!(head.seqs.len(), got.iter().map(|r| r.uid().0).collect::<std::collections::HashSet<_>>().len());
-                back.extend(got);
-            }
-            assert_eq!(back, records);
-        }
-        // Any other value has no head; a damaged head is damage.
-        assert_eq!(archive_head(&encode_record(&msg(1))).unwrap(), None);
-        let mut bad = encode_archive(&records, 1 << 20).remove(0).0;
-        bad[HEADER] = b'{';
-        assert!(matches!(archive_head(&bad), Err(DecodeError::Corrupt(_))));
-        assert!(matches!(decode_value(&bad), Err(DecodeError::Corrupt(_))), "the checksum covers the head");
     }
 
     #[test]

@@ -42,8 +42,8 @@ pub enum Kind {
     /// forgotten or superseded content, or maybe written by a fold whose
     /// save failed.
     Rewrite,
-    /// An archive segment not decoded yet: what it holds is unknown, so no
-    /// plan takes it (`Controller::ensure_archive` makes it a `Segment`).
+    /// An archive segment not read yet: what it holds is unknown, so no
+    /// plan takes it (reading it makes it a `Segment`, `controller::archive`).
     Archive,
 }
 
@@ -104,11 +104,31 @@ impl Folding {
         self.values.push(Value { key, bytes, uids, kind });
     }
 
-    /// An archive segment, decoded: what it holds is known now.
-    pub(crate) fn decoded(&mut self, key: &Key, uids: Vec<Uid>) {
-        if let Some(v) = self.values.iter_mut().find(|v| &v.key == key && v.kind == Kind::Archive) {
-            (v.uids, v.kind) = (uids, Kind::Segment);
+    /// A value read after opening (an archive segment): it replaces its
+    /// `Kind::Archive` placeholder, if it has one. `uids` are `from`'s.
+    pub(crate) fn adopt(&mut self, from: &Folding, key: Key, bytes: usize, uids: &[Uid], kind: Kind) {
+        let names = from.writer_names();
+        let uids = uids.iter().filter_map(|&u| names.get((u >> 44) as usize).map(|w| self.uid(w, u & ((1 << 44) - 1)))).collect();
+        self.values.retain(|v| !(v.key == key && v.kind == Kind::Archive));
+        self.add(key, bytes, uids, kind);
+    }
+
+    /// Forgets the archive segments no read value answered for; their keys.
+    pub(crate) fn drop_placeholders(&mut self) -> Vec<Key> {
+        let (gone, kept) = std::mem::take(&mut self.values).into_iter().partition(|v| v.kind == Kind::Archive);
+        self.values = kept;
+        gone.into_iter().map(|v: Value| v.key).collect()
+    }
+
+    /// Writer names by their number in uids.
+    pub(crate) fn writer_names(&self) -> Vec<&str> {
+        let mut names = vec![""; self.writer_ids.len()];
+        for (w, &id) in &self.writer_ids {
+            if let Some(n) = names.get_mut(id as usize) {
+                *n = w;
+            }
         }
+        names
     }
 
     /// A log value a change saved: its one record is named by its key

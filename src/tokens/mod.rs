@@ -52,6 +52,15 @@ impl Counter {
         }
     }
 
+    /// The encoding exact counts are made with; `None` for an estimate
+    /// (whose counts change as it calibrates, so none is worth keeping).
+    pub fn encoding_name(&self) -> Option<&'static str> {
+        match self {
+            Counter::Exact(bpe) => Some(bpe.encoding().name()),
+            Counter::Estimate { .. } => None,
+        }
+    }
+
     pub fn is_exact(&self) -> bool {
         matches!(self, Counter::Exact(_))
     }

@@ -14,7 +14,7 @@ use super::driver::{spawn, Driver, Inner};
 use super::embedder::Embedder;
 use super::storage::Storage;
 use super::summarizer::Summarizer;
-use super::{array_with_fields, from_js, js_error, ranks, to_js, to_json};
+use super::{array_with_fields, degraded_by, from_js, js_error, ranks, to_js, to_json};
 use crate::context::ContextRequest;
 use crate::controller::{Added, Controller, ForgetTarget};
 use crate::error::MemoryError;
@@ -81,7 +81,11 @@ impl MemoryController {
     pub fn export(&self, #[wasm_bindgen(unchecked_optional_param_type = "{ embeddings?: boolean }")] options: JsValue) -> Async {
         let inner = self.inner.clone();
         let embeddings = Small::read(&options, &["embeddings"]).and_then(|o| o.flag("embeddings"));
-        self.enqueue(async move { Ok(inner.borrow_mut().with_archive().export(embeddings?.unwrap_or(false)).map_err(js_error)?.into()) })
+        let d = self.driver.clone();
+        self.enqueue(async move {
+            d.path.load_archive().await?;
+            Ok(inner.borrow().export(embeddings?.unwrap_or(false)).map_err(js_error)?.into())
+        })
     }
 }
 
@@ -116,9 +120,11 @@ impl MemoryController {
         };
         let inner = match &storage {
             Some(s) => {
-                // Archive segments are decoded when first needed (`ensure_archive`).
-                let mut loader = crate::store::Loader::lazy();
-                s.load_into(&crate::store::namespace_prefix(&opts.namespace), &mut loader).await?;
+                // Archive segments are read when first needed (`WritePath::load_archive`).
+                let mut loader = crate::store::Loader::default();
+                for prefix in crate::store::open_prefixes(&opts.namespace) {
+                    s.load_into(&prefix, &mut loader).await?;
+                }
                 Controller::from_loaded(opts, counter, loader.finish())
             }
             None => Controller::new(opts, counter),
@@ -177,7 +183,11 @@ impl MemoryController {
     #[wasm_bindgen(unchecked_return_type = "Promise<HistoryItem[]>")]
     pub fn history(&self) -> Async {
         let inner = self.inner.clone();
-        self.enqueue(async move { to_js(&inner.borrow_mut().with_archive().history()) })
+        let d = self.driver.clone();
+        self.enqueue(async move {
+            d.path.load_archive().await?;
+            to_js(&inner.borrow().history())
+        })
     }
 
     /// Episodes (summaries of archived ranges), oldest first.
@@ -195,9 +205,15 @@ impl MemoryController {
         self.enqueue(async move {
             let js = js?;
             let query = js.string("query")?;
+            // A query searches the archive too; if it cannot be read, the
+            // context is built from what is in memory and says so.
+            let unread = match &query {
+                Some(_) => d.path.load_archive().await.err().map(|e| degraded_by(&e)),
+                None => None,
+            };
             let (query_vector, degraded) = match &query {
                 Some(q) => match d.embed_query(q).await {
-                    Ok(v) => (v, None),
+                    Ok(v) => (v, unread),
                     Err(f) => (None, Some(f)),
                 },
                 None => (None, None),
@@ -246,6 +262,7 @@ impl MemoryController {
         let opts = search_options(&options);
         self.enqueue(async move {
             let opts = opts?;
+            d.path.load_archive().await?;
             let embedded = d.embed_query(&query).await;
             let found = d.inner.borrow_mut().find(&query, &opts, embedded).map_err(js_error)?;
             array_with_fields(to_js(&found)?, "hits")
@@ -394,15 +411,17 @@ impl MemoryController {
     /// Messages, tokens per layer, episodes and cost.
     #[wasm_bindgen(unchecked_return_type = "Stats")]
     pub fn stats(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.borrow_mut().with_archive().stats())
+        to_js(&self.inner.borrow().stats())
     }
 
     /// What `create` found in storage: record counts and damaged keys
     /// (`CORRUPT_DATA`), which were skipped while everything intact loaded.
-    /// Archive segments included: the first call decodes them if nothing has.
+    /// Archive segments (messages summaries cover) are read when first
+    /// needed (search, a query, recall, history, export, forget) and
+    /// counted from then on.
     #[wasm_bindgen(js_name = loadReport, unchecked_return_type = "LoadReport")]
     pub fn load_report(&self) -> Result<JsValue, JsValue> {
-        to_js(self.inner.borrow_mut().with_archive().load_report())
+        to_js(self.inner.borrow().load_report())
     }
 
     /// Waits for queued calls and background compaction, then closes;

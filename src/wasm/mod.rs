@@ -61,6 +61,12 @@ pub(crate) fn js_error(e: MemoryError) -> JsValue {
     err.into()
 }
 
+/// A `MemoryError` (or any thrown value) as a result's `degraded`: its code and message.
+pub(crate) fn degraded_by(e: &JsValue) -> crate::context::Degraded {
+    let field = |name: &str| Reflect::get(e, &name.into()).ok().and_then(|v| v.as_string());
+    crate::context::Degraded { code: field("code").unwrap_or_else(|| "STORAGE_ERROR".into()), message: field("message").unwrap_or_else(|| format!("{e:?}")) }
+}
+
 /// The write path's own refusals reach JS as `MemoryError`s.
 impl From<MemoryError> for JsValue {
     fn from(e: MemoryError) -> JsValue {

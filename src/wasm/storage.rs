@@ -87,7 +87,7 @@ impl Storage {
             let key: Array = Reflect::get(&entry, &"key".into()).map_err(|_| bad())?.dyn_into().map_err(|_| bad())?;
             let key: Option<Key> = key.iter().map(|s| s.as_string()).collect();
             let data: Uint8Array = Reflect::get(&entry, &"data".into()).map_err(|_| bad())?.dyn_into().map_err(|_| bad())?;
-            loader.push_owned(key.ok_or_else(bad)?, data.to_vec()).map_err(js_error)?;
+            loader.push(key.ok_or_else(bad)?, &data.to_vec()).map_err(js_error)?;
         }
         Ok(())
     }

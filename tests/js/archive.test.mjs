@@ -1,6 +1,7 @@
-// Archive segments through the package: folding writes a thread's archived
-// messages into segments of their own (record kind 3), opening leaves them
-// undecoded, and whichever call first needs archived messages decodes them.
+// Archive segments through the package: folding writes archived messages
+// into segments of their own (keys [namespace, "arc", …]), opening does not
+// read them (the shelf records in the other segments say what they hold),
+// and whichever call first needs archived messages reads them.
 // Each test opens the namespace afresh and makes one call first, so every
 // call that reads the archive is shown to see all of it on its own.
 import { test, before } from "node:test";
@@ -27,19 +28,33 @@ before(async () => {
   stored = await storage.loadRange([]);
 });
 
-/** A fresh controller over a copy of what the writer stored. */
+/** A fresh controller over a copy of what the writer stored; `reads` lists the prefixes loaded. */
 async function open() {
-  const storage = memoryStorage();
-  for (const { key, data } of stored) await storage.save(key, data);
-  return { memory: await MemoryController.create({ ...OPTIONS, storage }), storage };
+  const inner = memoryStorage();
+  for (const { key, data } of stored) await inner.save(key, data);
+  const reads = [];
+  const storage = { ...inner, loadRange: (prefix) => (reads.push(prefix.join("/")), inner.loadRange(prefix)) };
+  return { memory: await MemoryController.create({ ...OPTIONS, storage }), storage, reads };
 }
 
 const text = (values) => Buffer.concat(values.map((v) => Buffer.from(v.data))).toString("utf8");
 
 test("folds write archive segments beside segments, and the old message is in one", () => {
-  const kinds = stored.filter((v) => v.key[1] === "seg").map((v) => v.data[5]);
-  assert.ok(kinds.includes(2) && kinds.includes(3), `segment kinds ${kinds}`);
-  assert.ok(text(stored.filter((v) => v.data[5] === 3)).includes(KEY), "the old message is in an archive segment");
+  const archive = stored.filter((v) => v.key[1] === "arc");
+  assert.ok(archive.length > 0 && stored.some((v) => v.key[1] === "seg"), `keys ${stored.map((v) => v.key[1])}`);
+  assert.ok(text(archive).includes("flowerpot"), "the old message is in an archive segment");
+});
+
+test("opening reads no archive segment; the first call that needs one reads them all", async () => {
+  const { memory, reads } = await open();
+  assert.deepEqual(reads, ["archive/log", "archive/seg", "archive/pack"]);
+  await memory.buildContext({ maxTokens: 4000 });
+  memory.stats();
+  assert.equal(reads.length, 3, "a context without a query and stats read nothing more");
+  await memory.history();
+  await memory.search("budget");
+  assert.deepEqual(reads.slice(3), ["archive/arc"], "read once");
+  await memory.close();
 });
 
 test("stats first: every message, its tokens counted as the writer counted them", async () => {
@@ -56,16 +71,29 @@ test("history first: every message, in order", async () => {
   await memory.close();
 });
 
-test("loadReport first: the archive's records are counted", async () => {
-  const first = await open();
-  const records = first.memory.loadReport().records;
-  await first.memory.close();
-  const second = await open();
-  await second.memory.history();
-  assert.equal(second.memory.loadReport().records, records);
-  assert.ok(records > 600, `${records} records`);
-  assert.deepEqual(second.memory.loadReport().corrupt, []);
-  await second.memory.close();
+test("loadReport: the archive's records are counted once it is read", async () => {
+  const { memory } = await open();
+  const before = memory.loadReport();
+  await memory.history();
+  const after = memory.loadReport();
+  assert.ok(after.records > before.records + 250 && after.records > 600, `${before.records}, then ${after.records} records`);
+  assert.ok(after.keys > before.keys);
+  assert.deepEqual(after.corrupt, []);
+  assert.equal(after.duplicates, 0);
+  await memory.close();
+});
+
+test("a damaged archive segment is reported when read, and everything intact loads", async () => {
+  const { memory, storage } = await open();
+  const victim = stored.find((v) => v.key[1] === "arc" && !Buffer.from(v.data).toString("utf8").includes("flowerpot"));
+  const data = Uint8Array.from(victim.data);
+  data[data.length - 3] ^= 0x55;
+  await storage.save(victim.key, data);
+  assert.deepEqual(memory.loadReport().corrupt, []);
+  const hits = await memory.search("where is the spare key? 备用钥匙", { k: 3 });
+  assert.equal(hits[0]?.id, keyId);
+  assert.deepEqual(memory.loadReport().corrupt.map((c) => [c.key.join("/"), c.code]), [[victim.key.join("/"), "CORRUPT_DATA"]]);
+  await memory.close();
 });
 
 test("search first: an archived message is found", async () => {
@@ -104,7 +132,10 @@ test("forget first: an archived message goes from every stored byte", async () =
   assert.equal((await memory.history()).length, 599);
   await memory.close();
   const again = await MemoryController.create({ ...OPTIONS, storage });
+  // Counted from the shelf records before the archive is read, then read.
+  assert.equal(again.stats().messages.total, 599);
   assert.equal((await again.history()).length, 599);
+  assert.equal(again.stats().messages.total, 599);
   await again.close();
 });
 

@@ -134,9 +134,21 @@ test("0.1.0 refuses what this version writes, and this version refuses format 3"
   await (await openFixture(MemoryController, storage)).close();
   // Every value is format 2 now: 0.1.0's decoder (format 1) meets a higher version and refuses to load.
   assert.ok((await versions(storage)).every((v) => v === 2));
-  const [first] = await storage.loadRange([]);
-  const newer = first.data.slice();
-  newer[4] = 3;
-  await storage.save(first.key, newer);
-  await assert.rejects(openFixture(MemoryController, storage), (e) => e.name === "MemoryError" && e.code === "FORMAT_TOO_NEW");
+  const values = await storage.loadRange([]);
+  const tooNew = (e) => e.name === "MemoryError" && e.code === "FORMAT_TOO_NEW";
+  // An archive segment (opening does not read it): refused by the first call that reads the archive.
+  const archived = values.find((v) => v.key[1] === "arc");
+  assert.ok(archived, "the upgrade wrote archive segments");
+  await storage.save(archived.key, Uint8Array.from(archived.data, (b, i) => (i === 4 ? 3 : b)));
+  const memory = await openFixture(MemoryController, storage);
+  await assert.rejects(memory.history(), tooNew);
+  await assert.rejects(memory.search("anything"), tooNew);
+  const ctx = await memory.buildContext({ maxTokens: 2000, query: "anything" });
+  assert.equal(ctx.sections.knowledge.degraded?.code, "FORMAT_TOO_NEW", "a query degrades to what is in memory");
+  await memory.close();
+  await storage.save(archived.key, archived.data);
+  // Any other value: opening refuses.
+  const first = values.find((v) => v.key[1] !== "arc");
+  await storage.save(first.key, Uint8Array.from(first.data, (b, i) => (i === 4 ? 3 : b)));
+  await assert.rejects(openFixture(MemoryController, storage), tooNew);
 });
