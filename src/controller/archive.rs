@@ -16,7 +16,7 @@
 //! failed) is read and merged all the same: loading stays a union.
 
 use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use super::Controller;
 use crate::store::record::{Record, Shelved, DEFAULT_THREAD};
@@ -40,14 +40,15 @@ impl Controller {
     /// that `folding` (what was read) does not hold: placeholders for them
     /// in `folding`, and what they hold.
     pub(crate) fn shelved(&self, folding: &mut Folding, seen: Uids) -> Archive {
-        let removed: HashSet<&Key> = self.books.shelves.iter().flat_map(|r| if let Record::Shelf { removed, .. } = r { removed.as_slice() } else { &[] }).collect();
-        let read: HashSet<Key> = folding.values().iter().map(|v| v.key.clone()).collect();
+        // Vectors, not sets: a few hundred keys, and no new set type in the wasm.
+        let removed: Vec<&Key> = self.books.shelves.iter().flat_map(|r| if let Record::Shelf { removed, .. } = r { removed.as_slice() } else { &[] }).collect();
+        let mut skip: Vec<Key> = folding.values().iter().map(|v| v.key.clone()).collect();
         let mut archive = Archive { seen, ..Archive::default() };
-        let mut listed = HashSet::new();
         for s in self.books.shelves.iter().flat_map(|r| if let Record::Shelf { added, .. } = r { added.as_slice() } else { &[] }) {
-            if removed.contains(&s.key) || read.contains(&s.key) || !listed.insert(&s.key) {
+            if removed.contains(&&s.key) || skip.contains(&s.key) {
                 continue;
             }
+            skip.push(s.key.clone());
             folding.add(s.key.clone(), s.bytes, Vec::new(), Kind::Archive);
             archive.unread += 1;
             archive.lc = archive.lc.max(s.lc);
@@ -75,7 +76,7 @@ impl Controller {
             let held = records.get(at..at + n).unwrap_or_default();
             at += n;
             let mut s = Shelved { key: key.clone(), bytes: *bytes, lc: 0, seqs: Vec::new(), threads: Vec::new(), counted: counted.clone() };
-            let mut threads: HashMap<&str, (u64, u64)> = HashMap::new();
+            let mut threads: Vec<(String, u64, u64)> = Vec::new();
             for r in held {
                 let (w, seq) = r.uid();
                 s.lc = s.lc.max(r.lc());
@@ -84,13 +85,15 @@ impl Controller {
                     None => s.seqs.push((w.to_string(), seq)),
                 }
                 if let Record::Msg { message, .. } = r {
-                    let t = threads.entry(r.thread().unwrap_or(DEFAULT_THREAD)).or_default();
-                    t.0 += 1;
-                    t.1 += self.archived_tokens(r).unwrap_or_else(|| message_tokens(&self.counter, message)) as u64;
+                    let thread = r.thread().unwrap_or(DEFAULT_THREAD);
+                    let tokens = self.archived_tokens(r).unwrap_or_else(|| message_tokens(&self.counter, message)) as u64;
+                    match threads.iter_mut().find(|(t, _, _)| t == thread) {
+                        Some((_, n, k)) => (*n, *k) = (*n + 1, *k + tokens),
+                        None => threads.push((thread.to_string(), 1, tokens)),
+                    }
                 }
             }
-            s.threads = threads.into_iter().map(|(t, (n, k))| (t.to_string(), n, k)).collect();
-            s.threads.sort();
+            s.threads = threads;
             out.push(s);
         }
         out
@@ -110,7 +113,7 @@ impl Controller {
     pub fn merge_archive(&mut self, loaded: Loaded) {
         let Loaded { records, folding: read, report, .. } = loaded;
         let Archive { mut seen, .. } = std::mem::take(&mut self.books.archive);
-        let damaged: HashSet<Key> = report.corrupt.iter().map(|c| c.key.clone()).collect();
+        let damaged: Vec<Key> = report.corrupt.iter().map(|c| c.key.clone()).collect();
         let r = &mut self.books.load_report;
         r.keys += report.keys;
         r.duplicates += report.duplicates;

@@ -95,15 +95,16 @@ impl Controller {
         // messages: the later one stands, alike for every reader; the other
         // goes, with what it taught, and its messages not covered otherwise
         // go back to working memory to be compacted again.
-        let mut claimed: HashSet<String> = HashSet::new();
         let mut superseded: HashSet<String> = HashSet::new();
+        let mut claimed: HashSet<&str> = HashSet::new();
         for (_, _, _, e) in episodes.iter().rev() {
-            if e.message_ids.iter().any(|m| claimed.contains(m)) {
+            if e.message_ids.iter().any(|m| claimed.contains(m.as_str())) {
                 superseded.insert(e.id.clone());
             } else {
-                claimed.extend(e.message_ids.iter().cloned());
+                claimed.extend(e.message_ids.iter().map(String::as_str));
             }
         }
+        drop(claimed);
         if !superseded.is_empty() {
             let taught = |f: &crate::semantic::Fact| f.tags.iter().any(|t| t == "auto") && f.source.as_ref().is_some_and(|s| superseded.contains(s));
             purge.extend(episodes.iter().filter(|(_, _, _, e)| superseded.contains(&e.id)).filter_map(|(_, w, s, _)| folding.find(w, *s)).map(|u| (u, 0)));
@@ -112,7 +113,7 @@ impl Controller {
             facts.retain(|(_, _, _, f)| !taught(f));
         }
         // What the standing episodes cover: what they claimed.
-        let archived = claimed;
+        let archived: HashSet<&str> = episodes.iter().flat_map(|(_, _, _, e)| e.message_ids.iter().map(String::as_str)).collect();
 
         self.books.last_ts = msgs.iter().fold(self.books.last_ts, |t, s| t.max(s.ts));
         let counter = &self.counter;
