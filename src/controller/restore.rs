@@ -38,13 +38,13 @@ impl Controller {
         let (mut facts, mut embeddings, mut procedures) = (Vec::new(), Vec::new(), Vec::new());
         let mut max_lc = 0;
         for r in records {
-            let (writer, seq, lc) = (r.uid().0.to_string(), r.uid().1, r.lc());
+            let ((writer, seq), lc) = (r.uid(), r.lc());
             if writer == self.opts.writer {
                 self.books.next_seq = self.books.next_seq.max(seq + 1);
             }
             max_lc = max_lc.max(lc);
             if forgotten.covers(&r) {
-                purge.extend(folding.find(&writer, seq).map(|u| (u, 0)));
+                purge.extend(folding.find(writer, seq).map(|u| (u, 0)));
                 continue;
             }
             if r.thread().is_some_and(|t| t != self.opts.thread) {
@@ -96,7 +96,8 @@ impl Controller {
         // goes, with what it taught, and its messages not covered otherwise
         // go back to working memory to be compacted again.
         let mut superseded: HashSet<String> = HashSet::new();
-        let mut claimed: HashSet<&str> = HashSet::new();
+        let ids = episodes.iter().map(|(_, _, _, e)| e.message_ids.len()).sum();
+        let mut claimed: HashSet<&str> = HashSet::with_capacity(ids);
         for (_, _, _, e) in episodes.iter().rev() {
             if e.message_ids.iter().any(|m| claimed.contains(m.as_str())) {
                 superseded.insert(e.id.clone());
@@ -104,16 +105,18 @@ impl Controller {
                 claimed.extend(e.message_ids.iter().map(String::as_str));
             }
         }
-        drop(claimed);
-        if !superseded.is_empty() {
+        // What the standing episodes cover: what they claimed.
+        let archived: HashSet<&str> = if superseded.is_empty() {
+            claimed
+        } else {
+            drop(claimed);
             let taught = |f: &crate::semantic::Fact| f.tags.iter().any(|t| t == "auto") && f.source.as_ref().is_some_and(|s| superseded.contains(s));
             purge.extend(episodes.iter().filter(|(_, _, _, e)| superseded.contains(&e.id)).filter_map(|(_, w, s, _)| folding.find(w, *s)).map(|u| (u, 0)));
             purge.extend(facts.iter().filter(|(_, _, _, f)| taught(f)).filter_map(|(_, w, s, _)| folding.find(w, *s)).map(|u| (u, 0)));
             episodes.retain(|(_, _, _, e)| !superseded.contains(&e.id));
             facts.retain(|(_, _, _, f)| !taught(f));
-        }
-        // What the standing episodes cover: what they claimed.
-        let archived: HashSet<&str> = episodes.iter().flat_map(|(_, _, _, e)| e.message_ids.iter().map(String::as_str)).collect();
+            episodes.iter().flat_map(|(_, _, _, e)| e.message_ids.iter().map(String::as_str)).collect()
+        };
 
         self.books.last_ts = msgs.iter().fold(self.books.last_ts, |t, s| t.max(s.ts));
         let counter = &self.counter;

@@ -224,6 +224,9 @@ fn truncate(term: &mut String) -> &str {
 fn push_lower(buf: &mut String, c: char) {
     if c.is_ascii() {
         buf.push(c.to_ascii_lowercase());
+    } else if is_unspaced(c) {
+        // Scripts without case (CJK, kana, Hangul, Thai, …): no table lookup.
+        buf.push(c);
     } else {
         buf.extend(c.to_lowercase());
     }
@@ -276,6 +279,13 @@ pub(crate) fn is_unspaced(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unspaced_scripts_have_no_case_so_lowering_skips_them() {
+        for c in (0..=0x3134Fu32).filter_map(char::from_u32).filter(|&c| is_unspaced(c)) {
+            assert!(c.to_lowercase().eq([c]), "{c:?} has a lowercase form");
+        }
+    }
 
     fn terms(text: &str) -> Vec<String> {
         let mut out = Vec::new();

@@ -90,8 +90,15 @@ fn tier(bytes: usize, full: usize) -> u32 {
 impl Folding {
     /// The identity of record `seq` of `writer`.
     pub fn uid(&mut self, writer: &str, seq: u64) -> Uid {
-        let next = self.writer_ids.len() as u64;
-        let id = *self.writer_ids.entry(writer.to_string()).or_insert(next);
+        // Looked up before inserting: a known writer costs no allocation.
+        let id = match self.writer_ids.get(writer) {
+            Some(&id) => id,
+            None => {
+                let next = self.writer_ids.len() as u64;
+                self.writer_ids.insert(writer.to_string(), next);
+                next
+            }
+        };
         id << 44 | seq & ((1 << 44) - 1)
     }
 
