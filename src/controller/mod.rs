@@ -13,7 +13,7 @@
 //! threads); `books` (books.rs) is the write path's bookkeeping. The
 //! operations, one file each: `assemble` (the context), `writes` (prepare /
 //! commit of a change), `compaction` and `queue`, `knowledge`, `search`,
-//! `forget`, `restore`, `archive` (decoding what opening left undecoded),
+//! `forget`, `restore`, `archive` (reading the archive segments opening left unread),
 //! `threads`, `tools`, `stats`.
 
 mod archive;
