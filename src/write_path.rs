@@ -236,9 +236,12 @@ impl<S: Store> WritePath<S> {
         if !self.store.persists() {
             return Ok(self.controller.borrow().threads());
         }
-        let prefix = self.controller.borrow().storage_prefix();
+        // Not the archive: its shelf records count what it holds.
+        let namespace = self.controller.borrow().options().namespace.clone();
         let mut loader = crate::store::Loader::default();
-        self.store.load_into(&prefix, &mut loader).await?;
+        for prefix in crate::store::open_prefixes(&namespace) {
+            self.store.load_into(&prefix, &mut loader).await?;
+        }
         Ok(Controller::threads_stored(loader.finish()))
     }
 

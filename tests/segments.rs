@@ -399,3 +399,34 @@ fn a_writer_reopened_with_its_archive_unread_never_reuses_a_seq() {
 fn contains_writer(value: &[u8], writer: &str) -> bool {
     decode_value(value).is_ok_and(|(_, records)| records.iter().any(|r| r.uid().0 == writer))
 }
+
+#[test]
+fn threads_are_listed_from_the_shelf_records_without_reading_the_archive() {
+    use agent_memory::controller::Controller;
+    use agent_memory::store::{is_archive, open_prefixes, Loader};
+    let options = |writer: &str, thread: &str| Options { thread: thread.into(), working: WindowConfig::default(), ..options(writer, 64 * 1024, 4096) };
+    let map: Map = Rc::default();
+    for (writer, thread, n) in [("wa", "a", 500), ("wb", "b", 300), ("wc", "c", 200)] {
+        let mut d = Durable::open(options(writer, thread), common::o200k(), Faulty::healthy(&map)).unwrap();
+        for i in 0..n {
+            d.add(turn(i), (i * 3) as f64).unwrap();
+        }
+    }
+    let mut c = Durable::open(options("wc2", "c"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    c.forget(&ForgetTarget::Thread("c".into()), 5000.0).unwrap();
+    drop(c);
+    let all = entries(&map);
+    assert!(all.iter().any(|(k, _)| is_archive(k)), "some messages are archived");
+    let full = Controller::threads_stored(agent_memory::store::load(all.clone()).unwrap());
+    let prefixes = open_prefixes(&all[0].0[0]);
+    let mut hot = Loader::default();
+    for (key, bytes) in all.into_iter().filter(|(k, _)| prefixes.iter().any(|p| k.starts_with(p))) {
+        hot.push(key, &bytes).unwrap();
+    }
+    let listed = Controller::threads_stored(hot.finish());
+    assert_eq!(listed, full);
+    let counts: Vec<(&str, usize)> = listed.iter().map(|t| (t.thread.as_str(), t.messages)).collect();
+    assert_eq!(counts, [("b", 300), ("a", 500)]);
+    assert_eq!(listed[1].title.as_deref(), Some("turn 0: we talked about the trip to Chengdu, 我们第0次讨论了去成都的行程和酒店的预订。"));
+    assert_eq!((listed[1].first_at, listed[1].last_at), (0.0, 1497.0));
+}

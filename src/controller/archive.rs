@@ -19,7 +19,7 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use super::Controller;
-use crate::store::record::{Record, Shelved, DEFAULT_THREAD};
+use crate::store::record::{Record, Shelved, ShelvedThread, DEFAULT_THREAD};
 use crate::store::tombstones::Tombstones;
 use crate::store::{Archive, Folding, Key, Kind, Loaded, Uids};
 use crate::tokens::chat::message_tokens;
@@ -28,6 +28,27 @@ use crate::window::{Place, Stored, Window, UNCOUNTED};
 /// The log's order: causal (`lc`), then time, then record identity.
 pub(crate) fn log_order(a: &Stored, b: &Stored) -> Ordering {
     a.lc.cmp(&b.lc).then(a.ts.total_cmp(&b.ts)).then_with(|| a.writer.cmp(&b.writer)).then(a.seq.cmp(&b.seq))
+}
+
+/// The archive segments `shelves` (shelf records) name and none says is
+/// gone, each once.
+pub(crate) fn live_shelved<'a>(shelves: impl IntoIterator<Item = &'a Record>) -> Vec<&'a Shelved> {
+    // Vectors, not sets: a few hundred keys, and no new set type in the wasm.
+    let mut added: Vec<&Shelved> = Vec::new();
+    let mut removed: Vec<&Key> = Vec::new();
+    for r in shelves {
+        if let Record::Shelf { added: a, removed: r, .. } = r {
+            added.extend(a);
+            removed.extend(r);
+        }
+    }
+    let mut out: Vec<&Shelved> = Vec::new();
+    for s in added {
+        if !removed.contains(&&s.key) && !out.iter().any(|o| o.key == s.key) {
+            out.push(s);
+        }
+    }
+    out
 }
 
 impl Controller {
@@ -40,15 +61,10 @@ impl Controller {
     /// that `folding` (what was read) does not hold: placeholders for them
     /// in `folding`, and what they hold.
     pub(crate) fn shelved(&self, folding: &mut Folding, seen: Uids) -> Archive {
-        // Vectors, not sets: a few hundred keys, and no new set type in the wasm.
-        let removed: Vec<&Key> = self.books.shelves.iter().flat_map(|r| if let Record::Shelf { removed, .. } = r { removed.as_slice() } else { &[] }).collect();
-        let mut skip: Vec<Key> = folding.values().iter().map(|v| v.key.clone()).collect();
+        let read: Vec<&Key> = folding.values().iter().map(|v| &v.key).collect();
+        let unread: Vec<&Shelved> = live_shelved(&self.books.shelves).into_iter().filter(|s| !read.contains(&&s.key)).collect();
         let mut archive = Archive { seen, ..Archive::default() };
-        for s in self.books.shelves.iter().flat_map(|r| if let Record::Shelf { added, .. } = r { added.as_slice() } else { &[] }) {
-            if removed.contains(&&s.key) || skip.contains(&s.key) {
-                continue;
-            }
-            skip.push(s.key.clone());
+        for s in unread {
             folding.add(s.key.clone(), s.bytes, Vec::new(), Kind::Archive);
             archive.unread += 1;
             archive.lc = archive.lc.max(s.lc);
@@ -58,9 +74,9 @@ impl Controller {
                     None => archive.seqs.push((w.clone(), *seq)),
                 }
             }
-            for (_, n, tokens) in s.threads.iter().filter(|(t, _, _)| *t == self.opts.thread) {
-                archive.messages += n;
-                archive.tokens += tokens;
+            for t in s.threads.iter().filter(|t| t.thread == self.opts.thread) {
+                archive.messages += t.messages;
+                archive.tokens += t.tokens;
             }
         }
         archive
@@ -76,7 +92,7 @@ impl Controller {
             let held = records.get(at..at + n).unwrap_or_default();
             at += n;
             let mut s = Shelved { key: key.clone(), bytes: *bytes, lc: 0, seqs: Vec::new(), threads: Vec::new(), counted: counted.clone() };
-            let mut threads: Vec<(String, u64, u64)> = Vec::new();
+            let mut threads: Vec<ShelvedThread> = Vec::new();
             for r in held {
                 let (w, seq) = r.uid();
                 s.lc = s.lc.max(r.lc());
@@ -84,12 +100,15 @@ impl Controller {
                     Some((_, top)) => *top = (*top).max(seq),
                     None => s.seqs.push((w.to_string(), seq)),
                 }
-                if let Record::Msg { message, .. } = r {
+                if let Record::Msg { message, ts, .. } = r {
                     let thread = r.thread().unwrap_or(DEFAULT_THREAD);
                     let tokens = self.archived_tokens(r).unwrap_or_else(|| message_tokens(&self.counter, message)) as u64;
-                    match threads.iter_mut().find(|(t, _, _)| t == thread) {
-                        Some((_, n, k)) => (*n, *k) = (*n + 1, *k + tokens),
-                        None => threads.push((thread.to_string(), 1, tokens)),
+                    if !threads.iter().any(|t| t.thread == thread) {
+                        threads.push(super::threads::summary(thread));
+                    }
+                    if let Some(t) = threads.iter_mut().find(|t| t.thread == thread) {
+                        t.tokens += tokens;
+                        super::threads::add_message(t, r.lc(), *ts, message);
                     }
                 }
             }

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::Controller;
 use crate::store;
-use crate::store::record::Record;
+use crate::store::record::{Record, ShelvedThread};
 use crate::store::tombstones::Tombstones;
 
 /// One thread of a namespace.
@@ -25,36 +25,66 @@ pub struct ThreadInfo {
 
 pub const TITLE_CHARS: usize = 80;
 
-/// A thread being listed, its highest order, and the order of the earliest
-/// user message seen (the one its title comes from).
-type Listed = (ThreadInfo, u64, Option<(u64, f64)>);
+/// An empty summary of `thread`, to fill with `add_message` and `merge`.
+pub(crate) fn summary(thread: &str) -> ShelvedThread {
+    ShelvedThread { thread: thread.to_string(), messages: 0, tokens: 0, first_at: f64::INFINITY, last_at: f64::NEG_INFINITY, lc: 0, first_user: None }
+}
 
-/// The threads the live message records make up, the most recently written
-/// first (by causal order, then time, then name).
-pub fn list<'a>(records: impl IntoIterator<Item = &'a Record>) -> Vec<ThreadInfo> {
-    let mut out: Vec<Listed> = Vec::new();
+/// Counts one message (of order `lc`, written at `ts`) into `t`: the title
+/// comes from the earliest user message.
+pub(crate) fn add_message(t: &mut ShelvedThread, lc: u64, ts: f64, message: &crate::message::Message) {
+    t.messages += 1;
+    t.first_at = t.first_at.min(ts);
+    t.last_at = t.last_at.max(ts);
+    t.lc = t.lc.max(lc);
+    if message.role == crate::message::Role::User && earlier((lc, ts), t.first_user.as_ref()) {
+        t.first_user = Some((lc, ts, title(&message.content_text())));
+    }
+}
+
+fn earlier((lc, ts): (u64, f64), than: Option<&(u64, f64, Option<String>)>) -> bool {
+    than.is_none_or(|(l, t, _)| lc < *l || (lc == *l && ts < *t))
+}
+
+fn merge(t: &mut ShelvedThread, s: &ShelvedThread) {
+    t.messages += s.messages;
+    t.first_at = t.first_at.min(s.first_at);
+    t.last_at = t.last_at.max(s.last_at);
+    t.lc = t.lc.max(s.lc);
+    if let Some(first) = s.first_user.as_ref().filter(|(lc, ts, _)| earlier((*lc, *ts), t.first_user.as_ref())) {
+        t.first_user = Some(first.clone());
+    }
+}
+
+/// The threads the live message records and the archive's summaries make
+/// up, the most recently written first (by causal order, then time, then
+/// name).
+pub fn list<'a>(records: impl IntoIterator<Item = &'a Record>, shelved: impl IntoIterator<Item = &'a ShelvedThread>) -> Vec<ThreadInfo> {
+    let mut out: Vec<ShelvedThread> = Vec::new();
     // (the map type the search index uses: no new hash map code in the wasm)
     let mut at_of: std::collections::HashMap<String, u64> = Default::default();
+    let mut entry = |thread: &str, out: &mut Vec<ShelvedThread>| -> usize {
+        *at_of.entry(thread.to_string()).or_insert_with(|| {
+            out.push(summary(thread));
+            out.len() as u64 - 1
+        }) as usize
+    };
     for r in records {
         let (Record::Msg { ts, message, .. }, Some(thread)) = (r, r.thread()) else { continue };
-        let at = *at_of.entry(thread.to_string()).or_insert_with(|| {
-            out.push((ThreadInfo { thread: thread.to_string(), messages: 0, first_at: *ts, last_at: *ts, title: None }, 0, None));
-            out.len() as u64 - 1
-        });
-        let Some((info, last_lc, first_user)) = out.get_mut(at as usize) else { continue };
-        *last_lc = (*last_lc).max(r.lc());
-        info.messages += 1;
-        info.first_at = info.first_at.min(*ts);
-        info.last_at = info.last_at.max(*ts);
-        let order = (r.lc(), *ts);
-        if message.role == crate::message::Role::User && first_user.is_none_or(|(lc, t)| order.0 < lc || (order.0 == lc && order.1 < t)) {
-            *first_user = Some(order);
-            info.title = title(&message.content_text());
+        let at = entry(thread, &mut out);
+        if let Some(t) = out.get_mut(at) {
+            add_message(t, r.lc(), *ts, message);
+        }
+    }
+    for s in shelved {
+        let at = entry(&s.thread, &mut out);
+        if let Some(t) = out.get_mut(at) {
+            merge(t, s);
         }
     }
     // An insertion sort: a namespace has tens of threads, and the standard
     // sort would add 10 KB to the wasm for them.
-    let before = |(a, a_lc, _): &Listed, (b, b_lc, _): &Listed| b_lc.cmp(a_lc).then(b.last_at.total_cmp(&a.last_at)).then_with(|| a.thread.cmp(&b.thread)).is_lt();
+    let before = |a: &ShelvedThread, b: &ShelvedThread| b.lc.cmp(&a.lc).then(b.last_at.total_cmp(&a.last_at)).then_with(|| a.thread.cmp(&b.thread)).is_lt();
     for i in 1..out.len() {
         let mut j = i;
         while j > 0 && out.get(j).zip(out.get(j - 1)).is_some_and(|(a, b)| before(a, b)) {
@@ -62,7 +92,9 @@ pub fn list<'a>(records: impl IntoIterator<Item = &'a Record>) -> Vec<ThreadInfo
             j -= 1;
         }
     }
-    out.into_iter().map(|(t, _, _)| t).collect()
+    out.into_iter()
+        .map(|t| ThreadInfo { thread: t.thread, messages: t.messages as usize, first_at: t.first_at, last_at: t.last_at, title: t.first_user.and_then(|(_, _, title)| title) })
+        .collect()
 }
 
 fn title(text: &str) -> Option<String> {
@@ -78,15 +110,22 @@ impl Controller {
     /// The namespace's threads as this controller knows them (what it
     /// loaded and wrote).
     pub fn threads(&self) -> Vec<ThreadInfo> {
-        list(&self.live_records())
+        list(&self.live_records(), [])
     }
 
-    /// The namespace's threads as stored (`loaded`: every value under
-    /// `storage_prefix()`, read by a `store::Loader`), forgotten ones left out.
+    /// The namespace's threads as stored, forgotten ones left out.
+    /// `loaded`: what a `store::Loader` read under `storage_prefix()`, or
+    /// under `store::open_prefixes` only: archive segments not read are
+    /// counted from the shelf records (a crash's duplicates and a forget
+    /// not yet recorded there may count twice, until the next fold).
     pub fn threads_stored(loaded: store::Loaded) -> Vec<ThreadInfo> {
         let records = loaded.records;
         let gone = Tombstones::of(&records);
-        list(records.iter().filter(|r| !gone.covers(r)))
+        let shelves = records.iter().filter(|r| matches!(r, Record::Shelf { .. }));
+        let read: Vec<&store::Key> = loaded.folding.values().iter().map(|v| &v.key).collect();
+        let shelved = super::archive::live_shelved(shelves).into_iter().filter(|s| !read.contains(&&s.key));
+        let summaries: Vec<&ShelvedThread> = shelved.flat_map(|s| s.threads.iter()).filter(|t| !gone.forgot_thread(&t.thread, t.lc)).collect();
+        list(records.iter().filter(|r| !gone.covers(r)), summaries)
     }
 }
 
@@ -109,7 +148,7 @@ mod tests {
             msg(4, None, Role::Assistant, "爬山"),
             msg(5, Some("work"), Role::Assistant, "ok"),
         ];
-        let threads = list(&records);
+        let threads = list(&records, []);
         assert_eq!(threads.len(), 2);
         assert_eq!(threads[0], ThreadInfo { thread: "work".into(), messages: 2, first_at: 30.0, last_at: 50.0, title: Some(format!("{}…", "x".repeat(80))) });
         assert_eq!(threads[1], ThreadInfo { thread: "default".into(), messages: 3, first_at: 10.0, last_at: 40.0, title: Some("周末去哪儿玩？".into()) });

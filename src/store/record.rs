@@ -191,11 +191,27 @@ pub struct Shelved {
     pub lc: u64,
     /// Each writer's highest seq among its records.
     pub seqs: Vec<(String, u64)>,
-    /// Per thread: how many messages, and their tokens as counted with
-    /// `counted` (absent: an estimate).
-    pub threads: Vec<(String, u64, u64)>,
+    /// What it holds of each thread.
+    pub threads: Vec<ShelvedThread>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counted: Option<String>,
+}
+
+/// One thread's messages in an archive segment: for `stats()` and
+/// `threads()` without reading the segment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShelvedThread {
+    pub thread: String,
+    pub messages: u64,
+    /// Their tokens as counted with `Shelved::counted` (absent: an estimate).
+    pub tokens: u64,
+    /// The first and last timestamps, and the highest `lc`.
+    pub first_at: f64,
+    pub last_at: f64,
+    pub lc: u64,
+    /// The earliest user message's order (`lc`, timestamp) and title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_user: Option<(u64, f64, Option<String>)>,
 }
 
 /// The thread every record without one belongs to (all of 0.1's).

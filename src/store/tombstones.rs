@@ -57,6 +57,11 @@ impl Tombstones {
         r.thread().and_then(|th| self.threads.get(th)).is_some_and(|&up_to| r.lc() <= up_to)
     }
 
+    /// Whether a thread tombstone covers `thread` up to order `lc`.
+    pub fn forgot_thread(&self, thread: &str, lc: u64) -> bool {
+        self.threads.get(thread).is_some_and(|&up_to| lc <= up_to)
+    }
+
     /// Whether `r` is content a tombstone removed.
     pub fn covers(&self, r: &Record) -> bool {
         item_id(r).is_some_and(|id| self.ids.contains(id)) || self.covers_thread(r)

@@ -51,6 +51,12 @@ test("opening reads no archive segment; the first call that needs one reads them
   await memory.buildContext({ maxTokens: 4000 });
   memory.stats();
   assert.equal(reads.length, 3, "a context without a query and stats read nothing more");
+  // threads() reads what opening reads, and counts the archive from the shelf records.
+  const [listed] = await memory.threads();
+  assert.deepEqual(reads.slice(3), ["archive/log", "archive/seg", "archive/pack"]);
+  assert.equal(listed.messages, 600);
+  assert.equal(listed.title, "turn 0: 我们讨论了第0个方案 and the budget for quarter 0");
+  reads.length = 3;
   await memory.history();
   await memory.search("budget");
   assert.deepEqual(reads.slice(3), ["archive/arc"], "read once");
