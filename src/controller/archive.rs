@@ -44,7 +44,7 @@ pub(crate) fn live_shelved<'a>(shelves: impl IntoIterator<Item = &'a Record>) ->
     }
     let mut out: Vec<&Shelved> = Vec::new();
     for s in added {
-        if !removed.contains(&&s.key) && !out.iter().any(|o| o.key == s.key) {
+        if !s.key.is_empty() && !removed.contains(&&s.key) && !out.iter().any(|o| o.key == s.key) {
             out.push(s);
         }
     }
