@@ -1,8 +1,8 @@
 //! The archive as opening leaves it: archive segments (`[ns, "arc", …]`,
 //! messages an episode covers) are not read at all. The `Shelf` records a
 //! fold writes beside them say what they hold (keys, sizes, how far their
-//! `lc` and seqs go, messages and tokens per thread), so opening goes on
-//! after them and `stats()` counts them; the write path reads them the first
+//! `lc` and seqs go, a summary per thread), so opening goes on after them
+//! and `stats()` and `threads()` count them; the write path reads them the first
 //! time something needs archived messages (`WritePath::load_archive`):
 //! search, recall, a query, history, export, forget. Opening then costs the
 //! working set, not the history.
@@ -83,7 +83,8 @@ impl Controller {
     }
 
     /// What the archive segments among `records` hold, for a shelf record
-    /// (`held`: how many of `records` each segment holds, in order).
+    /// (`segments`: each one's key, size, and how many of `records` it
+    /// holds, in order).
     pub(crate) fn shelve(&self, records: &[Record], segments: &[(Key, usize, usize)]) -> Vec<Shelved> {
         let mut at = 0;
         let counted = self.counted();
