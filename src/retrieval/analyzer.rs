@@ -42,6 +42,8 @@ const STOP_WORDS: &[&str] = &[
 pub fn analyze(text: &str, mut emit: impl FnMut(&str)) {
     let chars: Vec<char> = text.chars().map(fold_width).collect();
     let mut term = String::new();
+    // One set of buffers for every word of the text, not one per word.
+    let mut scratch = Scratch::default();
     let mut i = 0;
     while let Some(&c) = chars.get(i) {
         if is_unspaced(c) {
@@ -61,20 +63,29 @@ pub fn analyze(text: &str, mut emit: impl FnMut(&str)) {
                 i += 1;
             }
         } else if is_word_char(c) {
-            i = word(&chars, i, &mut term, &mut emit);
+            i = word(&chars, i, &mut term, &mut scratch, &mut emit);
         } else {
             i += 1;
         }
     }
 }
 
+/// What `word` works in: `token` holds a token's chars minus dropped
+/// apostrophes and clitics; `after_connector` the positions in it of
+/// connector chars, which split parts but stay in the whole form; `parts`
+/// the part ranges.
+#[derive(Default)]
+struct Scratch {
+    token: Vec<char>,
+    after_connector: Vec<usize>,
+    parts: Vec<(usize, usize)>,
+}
+
 /// Scans the token starting at `start`, emits its terms, returns where it ends.
-fn word(chars: &[char], start: usize, term: &mut String, emit: &mut impl FnMut(&str)) -> usize {
-    // `token` holds the token's chars minus dropped apostrophes and clitics;
-    // `after_connector` the positions in it of connector chars, which split
-    // parts but stay in the whole form.
-    let mut token: Vec<char> = Vec::with_capacity(16);
-    let mut after_connector: Vec<usize> = Vec::new();
+fn word(chars: &[char], start: usize, term: &mut String, scratch: &mut Scratch, emit: &mut impl FnMut(&str)) -> usize {
+    let Scratch { token, after_connector, parts } = scratch;
+    token.clear();
+    after_connector.clear();
     let mut i = start;
     while let Some(&c) = chars.get(i) {
         if is_word_char(c) && !is_unspaced(c) {
@@ -98,8 +109,8 @@ fn word(chars: &[char], start: usize, term: &mut String, emit: &mut impl FnMut(&
             break;
         }
     }
-    let parts = split_parts(&token, &after_connector);
-    for &(a, b) in &parts {
+    split_parts(token, after_connector, parts);
+    for &(a, b) in parts.iter() {
         term.clear();
         for &c in token.get(a..b).unwrap_or_default() {
             push_lower(term, c);
@@ -110,7 +121,7 @@ fn word(chars: &[char], start: usize, term: &mut String, emit: &mut impl FnMut(&
     }
     if parts.len() > 1 {
         term.clear();
-        for &c in &token {
+        for &c in token.iter() {
             push_lower(term, c);
         }
         emit(truncate(term));
@@ -122,8 +133,8 @@ fn word(chars: &[char], start: usize, term: &mut String, emit: &mut impl FnMut(&
 /// Part ranges of a token: split at connectors, at lower→Upper humps, before
 /// the last capital of an acronym followed by lowercase (`HTTPServer` →
 /// `HTTP Server`), and where letters meet digits.
-fn split_parts(token: &[char], connectors: &[usize]) -> Vec<(usize, usize)> {
-    let mut parts = Vec::new();
+fn split_parts(token: &[char], connectors: &[usize], parts: &mut Vec<(usize, usize)>) {
+    parts.clear();
     let mut start = 0;
     let mut conn = connectors.iter().peekable();
     for (j, &c) in token.iter().enumerate() {
@@ -147,7 +158,6 @@ fn split_parts(token: &[char], connectors: &[usize]) -> Vec<(usize, usize)> {
     if start < token.len() {
         parts.push((start, token.len()));
     }
-    parts
 }
 
 /// Stop-word filter, stemmer and length cap for one lowercased part.
