@@ -83,16 +83,12 @@ impl<S: Storage> Durable<S> {
     ///
     /// # Errors
     /// `STORAGE_ERROR` when loading fails; those of [`Controller::from_storage`].
-    pub fn open(opts: Options, counter: Counter, mut storage: S) -> Result<Durable<S>> {
+    pub fn open(opts: Options, counter: Counter, storage: S) -> Result<Durable<S>> {
         // As the package opens: archive segments are read when first needed.
-        let mut loader = crate::store::Loader::default();
-        for prefix in crate::store::open_prefixes(&opts.namespace) {
-            for (key, bytes) in storage.load_range(&prefix).map_err(|e| storage_error("loadRange", e))? {
-                loader.push(key, &bytes)?;
-            }
-        }
-        let controller = Controller::from_loaded(opts, counter, loader.finish())?;
-        let mut durable = Durable { path: WritePath::new(controller, SyncStore(RefCell::new(storage))), last_background_error: None };
+        let store = SyncStore(RefCell::new(storage));
+        let loaded = ready(store.load_open(&opts.namespace))??;
+        let controller = Controller::from_loaded(opts, counter, loaded)?;
+        let mut durable = Durable { path: WritePath::new(controller, store), last_background_error: None };
         durable.last_background_error = ready(durable.path.upgrade())?.err();
         Ok(durable)
     }

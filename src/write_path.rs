@@ -47,6 +47,18 @@ pub trait Store {
     /// # Errors
     /// The host's; `FORMAT_TOO_NEW` (see [`crate::store::Loader::push`]).
     async fn load_into(&self, prefix: &[String], loader: &mut crate::store::Loader) -> Result<(), Self::Error>;
+    /// What opening reads: every value of `namespace` but its archive
+    /// segments (`store::open_prefixes`).
+    ///
+    /// # Errors
+    /// As [`Store::load_into`].
+    async fn load_open(&self, namespace: &str) -> Result<crate::store::Loaded, Self::Error> {
+        let mut loader = crate::store::Loader::default();
+        for prefix in crate::store::open_prefixes(namespace) {
+            self.load_into(&prefix, &mut loader).await?;
+        }
+        Ok(loader.finish())
+    }
     /// False for a host that keeps nothing: then nothing is folded, since a
     /// pack of every record after each change would make adds O(n).
     fn persists(&self) -> bool {
@@ -238,11 +250,7 @@ impl<S: Store> WritePath<S> {
         }
         // Not the archive: its shelf records count what it holds.
         let namespace = self.controller.borrow().options().namespace.clone();
-        let mut loader = crate::store::Loader::default();
-        for prefix in crate::store::open_prefixes(&namespace) {
-            self.store.load_into(&prefix, &mut loader).await?;
-        }
-        Ok(Controller::threads_stored(loader.finish()))
+        Ok(Controller::threads_stored(self.store.load_open(&namespace).await?))
     }
 
     /// Stores vectors for items that had none; unstored vectors are not

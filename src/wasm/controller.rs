@@ -22,6 +22,7 @@ use crate::models::Tokenizer;
 use crate::tokens::estimate::Family;
 use crate::tokens::exact::Encoding;
 use crate::tokens::Counter;
+use crate::write_path::Store;
 
 
 /// A random writer id: two controllers on one namespace never share one.
@@ -119,13 +120,10 @@ impl MemoryController {
             Tokenizer::Estimate => Counter::estimate(Family::of_model(&opts.model).profile()),
         };
         let inner = match &storage {
-            Some(s) => {
-                // Archive segments are read when first needed (`WritePath::load_archive`).
-                let mut loader = crate::store::Loader::default();
-                for prefix in crate::store::open_prefixes(&opts.namespace) {
-                    s.load_into(&prefix, &mut loader).await?;
-                }
-                Controller::from_loaded(opts, counter, loader.finish())
+            // Archive segments are read when first needed (`WritePath::load_archive`).
+            Some(_) => {
+                let loaded = storage.load_open(&opts.namespace).await?;
+                Controller::from_loaded(opts, counter, loaded)
             }
             None => Controller::new(opts, counter),
         }
