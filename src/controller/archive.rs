@@ -19,7 +19,8 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use super::Controller;
-use crate::store::record::{Record, Shelved, ShelvedThread, DEFAULT_THREAD};
+use crate::store::record::{Record, DEFAULT_THREAD};
+use crate::store::shelf::{Shelved, ShelvedThread};
 use crate::store::tombstones::Tombstones;
 use crate::store::{Archive, Folding, Key, Kind, Loaded, Uids};
 use crate::tokens::chat::message_tokens;

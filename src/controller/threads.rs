@@ -4,7 +4,8 @@ use serde::Serialize;
 
 use super::Controller;
 use crate::store;
-use crate::store::record::{Record, ShelvedThread};
+use crate::store::record::Record;
+use crate::store::shelf::ShelvedThread;
 use crate::store::tombstones::Tombstones;
 
 /// One thread of a namespace.

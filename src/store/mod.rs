@@ -20,6 +20,7 @@
 pub mod crc;
 pub mod record;
 pub mod segments;
+pub mod shelf;
 pub mod snapshot;
 pub mod tombstones;
 mod vector;

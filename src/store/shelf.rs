@@ -1,0 +1,83 @@
+//! What a shelf record (`Record::Shelf`) says of one archive segment:
+//! enough for opening to go on after it, and for `stats()` and `threads()`
+//! to count it, without reading it (`controller::archive`).
+
+use serde::{Deserialize, Serialize};
+
+/// What one archive segment holds, as its fold recorded it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Shelved {
+    pub key: Vec<String>,
+    pub bytes: usize,
+    /// The highest `lc` of its records.
+    pub lc: u64,
+    /// Each writer's highest seq among its records.
+    pub seqs: Vec<(String, u64)>,
+    /// What it holds of each thread.
+    pub threads: Vec<ShelvedThread>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted: Option<String>,
+}
+
+/// One thread's messages in an archive segment: for `stats()` and
+/// `threads()` without reading the segment.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ShelvedThread {
+    pub thread: String,
+    pub messages: u64,
+    /// Their tokens as counted with `Shelved::counted` (absent: an estimate).
+    pub tokens: u64,
+    /// The first and last timestamps, and the highest `lc`.
+    pub first_at: f64,
+    pub last_at: f64,
+    pub lc: u64,
+    /// The earliest user message's order (`lc`, timestamp) and title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_user: Option<(u64, f64, Option<String>)>,
+}
+
+/// Read through `Value`, whose reader the records already need: derived
+/// readers for these two structs cost the wasm about 4 KB gzip. A field
+/// that is missing or of another type reads as empty (a segment without a
+/// key is then ignored, see `controller::archive::live_shelved`).
+impl<'de> Deserialize<'de> for Shelved {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde_json::Value;
+        let v = Value::deserialize(d)?;
+        let int = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let float = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+        let list = |v: &Value, k: &str| v.get(k).and_then(Value::as_array).cloned().unwrap_or_default();
+        let thread = |t: &Value| ShelvedThread {
+            thread: text(t.get("thread")).unwrap_or_default(),
+            messages: int(t, "messages"),
+            tokens: int(t, "tokens"),
+            first_at: float(t, "first_at"),
+            last_at: float(t, "last_at"),
+            lc: int(t, "lc"),
+            first_user: t.get("first_user").and_then(|f| Some((f.get(0)?.as_u64()?, f.get(1)?.as_f64()?, text(f.get(2))))),
+        };
+        Ok(Shelved {
+            key: list(&v, "key").iter().filter_map(|k| text(Some(k))).collect(),
+            bytes: int(&v, "bytes") as usize,
+            lc: int(&v, "lc"),
+            seqs: list(&v, "seqs").iter().filter_map(|e| Some((text(e.get(0))?, e.get(1)?.as_u64()?))).collect(),
+            threads: list(&v, "threads").iter().map(thread).collect(),
+            counted: text(v.get("counted")),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::record::{decode, encode_record, Record};
+
+    #[test]
+    fn shelf_records_read_back_as_written() {
+        let thread = ShelvedThread { thread: "旅行".into(), messages: 3, tokens: 41, first_at: 1.5, last_at: 9.0, lc: 12, first_user: Some((10, 2.0, Some("去成都".into()))) };
+        let shelved = Shelved { key: vec!["ns".into(), "arc".into(), "w".into(), "0000000000000007".into()], bytes: 900, lc: 12, seqs: vec![("w".into(), 6), ("x\"y".into(), 2)], threads: vec![thread.clone(), ShelvedThread { first_user: Some((3, 1.0, None)), ..thread }], counted: Some("o200k_base".into()) };
+        let r = Record::Shelf { writer: "w".into(), seq: 8, added: vec![shelved.clone(), Shelved { counted: None, ..shelved }], removed: vec![vec!["ns".into(), "arc".into(), "w".into(), "1".into()]] };
+        assert_eq!(decode(&encode_record(&r)).unwrap(), vec![r]);
+    }
+}
