@@ -86,7 +86,7 @@ impl<S: Storage> Durable<S> {
     pub fn open(opts: Options, counter: Counter, storage: S) -> Result<Durable<S>> {
         // As the package opens: archive segments are read when first needed.
         let store = SyncStore(RefCell::new(storage));
-        let loaded = ready(store.load_open(&opts.namespace))??;
+        let loaded = ready(store.load_open(&opts.namespace, Some(&opts.thread)))??;
         let controller = Controller::from_loaded(opts, counter, loaded)?;
         let mut durable = Durable { path: WritePath::new(controller, store), last_background_error: None };
         durable.last_background_error = ready(durable.path.upgrade())?.err();
@@ -134,7 +134,15 @@ impl<S: Storage> Durable<S> {
     /// # Errors
     /// Validation errors; `STORAGE_ERROR` when the save fails (nothing changed).
     pub fn add(&mut self, message: Message, now: f64) -> Result<Added> {
-        let (id, tokens) = ready(self.path.add(message, None, now))??;
+        self.add_in_task(message, None, now)
+    }
+
+    /// `add`, the message a step of `task` (its episodes carry the task).
+    ///
+    /// # Errors
+    /// As [`Durable::add`].
+    pub fn add_in_task(&mut self, message: Message, task: Option<String>, now: f64) -> Result<Added> {
+        let (id, tokens) = ready(self.path.add(message, task, now))??;
         let compaction = self.settle(now)?;
         Ok(Added { id, tokens, compaction, forgotten: None })
     }

@@ -48,14 +48,21 @@ pub trait Store {
     /// The host's; `FORMAT_TOO_NEW` (see [`crate::store::Loader::push`]).
     async fn load_into(&self, prefix: &[String], loader: &mut crate::store::Loader) -> Result<(), Self::Error>;
     /// What opening reads: every value of `namespace` but its archive
-    /// segments (`store::open_prefixes`).
+    /// segments (`store::open_prefixes`), and with a `thread` the archive
+    /// segments holding its newest episodes (`archive::recent_keys`).
     ///
     /// # Errors
     /// As [`Store::load_into`].
-    async fn load_open(&self, namespace: &str) -> Result<crate::store::Loaded, Self::Error> {
+    async fn load_open(&self, namespace: &str, thread: Option<&str>) -> Result<crate::store::Loaded, Self::Error> {
         let mut loader = crate::store::Loader::default();
         for prefix in crate::store::open_prefixes(namespace) {
             self.load_into(&prefix, &mut loader).await?;
+        }
+        if let Some(thread) = thread {
+            for key in crate::controller::archive::recent_keys(loader.records(), thread) {
+                self.load_into(&key, &mut loader).await?;
+            }
+            loader.read_early();
         }
         Ok(loader.finish())
     }
@@ -136,7 +143,8 @@ impl<S: Store> WritePath<S> {
             return Ok(());
         }
         let prefix = crate::store::archive_prefix(&self.controller.borrow().options().namespace);
-        let mut loader = crate::store::Loader::default();
+        // What opening read of it already is left out.
+        let mut loader = crate::store::Loader::skipping(self.controller.borrow().read_early());
         self.store.load_into(&prefix, &mut loader).await?;
         // Another call may have read it meanwhile (reads are not queued).
         if !self.controller.borrow().archive_ready() {
@@ -188,8 +196,11 @@ impl<S: Store> WritePath<S> {
         self.save_all(&p.segments).await?;
         let remove = p.remove.clone();
         let mut outcome = self.controller.borrow_mut().commit_forget(p);
+        // In order, and none after one that failed (see `Segmented::removal`).
+        let mut failed = false;
         for key in remove {
-            if self.store.remove(&key).await.is_err() {
+            if failed || self.store.remove(&key).await.is_err() {
+                failed = true;
                 self.controller.borrow_mut().retry_removal(key);
                 outcome.pending_removals += 1;
             } else {
@@ -250,7 +261,7 @@ impl<S: Store> WritePath<S> {
         }
         // Not the archive: its shelf records count what it holds.
         let namespace = self.controller.borrow().options().namespace.clone();
-        Ok(Controller::threads_stored(self.store.load_open(&namespace).await?))
+        Ok(Controller::threads_stored(self.store.load_open(&namespace, None).await?))
     }
 
     /// Stores vectors for items that had none; unstored vectors are not
@@ -306,13 +317,18 @@ impl<S: Store> WritePath<S> {
             }
             let remove = p.remove.clone();
             self.controller.borrow_mut().commit_fold(p);
+            // In order, and none after one that failed (see `Segmented::removal`).
             let mut first_error = Ok(());
             for key in remove {
+                if first_error.is_err() {
+                    self.controller.borrow_mut().retry_removal(key);
+                    continue;
+                }
                 match self.store.remove(&key).await {
                     Ok(()) => self.controller.borrow_mut().removed(&key),
                     Err(e) => {
                         self.controller.borrow_mut().retry_removal(key);
-                        first_error = first_error.and(Err(e));
+                        first_error = Err(e);
                     }
                 }
             }

@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use agent_memory::context::ContextRequest;
 use agent_memory::controller::{ForgetTarget, Options};
 use agent_memory::durable::Durable;
 use agent_memory::message::{Message, Role};
@@ -78,8 +79,12 @@ fn bytes_written_stay_near_twice_what_is_stored_and_no_value_exceeds_the_limit()
     let segments = map.borrow().keys().filter(|k| k[1] == "seg" || k[1] == "arc").count();
     assert!(values - segments <= LIMIT / 4 / 150, "{} log values", values - segments);
     let m = map.borrow();
-    let small: Vec<u32> = m.iter().filter(|(k, _)| k[1] == "seg" || k[1] == "arc").map(|(_, v)| tier(v.len(), LIMIT / 8)).filter(|&t| t > 0).collect();
+    // Archive segments of episodes only merge while tiny (tier 3 and below).
+    let episodes_only = |v: &[u8]| decode_value(v).is_ok_and(|(_, rs)| rs.iter().all(|r| matches!(r, agent_memory::store::record::Record::Episode { .. })));
+    let small: Vec<u32> = m.iter().filter(|(k, v)| k[1] == "seg" || (k[1] == "arc" && !episodes_only(v))).map(|(_, v)| tier(v.len(), LIMIT / 8)).filter(|&t| t > 0).collect();
     assert!((1..=8).all(|t| small.iter().filter(|&&x| x == t).count() <= 3), "small segments by tier: {small:?}");
+    let tiny: Vec<u32> = m.iter().filter(|(k, v)| k[1] == "arc" && episodes_only(v)).map(|(_, v)| tier(v.len(), LIMIT / 8)).filter(|&t| t >= 3).collect();
+    assert!((3..=8).all(|t| tiny.iter().filter(|&&x| x == t).count() <= 3), "tiny archive segments of episodes by tier: {tiny:?}");
     assert!(m.keys().any(|k| k[1] == "arc") && m.keys().any(|k| k[1] == "seg"), "archive segments and segments");
     drop(m);
     let r = Durable::open(options("r", LIMIT, 1024), common::o200k(), Faulty::healthy(&map)).unwrap();
@@ -322,45 +327,70 @@ fn entries(map: &Map) -> Vec<(Key, Vec<u8>)> {
     map.borrow().iter().map(|(k, v)| (k.clone(), v.clone())).collect()
 }
 
+/// A controller opened on `stored` as the package opens one (the hot
+/// prefixes, then the archive segments of the thread's newest episodes),
+/// and what reading the archive then loads; the bytes of each.
+fn open_as_the_package(stored: &[(Key, Vec<u8>)], options: Options) -> (agent_memory::controller::Controller, agent_memory::store::Loaded, usize, usize) {
+    use agent_memory::store::{is_archive, open_prefixes, Loader};
+    let prefixes = open_prefixes(&stored[0].0[0]);
+    let mut hot = Loader::default();
+    let mut hot_bytes = 0;
+    for (key, bytes) in stored.iter().filter(|(k, _)| !is_archive(k)) {
+        assert!(prefixes.iter().any(|p| key.starts_with(p)), "{key:?} is read on opening");
+        hot_bytes += bytes.len();
+        hot.push(key.clone(), bytes).unwrap();
+    }
+    let recent = agent_memory::controller::recent_keys(hot.records(), &options.thread);
+    for key in &recent {
+        let (_, bytes) = stored.iter().find(|(k, _)| k == key).unwrap();
+        hot.push(key.clone(), bytes).unwrap();
+    }
+    hot.read_early();
+    let mut cold = Loader::skipping(recent);
+    let mut cold_bytes = 0;
+    for (key, bytes) in stored.iter().filter(|(k, _)| is_archive(k)) {
+        cold_bytes += bytes.len();
+        cold.push(key.clone(), bytes).unwrap();
+    }
+    let c = agent_memory::controller::Controller::from_loaded(options, common::o200k(), hot.finish()).unwrap();
+    (c, cold.finish(), hot_bytes, cold_bytes)
+}
+
 #[test]
 fn opening_leaves_archive_segments_unread_until_archived_messages_are_needed() {
     use agent_memory::controller::Controller;
-    use agent_memory::store::{is_archive, open_prefixes, Loader};
-    // The default working memory: a compaction archives many messages under one summary.
-    let options = |writer: &str, segment_bytes, fold_after| Options { working: WindowConfig::default(), ..options(writer, segment_bytes, fold_after) };
-    // Folds of a quarter of 256 KiB: most of a fold's messages are archived by then.
+    // Folds of a quarter of 64 KiB: most of a fold's messages are archived
+    // by then. A working memory of 1,500 tokens: more episodes than opening reads.
+    let options = |writer: &str, segment_bytes, fold_after| Options { working: WindowConfig { max_tokens: 1500, ..WindowConfig::default() }, ..options(writer, segment_bytes, fold_after) };
     let map: Map = Rc::default();
-    let mut d = Durable::open(options("w", 256 * 1024, 4096), common::o200k(), Faulty::healthy(&map)).unwrap();
-    for i in 0..1500 {
+    let mut d = Durable::open(options("w", 64 * 1024, 4096), common::o200k(), Faulty::healthy(&map)).unwrap();
+    for i in 0..4000 {
         d.add(turn(i), i as f64).unwrap();
     }
     let (history, stats) = (d.controller().history(), d.controller().stats());
     drop(d);
     let stored = entries(&map);
-    // What opening reads: the prefixes of `open_prefixes`, not the archive's.
-    let prefixes = open_prefixes(&stored[0].0[0]);
-    let (mut hot, mut cold) = (Loader::default(), Loader::default());
-    let (mut hot_bytes, mut cold_bytes) = (0, 0);
-    for (key, bytes) in stored.clone() {
-        if is_archive(&key) {
-            cold_bytes += bytes.len();
-            cold.push(key, &bytes).unwrap();
-        } else {
-            assert!(prefixes.iter().any(|p| key.starts_with(p)), "{key:?} is read on opening");
-            hot_bytes += bytes.len();
-            hot.push(key, &bytes).unwrap();
-        }
-    }
-    assert!(cold_bytes > 2 * hot_bytes, "most of what is stored is archive: {cold_bytes} of {} bytes", cold_bytes + hot_bytes);
-    let mut c = Controller::from_loaded(options("r", 256 * 1024, 4096), common::o200k(), hot.finish()).unwrap();
+    // Contexts without a query from everything loaded, the first and the next.
+    let query_less = ContextRequest { max_tokens: 8000, episodic_tokens: Some(3000), now: Some(2000.0), ..Default::default() };
+    let mut full = Controller::from_loaded(options("f", 64 * 1024, 4096), common::o200k(), agent_memory::store::load(stored.clone()).unwrap()).unwrap();
+    let contexts = [full.build_context(&query_less).unwrap(), full.build_context(&query_less).unwrap()];
+    assert!(contexts[0].sections.summary.episode_ids.len() > 3, "the note shows episodes");
+    let (mut c, cold, hot_bytes, cold_bytes) = open_as_the_package(&stored, options("r", 64 * 1024, 4096));
+    assert!(cold_bytes > hot_bytes, "most of what is stored is archive: {cold_bytes} of {} bytes", cold_bytes + hot_bytes);
     assert!(!c.archive_ready());
-    // Working memory, the episodes and the counts are there before the archive is.
-    assert_eq!(c.episodes().len(), stats.episodes);
-    assert_eq!((c.stats().messages, c.stats().tokens), (stats.messages.clone(), stats.tokens.clone()));
-    c.merge_archive(cold.finish());
+    assert!(c.episodes().len() >= agent_memory::controller::RECENT_EPISODES.min(stats.episodes) && c.episodes().len() < stats.episodes, "{} of {} episodes read", c.episodes().len(), stats.episodes);
+    // Working memory, the newest episodes and the counts are there before
+    // the archive is: a context without a query is the same.
+    assert_eq!((c.stats().messages, c.stats().tokens, c.stats().episodes), (stats.messages.clone(), stats.tokens.clone(), stats.episodes));
+    assert_eq!(c.build_context(&query_less).unwrap(), contexts[0]);
+    let early = c.episodes().to_vec();
+    c.merge_archive(cold);
     assert!(c.archive_ready());
     assert_eq!(c.history(), history);
-    assert_eq!((c.stats().messages, c.stats().tokens), (stats.messages.clone(), stats.tokens.clone()));
+    assert_eq!(c.episodes().len(), stats.episodes);
+    assert!(early.iter().all(|e| c.episodes().contains(e)));
+    assert_eq!((c.stats().messages, c.stats().tokens, c.stats().episodes), (stats.messages.clone(), stats.tokens.clone(), stats.episodes));
+    assert_eq!(c.build_context(&query_less).unwrap(), contexts[1]);
     assert_eq!(c.load_report().records, agent_memory::store::load(stored).unwrap().report.records);
 }
 
@@ -429,4 +459,30 @@ fn threads_are_listed_from_the_shelf_records_without_reading_the_archive() {
     assert_eq!(counts, [("b", 300), ("a", 500)]);
     assert_eq!(listed[1].title.as_deref(), Some("turn 0: we talked about the trip to Chengdu, 我们第0次讨论了去成都的行程和酒店的预订。"));
     assert_eq!((listed[1].first_at, listed[1].last_at), (0.0, 1497.0));
+}
+
+#[test]
+fn a_task_with_steps_in_the_archive_reads_it_for_its_history() {
+    let options = |writer: &str| Options { working: WindowConfig { max_tokens: 800, ..WindowConfig::default() }, ..options(writer, 64 * 1024, 4096) };
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    // More episodes of "visa" than opening reads: "trip"'s are left in the archive.
+    for i in 0..3000 {
+        d.add_in_task(turn(i), Some(if i < 1000 { "trip" } else { "visa" }.into()), i as f64).unwrap();
+    }
+    drop(d);
+    let stored = entries(&map);
+    let request = |task: &str| ContextRequest { max_tokens: 8000, task_id: Some(task.into()), now: Some(1000.0), ..Default::default() };
+    let mut full = agent_memory::controller::Controller::from_loaded(options("f"), common::o200k(), agent_memory::store::load(stored.clone()).unwrap()).unwrap();
+    let want = full.build_context(&request("trip")).unwrap();
+    assert!(want.sections.task > 0, "the task's history is pinned");
+    let (mut c, cold, _, _) = open_as_the_package(&stored, options("r"));
+    // The shelf records list the tasks whose steps the archive holds.
+    assert!(c.episodes().len() < full.episodes().len(), "{} of {} episodes", c.episodes().len(), full.episodes().len());
+    assert!(c.needs_archive(false, Some("trip")), "the first task's steps are archived");
+    assert!(!c.needs_archive(false, Some("no such task")));
+    assert!(c.needs_archive(true, None));
+    c.merge_archive(cold);
+    assert!(!c.needs_archive(false, Some("trip")));
+    assert_eq!(c.build_context(&request("trip")).unwrap(), want);
 }

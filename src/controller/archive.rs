@@ -1,19 +1,29 @@
-//! The archive as opening leaves it: archive segments (`[ns, "arc", …]`,
-//! messages an episode covers) are not read at all. The `Shelf` records a
-//! fold writes beside them say what they hold (keys, sizes, how far their
-//! `lc` and seqs go, a summary per thread), so opening goes on after them
-//! and `stats()` and `threads()` count them; the write path reads them the first
-//! time something needs archived messages (`WritePath::load_archive`):
-//! search, recall, a query, history, export, forget. Opening then costs the
-//! working set, not the history.
+//! The archive as opening leaves it: archive segments (`[ns, "arc", …]`)
+//! hold the messages an episode covers, and, apart, the episodes none of
+//! whose messages is in a value opening reads. Opening reads none of the
+//! first, and of the second only those holding the thread's newest
+//! [`RECENT_EPISODES`] (`recent_keys`): a context without a query chooses
+//! among those, before the archive is read and after. The `Shelf` records
+//! a fold writes beside them say what they hold (keys, sizes, how far
+//! their `lc` and seqs go, a summary per thread: messages, tokens, first
+//! and last, episodes, tasks), so opening goes on after them, and
+//! `stats()`, `threads()` and the memory note count them; the write path
+//! reads them the first time something needs archived messages or old
+//! episodes (`WritePath::load_archive`): search, recall, a query, a task's
+//! history that a shelf lists, history, episodes, export, forget. Opening
+//! then costs the working set, not the history.
 //!
 //! Invariants: until the archive is read, no plan folds an archive segment
-//! (`Kind::Archive`: what it holds is unknown) and nothing reads archived
-//! messages (`archive_ready`, asserted where they are read); reading merges
-//! them into the window in the order a full load gives, with the same
-//! tombstones, threads and duplicates rules as `restore`. A segment no
-//! shelf names (its fold crashed before the shelf was saved, or a removal
-//! failed) is read and merged all the same: loading stays a union.
+//! (`Kind::Archive`: what it holds is unknown; `Kind::Recent`: read early)
+//! and nothing reads archived messages (`archive_ready`, asserted where
+//! they are read); reading merges them and the episodes into memory in the
+//! order a full load gives, with the same tombstones, threads, superseding
+//! and duplicates rules as `restore`. A segment no shelf names (its fold
+//! crashed before the shelf was saved, or a removal failed) is read and
+//! merged all the same: loading stays a union. An episode leaves the values
+//! opening reads only from values holding no message, removed after those
+//! that do (`Segmented::removal`): a crash or a failed removal never leaves
+//! a message there whose episode is not.
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
@@ -52,10 +62,44 @@ pub(crate) fn live_shelved<'a>(shelves: impl IntoIterator<Item = &'a Record>) ->
     out
 }
 
+/// How many of a thread's newest episodes opening reads, and a context
+/// without a query chooses from (`Controller::recall_order`).
+pub const RECENT_EPISODES: usize = 64;
+
+/// The archive segments of episodes that hold `thread`'s newest
+/// [`RECENT_EPISODES`] (by the shelf records among `records`), newest first.
+pub fn recent_keys(records: &[Record], thread: &str) -> Vec<Key> {
+    let shelves = records.iter().filter(|r| matches!(r, Record::Shelf { .. }));
+    let mut held: Vec<(&Shelved, u64)> = live_shelved(shelves)
+        .into_iter()
+        .filter_map(|s| Some((s, s.threads.iter().find(|t| t.thread == thread && t.messages == 0 && t.episodes > 0)?.episodes)))
+        .collect();
+    let (mut out, mut n) = (Vec::new(), 0);
+    // The newest left, a few times over a few hundred: no sort in the wasm for it.
+    while (n as usize) < RECENT_EPISODES {
+        let Some(at) = (0..held.len()).max_by_key(|&i| held.get(i).map(|(s, _)| s.lc)) else { break };
+        let (s, episodes) = held.swap_remove(at);
+        out.push(s.key.clone());
+        n += episodes;
+    }
+    out
+}
+
 impl Controller {
     /// Whether every stored archived message is in the window.
     pub fn archive_ready(&self) -> bool {
         self.books.archive.unread == 0
+    }
+
+    /// Whether a context for `query` (or none) and `task` needs the archive
+    /// read first: a query searches it, and a task may have steps there.
+    pub fn needs_archive(&self, query: bool, task: Option<&str>) -> bool {
+        !self.archive_ready() && (query || task.is_some_and(|t| self.books.archive.tasks.iter().any(|k| k == t)))
+    }
+
+    /// The archive segments opening read for their episodes (`recent_keys`).
+    pub(crate) fn read_early(&self) -> Vec<Key> {
+        self.books.folding.recent()
     }
 
     /// The archive segments the shelf records name and no other removed,
@@ -78,6 +122,19 @@ impl Controller {
             for t in s.threads.iter().filter(|t| t.thread == self.opts.thread) {
                 archive.messages += t.messages;
                 archive.tokens += t.tokens;
+                if t.first.as_ref().is_some_and(|(l, s, _)| archive.first.as_ref().is_none_or(|(al, at, _)| (*l, *s) < (*al, *at))) {
+                    archive.first.clone_from(&t.first);
+                }
+                if t.last.as_ref().is_some_and(|(l, s, _)| archive.last.as_ref().is_none_or(|(al, at, _)| (*l, *s) > (*al, *at))) {
+                    archive.last.clone_from(&t.last);
+                }
+                archive.episodes += t.episodes;
+                archive.episode_tokens += t.episode_tokens;
+                for task in &t.tasks {
+                    if !archive.tasks.contains(task) {
+                        archive.tasks.push(task.clone());
+                    }
+                }
             }
         }
         archive
@@ -102,17 +159,29 @@ impl Controller {
                     Some((_, top)) => *top = (*top).max(seq),
                     None => s.seqs.push((w.to_string(), seq)),
                 }
-                if let Record::Msg { message, ts, .. } = r {
-                    let thread = r.thread().unwrap_or(DEFAULT_THREAD);
-                    let tokens = self.archived_tokens(r).unwrap_or_else(|| message_tokens(&self.counter, message)) as u64;
-                    if !threads.iter().any(|t| t.thread == thread) {
-                        threads.push(super::threads::summary(thread));
-                    }
-                    if let Some(t) = threads.iter_mut().find(|t| t.thread == thread) {
-                        t.tokens += tokens;
-                        super::threads::add_message(t, r.lc(), *ts, message);
-                    }
+                let thread = r.thread().unwrap_or(DEFAULT_THREAD);
+                if matches!(r, Record::Msg { .. } | Record::Episode { .. }) && !threads.iter().any(|t| t.thread == thread) {
+                    threads.push(super::threads::summary(thread));
                 }
+                let Some(t) = threads.iter_mut().find(|t| t.thread == thread) else { continue };
+                match r {
+                    Record::Msg { message, ts, id, .. } => {
+                        t.tokens += self.archived_tokens(r).unwrap_or_else(|| message_tokens(&self.counter, message)) as u64;
+                        super::threads::add_message(t, r.lc(), *ts, id, message);
+                    }
+                    Record::Episode { episode, .. } => {
+                        t.episodes += 1;
+                        t.episode_tokens += episode.tokens as u64;
+                        if let Some(task) = episode.task_id.as_ref().filter(|task| !t.tasks.contains(task)) {
+                            t.tasks.push(task.clone());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // (no message: no times, rather than infinities stored as null)
+            for t in threads.iter_mut().filter(|t| t.messages == 0) {
+                (t.first_at, t.last_at) = (0.0, 0.0);
             }
             s.threads = threads;
             out.push(s);
@@ -142,13 +211,14 @@ impl Controller {
         for v in read.values() {
             self.books.folding.adopt(&read, v.key.clone(), v.bytes, &v.uids, v.kind);
         }
+        self.books.folding.set_recent(false);
         let forgotten = Tombstones::of(&self.books.forgets);
-        let covered: HashSet<&str> = self.episodic.episodes.iter().flat_map(|e| e.message_ids.iter().map(String::as_str)).collect();
         let mut purge = Uids::default();
+        let mut episodes = Vec::new();
         // The log grows once, to its size.
         let mut log = std::mem::take(&mut self.window.log);
         let before = log.len();
-        log.reserve_exact(records.len());
+        log.reserve_exact(records.iter().filter(|r| matches!(r, Record::Msg { .. })).count());
         for r in records {
             let uid = self.books.folding.uid(r.uid().0, r.uid().1);
             if seen.insert(uid, 0).is_some() {
@@ -164,13 +234,21 @@ impl Controller {
                 self.others.push(r);
                 continue;
             }
-            // Only messages are written to archive segments; anything
-            // else in one stays as stored.
-            if let Record::Msg { writer, seq, lc, ts, id, message, task, .. } = r {
-                // As `restore` places it: archived while an episode covers it.
-                let place = if covered.contains(id.as_str()) && !message.role.is_instruction() { Place::Archived } else { Window::place_for(&message) };
-                log.push(Stored { id, writer, seq, lc, ts, message, tokens: UNCOUNTED.into(), tool_turn: false, place, task_id: task });
+            // Only messages and episodes are written to archive segments;
+            // anything else in one stays as stored.
+            match r {
+                Record::Msg { writer, seq, lc, ts, id, message, task, .. } => {
+                    log.push(Stored { id, writer, seq, lc, ts, message, tokens: UNCOUNTED.into(), tool_turn: false, place: Place::Working, task_id: task });
+                }
+                Record::Episode { writer, seq, lc, episode, counted, .. } => episodes.push((lc, writer, seq, self.episode_counted(episode, counted.as_deref()))),
+                _ => {}
             }
+        }
+        self.merge_episodes(episodes, &mut purge);
+        // As `restore` places them: archived while an episode covers them.
+        let covered: HashSet<&str> = self.episodic.episodes.iter().flat_map(|e| e.message_ids.iter().map(String::as_str)).collect();
+        for s in log.iter_mut().skip(before) {
+            s.place = if covered.contains(s.id.as_str()) && !s.message.role.is_instruction() { Place::Archived } else { Window::place_for(&s.message) };
         }
         self.books.folding.rewrite_holding(&purge);
         if log.len() > before {
@@ -193,5 +271,38 @@ impl Controller {
             }
         }
         self.index.stale = true;
+    }
+
+    /// Adds the episodes read from the archive to those in memory, in the
+    /// order and with the superseding rules of `restore`.
+    fn merge_episodes(&mut self, read: Vec<super::restore::LoadedEpisode>, purge: &mut Uids) {
+        if read.is_empty() {
+            return;
+        }
+        let uids = std::mem::take(&mut self.books.episode_uids);
+        let mut all: Vec<super::restore::LoadedEpisode> = std::mem::take(&mut self.episodic.episodes).into_iter().zip(uids).map(|(e, (w, s, lc))| (lc, w, s, e)).collect();
+        all.extend(read);
+        all.sort_unstable_by(super::restore::episode_order);
+        let superseded = super::restore::superseded(&all);
+        let folding = &self.books.folding;
+        let gone = |w: &str, s: u64, purge: &mut Uids| purge.extend(folding.find(w, s).map(|u| (u, 0)));
+        for (_, w, s, _) in all.iter().filter(|(_, _, _, e)| superseded.contains(&e.id)) {
+            gone(w, *s, purge);
+        }
+        let facts = std::mem::take(&mut self.semantic.facts);
+        for (f, (w, s, lc)) in facts.into_iter().zip(std::mem::take(&mut self.semantic.uids)) {
+            if super::restore::taught_by(&f, &superseded) {
+                gone(&w, s, purge);
+            } else {
+                self.semantic.push(f, w, s, lc);
+            }
+        }
+        for (lc, writer, seq, mut episode) in all.into_iter().filter(|(_, _, _, e)| !superseded.contains(&e.id)) {
+            if episode.tokens == UNCOUNTED {
+                episode.tokens = self.counter.count(&episode.summary);
+            }
+            self.episodic.episodes.push(episode);
+            self.books.episode_uids.push((writer, seq, lc));
+        }
     }
 }

@@ -56,18 +56,27 @@ impl Controller {
         (0..steps.len()).find(|&from| cost(&render(from)) <= budget).map(render).filter(|_| !steps.is_empty())
     }
 
-    /// Episode positions, best first: recency × importance × relevance to the query.
+    /// Episode positions, best first: recency × importance × relevance to
+    /// the query. Without a query, among the newest
+    /// [`RECENT_EPISODES`](super::archive::RECENT_EPISODES) only: those
+    /// opening reads, so the choice is the same before the archive is read
+    /// and after.
     fn recall_order(&self, req: &ContextRequest) -> Vec<usize> {
-        let relevance = match req.query.as_deref() {
-            Some(q) => self.episode_relevance(q, req.query_vector.as_deref()),
-            None => vec![0.0; self.episodic.episodes.len()],
+        let all = &self.episodic.episodes;
+        let (from, relevance) = match req.query.as_deref() {
+            Some(q) => (0, self.episode_relevance(q, req.query_vector.as_deref())),
+            None => (all.len().saturating_sub(super::archive::RECENT_EPISODES), Vec::new()),
         };
-        crate::episodic::recall::rank(&self.episodic.episodes, &relevance, req.now.unwrap_or(self.books.last_ts.max(0.0)), &self.opts.recall)
+        let now = req.now.unwrap_or(self.books.last_ts.max(0.0));
+        let mut order = crate::episodic::recall::rank(all.get(from..).unwrap_or_default(), &relevance, now, &self.opts.recall);
+        order.iter_mut().for_each(|i| *i += from);
+        order
     }
 
     /// Procedures, preferences and the knowledge retrieved for the query.
     fn extras(&self, req: &ContextRequest) -> Result<context::Extras> {
-        let mut extras = context::Extras { knowledge_budget: req.semantic_tokens.unwrap_or(800), ..Default::default() };
+        let unread = &self.books.archive;
+        let mut extras = context::Extras { knowledge_budget: req.semantic_tokens.unwrap_or(800), unread: (unread.messages as usize, unread.first.clone(), unread.last.clone()), ..Default::default() };
         if let Some(p) = &self.procedures {
             let text = p.parsed.rules_text(req.task_id.as_deref());
             if !text.is_empty() {

@@ -324,11 +324,13 @@ impl Controller {
         // message): stored nowhere yet.
         let made = self.books.next_seq..seq;
         let records = next.records_where(&|w, s| (w == writer && made.contains(&s)) || next.books.folding.find(w, s).is_some_and(|u| movable.contains_key(&u)));
-        let Segmented { writes: segments, outputs, shelf, next_seq } = next.segments(&records, next.books.next_seq);
+        let Segmented { writes: segments, outputs, shelves, next_seq, removal, episode_keys } = next.segments(&records, next.books.next_seq, &remove);
+        let remove = removal;
         next.books.next_seq = next_seq;
-        next.shelved_by(shelf);
+        next.shelved_by(shelves);
         unsaved.extend(remove.iter().cloned());
         next.books.folding.replace(&unsaved, outputs, Kind::Segment);
+        next.books.folding.mark(&episode_keys, Kind::Episodes);
         Ok(PreparedForget { tombstone: tombstone_write, segments, remove, next, outcome, added })
     }
 

@@ -16,7 +16,7 @@
 //! `forget`, `restore`, `archive` (reading the archive segments opening left unread),
 //! `threads`, `tools`, `stats`.
 
-mod archive;
+pub(crate) mod archive;
 mod assemble;
 mod books;
 mod compaction;
@@ -33,6 +33,7 @@ mod writes;
 pub use knowledge::{PreparedEmbeddings, PreparedProcedures, PreparedRemember, Remembered};
 pub use search::{Found, Hit, HitKind, Scope, SearchIndex, SearchOptions};
 pub use stats::{LayerTokens, MessageStats, Stats, TokenizerStats};
+pub use archive::{recent_keys, RECENT_EPISODES};
 pub use threads::ThreadInfo;
 
 pub use compaction::{CompactionJob, PreparedCompaction, SummaryRequest};
@@ -343,6 +344,8 @@ impl Controller {
         }
     }
 
+    /// Every episode, oldest first, once the archive is read; before, the
+    /// ones opening read (the newest, and those beside working memory).
     pub fn episodes(&self) -> &[Episode] {
         &self.episodic.episodes
     }

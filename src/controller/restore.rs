@@ -18,6 +18,7 @@ use crate::store::tombstones::Tombstones;
 
 use super::Controller;
 use crate::models;
+use crate::episodic::Episode;
 use crate::store::record::Record;
 use crate::store::{LoadReport, Loaded, Uids};
 use crate::tokens::chat::message_tokens;
@@ -58,12 +59,9 @@ impl Controller {
                 Record::Msg { writer, seq, lc, ts, id, message, task, .. } => {
                     msgs.push(Stored { id, writer, seq, lc, ts, message, tokens: UNCOUNTED.into(), tool_turn: false, place: Place::Working, task_id: task });
                 }
-                Record::Episode { writer, seq, lc, mut episode, counted, .. } => {
+                Record::Episode { writer, seq, lc, episode, counted, .. } => {
                     // Counted with this encoding already: kept; else counted below.
-                    if counted.is_none() || counted.as_deref() != self.counter.encoding_name() {
-                        episode.tokens = UNCOUNTED;
-                    }
-                    episodes.push((lc, writer, seq, episode));
+                    episodes.push((lc, writer, seq, self.episode_counted(episode, counted.as_deref())));
                 }
                 Record::Usage { ref model, ref purpose, usd, .. } => {
                     // As charged when recorded; a record without (0.1's, or
@@ -88,36 +86,17 @@ impl Controller {
         }
         self.books.archive = archive;
         msgs.sort_unstable_by(super::archive::log_order);
-        episodes.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-        // A message is in one episode. Two that share one are a compaction
-        // whose save failed after it landed (a lost acknowledgement, a crash)
-        // and the retry that replaced it, or two writers compacting the same
-        // messages: the later one stands, alike for every reader; the other
-        // goes, with what it taught, and its messages not covered otherwise
-        // go back to working memory to be compacted again.
-        let mut superseded: HashSet<String> = HashSet::new();
-        let ids = episodes.iter().map(|(_, _, _, e)| e.message_ids.len()).sum();
-        let mut claimed: HashSet<&str> = HashSet::with_capacity(ids);
-        for (_, _, _, e) in episodes.iter().rev() {
-            if e.message_ids.iter().any(|m| claimed.contains(m.as_str())) {
-                superseded.insert(e.id.clone());
-            } else {
-                claimed.extend(e.message_ids.iter().map(String::as_str));
-            }
-        }
-        // What the standing episodes cover: what they claimed.
-        let archived: HashSet<&str> = if superseded.is_empty() {
-            claimed
-        } else {
-            drop(claimed);
-            let taught = |f: &crate::semantic::Fact| f.tags.iter().any(|t| t == "auto") && f.source.as_ref().is_some_and(|s| superseded.contains(s));
+        episodes.sort_unstable_by(episode_order);
+        let superseded = superseded(&episodes);
+        if !superseded.is_empty() {
+            let taught = |f: &crate::semantic::Fact| taught_by(f, &superseded);
             purge.extend(episodes.iter().filter(|(_, _, _, e)| superseded.contains(&e.id)).filter_map(|(_, w, s, _)| folding.find(w, *s)).map(|u| (u, 0)));
             purge.extend(facts.iter().filter(|(_, _, _, f)| taught(f)).filter_map(|(_, w, s, _)| folding.find(w, *s)).map(|u| (u, 0)));
             episodes.retain(|(_, _, _, e)| !superseded.contains(&e.id));
             facts.retain(|(_, _, _, f)| !taught(f));
-            episodes.iter().flat_map(|(_, _, _, e)| e.message_ids.iter().map(String::as_str)).collect()
-        };
-
+        }
+        // What the standing episodes cover.
+        let archived: HashSet<&str> = episodes.iter().flat_map(|(_, _, _, e)| e.message_ids.iter().map(String::as_str)).collect();
         self.books.last_ts = msgs.iter().fold(self.books.last_ts, |t, s| t.max(s.ts));
         let counter = &self.counter;
         self.window = Window::from_log(msgs, |s| {
@@ -160,8 +139,49 @@ impl Controller {
         self.books.load_report = report;
     }
 
+    /// An episode record's tokens, if counted with this controller's encoding.
+    pub(crate) fn episode_counted(&self, mut episode: Episode, counted: Option<&str>) -> Episode {
+        if counted.is_none() || counted != self.counter.encoding_name() {
+            episode.tokens = UNCOUNTED;
+        }
+        episode
+    }
+
     /// What loading found: record counts, duplicates, damaged keys.
     pub fn load_report(&self) -> &LoadReport {
         &self.books.load_report
     }
+}
+
+/// An episode as loaded: its order (`lc`), writer and seq.
+pub(crate) type LoadedEpisode = (u64, String, u64, Episode);
+
+/// Episodes in causal order, then by time and record identity.
+pub(crate) fn episode_order(a: &LoadedEpisode, b: &LoadedEpisode) -> std::cmp::Ordering {
+    a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
+}
+
+/// The ids of the episodes (in order) a later one supersedes. A message is
+/// in one episode. Two that share one are a compaction whose save failed
+/// after it landed (a lost acknowledgement, a crash) and the retry that
+/// replaced it, or two writers compacting the same messages: the later one
+/// stands, alike for every reader; the other goes, with what it taught
+/// (`taught_by`), and its messages not covered otherwise go back to
+/// working memory to be compacted again.
+pub(crate) fn superseded(episodes: &[LoadedEpisode]) -> HashSet<String> {
+    let mut superseded = HashSet::new();
+    let mut claimed: HashSet<&str> = HashSet::new();
+    for (_, _, _, e) in episodes.iter().rev() {
+        if e.message_ids.iter().any(|m| claimed.contains(m.as_str())) {
+            superseded.insert(e.id.clone());
+        } else {
+            claimed.extend(e.message_ids.iter().map(String::as_str));
+        }
+    }
+    superseded
+}
+
+/// Whether `f` was learned from one of the episodes `from`.
+pub(crate) fn taught_by(f: &crate::semantic::Fact, from: &HashSet<String>) -> bool {
+    f.tags.iter().any(|t| t == "auto") && f.source.as_ref().is_some_and(|s| from.contains(s))
 }

@@ -83,9 +83,9 @@ impl Controller {
         self.window.log.len() + self.books.archive.messages as usize
     }
 
-    /// Until the archive is read, its messages are counted as the shelf
-    /// records say (`controller::archive`): their tokens as counted when
-    /// they were archived.
+    /// Until the archive is read, its messages and episodes are counted as
+    /// the shelf records say (`controller::archive`): their tokens as
+    /// counted when they were archived.
     pub fn stats(&self) -> Stats {
         let unread = &self.books.archive;
         let log = &self.window.log;
@@ -106,10 +106,10 @@ impl Controller {
                 pinned: sum(Place::Pinned),
                 working: sum(Place::Working),
                 archived: sum(Place::Archived) + unread.tokens as usize,
-                episodes: self.episodic.episodes.iter().map(|e| e.tokens).sum(),
+                episodes: self.episodic.episodes.iter().map(|e| e.tokens).sum::<usize>() + unread.episode_tokens as usize,
                 working_limit: self.opts.working.max_tokens,
             },
-            episodes: self.episodic.episodes.len(),
+            episodes: self.episodic.episodes.len() + unread.episodes as usize,
             facts: self.semantic.live().len(),
             embeddings: self.index.embeddings.len(),
             cost: self.cost.clone(),

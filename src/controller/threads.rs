@@ -28,13 +28,19 @@ pub const TITLE_CHARS: usize = 80;
 
 /// An empty summary of `thread`, to fill with `add_message` and `merge`.
 pub(crate) fn summary(thread: &str) -> ShelvedThread {
-    ShelvedThread { thread: thread.to_string(), messages: 0, tokens: 0, first_at: f64::INFINITY, last_at: f64::NEG_INFINITY, lc: 0, first_user: None }
+    ShelvedThread { thread: thread.to_string(), messages: 0, tokens: 0, first_at: f64::INFINITY, last_at: f64::NEG_INFINITY, lc: 0, first_user: None, first: None, last: None, episodes: 0, episode_tokens: 0, tasks: Vec::new() }
 }
 
 /// Counts one message (of order `lc`, written at `ts`) into `t`: the title
 /// comes from the earliest user message.
-pub(crate) fn add_message(t: &mut ShelvedThread, lc: u64, ts: f64, message: &crate::message::Message) {
+pub(crate) fn add_message(t: &mut ShelvedThread, lc: u64, ts: f64, id: &str, message: &crate::message::Message) {
     t.messages += 1;
+    if t.first.as_ref().is_none_or(|(l, s, _)| (lc, ts) < (*l, *s)) {
+        t.first = Some((lc, ts, id.to_string()));
+    }
+    if t.last.as_ref().is_none_or(|(l, s, _)| (lc, ts) > (*l, *s)) {
+        t.last = Some((lc, ts, id.to_string()));
+    }
     t.first_at = t.first_at.min(ts);
     t.last_at = t.last_at.max(ts);
     t.lc = t.lc.max(lc);
@@ -71,10 +77,10 @@ pub fn list<'a>(records: impl IntoIterator<Item = &'a Record>, shelved: impl Int
         }) as usize
     };
     for r in records {
-        let (Record::Msg { ts, message, .. }, Some(thread)) = (r, r.thread()) else { continue };
+        let (Record::Msg { ts, id, message, .. }, Some(thread)) = (r, r.thread()) else { continue };
         let at = entry(thread, &mut out);
         if let Some(t) = out.get_mut(at) {
-            add_message(t, r.lc(), *ts, message);
+            add_message(t, r.lc(), *ts, id, message);
         }
     }
     for s in shelved {
@@ -125,7 +131,7 @@ impl Controller {
         let shelves = records.iter().filter(|r| matches!(r, Record::Shelf { .. }));
         let read: Vec<&store::Key> = loaded.folding.values().iter().map(|v| &v.key).collect();
         let shelved = super::archive::live_shelved(shelves).into_iter().filter(|s| !read.contains(&&s.key));
-        let summaries: Vec<&ShelvedThread> = shelved.flat_map(|s| s.threads.iter()).filter(|t| !gone.forgot_thread(&t.thread, t.lc)).collect();
+        let summaries: Vec<&ShelvedThread> = shelved.flat_map(|s| s.threads.iter()).filter(|t| t.messages > 0 && !gone.forgot_thread(&t.thread, t.lc)).collect();
         list(records.iter().filter(|r| !gone.covers(r)), summaries)
     }
 }

@@ -57,10 +57,27 @@ pub(crate) struct Segmented {
     pub writes: Vec<Write>,
     /// What each written value holds, for `Folding::replace`.
     pub outputs: Vec<Output>,
-    /// The shelf record among the writes, if archive segments were written or retired.
-    pub shelf: Option<Record>,
+    /// The shelf records among the writes, if archive segments were written
+    /// or retired: more than one when one would not fit half a segment.
+    pub shelves: Vec<Record>,
     /// This writer's next seq after them.
     pub next_seq: u64,
+    /// `inputs` in the order to remove them: those holding a message
+    /// first, so that a value holding an episode these segments archive
+    /// (which holds no message) goes only once no value opening reads holds
+    /// one of its messages, whatever crash or failed removal stops it.
+    pub removal: Vec<Key>,
+    /// The archive segments of episodes among the writes (`Kind::Episodes`).
+    pub episode_keys: Vec<Key>,
+}
+
+/// The episode a record holds, if it is one.
+fn episode_of(r: &Record) -> Option<&crate::episodic::Episode> {
+    if let Record::Episode { episode, .. } = r {
+        Some(episode)
+    } else {
+        None
+    }
 }
 
 impl Controller {
@@ -246,20 +263,46 @@ impl Controller {
         Limits { bytes: self.opts.segment_bytes, fold_after: self.opts.fold_after }
     }
 
-    /// `records` as stored values numbered from `first_seq`. Messages an episode covers (of any thread) go to archive
-    /// segments, written first, which opening does not read (see
-    /// `archive`); the rest to segments, with a shelf record saying what the
-    /// archive segments written hold and which removed ones are gone.
-    pub(crate) fn segments(&self, records: &[Record], first_seq: u64) -> Segmented {
+    /// `records` as stored values numbered from `first_seq`, replacing the
+    /// values `inputs`. Messages an episode covers (of any thread) go to
+    /// archive segments, written first, which opening does not read (see
+    /// `archive`), and so do episodes none of whose messages stays where
+    /// opening reads (in these records or in a value not replaced), in
+    /// archive segments of their own; the rest go to segments, with a shelf
+    /// record saying what the archive segments written hold and which
+    /// removed ones are gone.
+    pub(crate) fn segments(&self, records: &[Record], first_seq: u64, inputs: &[Key]) -> Segmented {
         let ids: HashSet<&str> = records.iter().filter_map(|r| if let Record::Msg { id, .. } = r { Some(id.as_str()) } else { None }).collect();
-        let others = self.others.iter().filter_map(|r| if let Record::Episode { episode, .. } = r { Some(episode) } else { None });
+        // The episodes in memory, and those among the records (an import's).
+        let others = self.others.iter().chain(records).filter_map(episode_of);
         let covered: HashSet<&str> = self.episodic.episodes.iter().chain(others).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| ids.contains(id)).collect();
         let archived = |r: &Record| match r {
             Record::Msg { id, message, .. } => covered.contains(id.as_str()) && !message.role.is_instruction(),
             _ => false,
         };
         let (cold, mut hot): (Vec<Record>, Vec<Record>) = records.iter().cloned().partition(archived);
+        // Messages that stay where opening reads: these records' hot ones,
+        // and any an episode here names that a value not replaced holds.
+        let named: HashSet<&str> = records.iter().filter_map(episode_of).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| !ids.contains(id)).collect();
+        let mut staying = self.held_hot(&named, inputs);
+        staying.extend(records.iter().filter(|r| !archived(r)).filter_map(|r| if let Record::Msg { id, .. } = r { Some(id.as_str()) } else { None }));
+        // An episode is archived only from values holding no message: they
+        // are removed last (`Segmented::removal`).
+        let folding = &self.books.folding;
+        let messages: crate::store::Uids = records.iter().filter(|r| matches!(r, Record::Msg { .. })).filter_map(|r| folding.find(r.uid().0, r.uid().1)).map(|u| (u, 0)).collect();
+        let (mixed, plain): (Vec<&crate::store::segments::Value>, Vec<_>) = folding.values().iter().filter(|v| inputs.contains(&v.key)).partition(|v| v.uids.iter().any(|u| messages.contains_key(u)));
+        let beside_messages: crate::store::Uids = mixed.iter().flat_map(|v| &v.uids).map(|&u| (u, 0)).collect();
+        let shelved_episode = |r: &Record| {
+            matches!(r, Record::Episode { episode, .. } if !episode.message_ids.iter().any(|m| staying.contains(m.as_str())))
+                && folding.find(r.uid().0, r.uid().1).is_some_and(|u| !beside_messages.contains_key(&u))
+        };
+        let (episodes, rest): (Vec<Record>, Vec<Record>) = std::mem::take(&mut hot).into_iter().partition(shelved_episode);
+        hot = rest;
         let mut out = Segmented::default();
+        // (inputs folding does not know of first, then those holding messages)
+        let known: Vec<Key> = mixed.iter().chain(&plain).map(|v| v.key.clone()).collect();
+        out.removal = inputs.iter().filter(|k| !known.contains(k)).cloned().collect();
+        out.removal.extend(known);
         let mut seq = first_seq;
         let ns = &self.opts.namespace;
         let writer = &self.opts.writer;
@@ -267,23 +310,44 @@ impl Controller {
             out.outputs.push((key.clone(), bytes.len(), held.iter().map(|r| (r.uid().0.to_string(), r.uid().1)).collect()));
             out.writes.push(Write { key, bytes });
         };
+        // Messages and episodes in segments apart: opening reads the newest
+        // episodes' (`archive::recent_keys`), and no message with them.
         let mut shelved = Vec::new();
-        let mut at = 0;
-        for (bytes, n) in encode_segments(&cold, self.opts.segment_bytes) {
-            let key = archive_key(ns, writer, seq);
-            seq += 1;
-            shelved.push((key.clone(), bytes.len(), n));
-            push(&mut out, key, bytes, cold.get(at..at + n).unwrap_or_default());
-            at += n;
+        for part in [&cold, &episodes] {
+            let mut at = 0;
+            for (bytes, n) in encode_segments(part, self.opts.segment_bytes) {
+                let key = archive_key(ns, writer, seq);
+                seq += 1;
+                if std::ptr::eq(part, &episodes) {
+                    out.episode_keys.push(key.clone());
+                }
+                shelved.push((key.clone(), bytes.len(), n));
+                push(&mut out, key, bytes, part.get(at..at + n).unwrap_or_default());
+                at += n;
+            }
         }
+        let cold: Vec<Record> = cold.into_iter().chain(episodes).collect();
         // Only what is gone: a fold whose save fails may leave its shelf
         // record stored, and the values it meant to retire must stay listed.
         let removed = self.books.unshelve.clone();
         if !shelved.is_empty() || !removed.is_empty() {
-            let shelf = Record::Shelf { writer: writer.clone(), seq, added: self.shelve(&cold, &shelved), removed };
-            seq += 1;
-            out.shelf = Some(shelf.clone());
-            hot.push(shelf);
+            let (mut added, mut bytes) = (Vec::new(), 0);
+            let mut entries = self.shelve(&cold, &shelved).into_iter().peekable();
+            let mut removed = Some(removed);
+            while let Some(entry) = entries.next() {
+                // About what it takes as JSON (a bound, not the byte count).
+                bytes += 200 + entry.key.iter().map(|k| k.len() + 3).sum::<usize>() + entry.threads.iter().map(|t| 700 + 2 * t.thread.len() + [&t.first, &t.last].iter().filter_map(|e| e.as_ref()).map(|e| e.2.len()).sum::<usize>() + t.tasks.iter().map(|k| k.len() + 3).sum::<usize>()).sum::<usize>();
+                added.push(entry);
+                if entries.peek().is_none() || bytes >= self.opts.segment_bytes / 2 {
+                    out.shelves.push(Record::Shelf { writer: writer.clone(), seq, added: std::mem::take(&mut added), removed: removed.take().unwrap_or_default() });
+                    (seq, bytes) = (seq + 1, 0);
+                }
+            }
+            if let Some(removed) = removed.filter(|r| !r.is_empty()) {
+                out.shelves.push(Record::Shelf { writer: writer.clone(), seq, added: Vec::new(), removed });
+                seq += 1;
+            }
+            hot.extend(out.shelves.iter().cloned());
         }
         let mut at = 0;
         for (bytes, n) in encode_segments(&hot, self.opts.segment_bytes) {
@@ -296,6 +360,34 @@ impl Controller {
         out
     }
 
+    /// Which of the messages `ids` a value opening reads holds, other than
+    /// `inputs` (the values being replaced).
+    fn held_hot<'a>(&'a self, ids: &HashSet<&str>, inputs: &[Key]) -> HashSet<&'a str> {
+        let mut out = HashSet::new();
+        if ids.is_empty() {
+            return out;
+        }
+        let folding = &self.books.folding;
+        let mut hot = crate::store::Uids::default();
+        for v in folding.values().iter().filter(|v| !is_archive(&v.key) && !inputs.contains(&v.key)) {
+            hot.extend(v.uids.iter().map(|&u| (u, 0)));
+        }
+        let held = |writer: &str, seq: u64| folding.find(writer, seq).is_some_and(|u| hot.contains_key(&u));
+        for s in self.window.log.iter().filter(|s| ids.contains(s.id.as_str())) {
+            if held(&s.writer, s.seq) {
+                out.insert(s.id.as_str());
+            }
+        }
+        for r in &self.others {
+            if let Record::Msg { writer, seq, id, .. } = r {
+                if ids.contains(id.as_str()) && held(writer, *seq) {
+                    out.insert(id.as_str());
+                }
+            }
+        }
+        out
+    }
+
     /// This namespace as a snapshot (`store::snapshot`): every live record,
     /// embeddings only when asked for (the embedder can remake them).
     ///
@@ -304,7 +396,9 @@ impl Controller {
     pub fn export(&self, embeddings: bool) -> Result<String> {
         self.open()?;
         let records = self.live_records();
-        Ok(crate::store::snapshot::write(records.iter().filter(|r| embeddings || !matches!(r, Record::Embedding { .. }))))
+        // Shelf records say where this namespace keeps its archive: not content.
+        let content = |r: &&Record| !matches!(r, Record::Shelf { .. }) && (embeddings || !matches!(r, Record::Embedding { .. }));
+        Ok(crate::store::snapshot::write(records.iter().filter(content)))
     }
 
     /// A snapshot's records as segments under this namespace, to save
@@ -314,8 +408,10 @@ impl Controller {
     /// Those of [`crate::store::snapshot::read`]; `CLOSED`.
     pub fn prepare_import(&self, snapshot: &str) -> Result<Vec<Write>> {
         self.open()?;
-        let records = crate::store::snapshot::read(snapshot)?;
-        Ok(self.segments(&records, self.books.next_seq).writes)
+        let mut records = crate::store::snapshot::read(snapshot)?;
+        // (another namespace's archive keys: the import writes its own)
+        records.retain(|r| !matches!(r, Record::Shelf { .. }));
+        Ok(self.segments(&records, self.books.next_seq, &[]).writes)
     }
 
     /// This controller rebuilt from `entries` (what storage holds now), with
@@ -338,10 +434,11 @@ impl Controller {
         let inputs = self.books.folding.plan(self.limits())?;
         let movable = self.books.folding.movable(&inputs);
         let records = self.records_where(&|w, s| self.books.folding.find(w, s).is_some_and(|u| movable.contains_key(&u)));
-        let mut segmented = self.segments(&records, self.books.next_seq);
+        let mut segmented = self.segments(&records, self.books.next_seq, &inputs);
         let writes = std::mem::take(&mut segmented.writes);
-        let mut remove = inputs.clone();
-        remove.extend(self.books.folding.pending.iter().filter(|k| !inputs.contains(k)).cloned());
+        // Values left from earlier removals first (they may hold messages).
+        let mut remove: Vec<Key> = self.books.folding.pending.iter().filter(|k| !inputs.contains(k)).cloned().collect();
+        remove.append(&mut segmented.removal);
         Some(PreparedFold { writes, remove, inputs, segmented })
     }
 
@@ -357,15 +454,18 @@ impl Controller {
         self.books.next_seq = p.segmented.next_seq;
         self.books.folding.pending.clear();
         self.books.folding.replace(&p.inputs, p.segmented.outputs, Kind::Segment);
-        self.shelved_by(p.segmented.shelf);
+        self.books.folding.mark(&p.segmented.episode_keys, Kind::Episodes);
+        self.shelved_by(p.segmented.shelves);
     }
 
     /// A saved shelf record: kept, and what it says is gone no longer waits.
-    pub(crate) fn shelved_by(&mut self, shelf: Option<Record>) {
-        if let Some(Record::Shelf { removed, .. }) = &shelf {
-            self.books.unshelve.retain(|k| !removed.contains(k));
+    pub(crate) fn shelved_by(&mut self, shelves: Vec<Record>) {
+        for shelf in shelves {
+            if let Record::Shelf { removed, .. } = &shelf {
+                self.books.unshelve.retain(|k| !removed.contains(k));
+            }
+            self.books.shelves.push(shelf);
         }
-        self.books.shelves.extend(shelf);
     }
 
     /// A value the host removed: an archive segment's removal waits for a
@@ -389,7 +489,7 @@ impl Controller {
     pub fn commit_unshelve(&mut self, p: PreparedShelf) {
         self.books.next_seq = p.record.uid().1 + 1;
         self.books.folding.logged(&p.write);
-        self.shelved_by(Some(p.record));
+        self.shelved_by(vec![p.record]);
     }
 
     /// A folding step whose save failed: its segments may have been

@@ -7,8 +7,10 @@
 //! - `[ns, "seg", writer, seq]` — a bounded segment of many records, written
 //!   by folding the log or merging small segments (see `segments`);
 //! - `[ns, "arc", writer, seq]` — an archive segment: messages an episode
-//!   covers, which opening does not read (`controller::archive`); the
-//!   `Shelf` records in the other values say what they hold;
+//!   covers, or episodes none of whose messages is in a value opening
+//!   reads; opening reads only the segments of a thread's newest episodes
+//!   (`controller::archive`); the `Shelf` records in the other values say
+//!   what they hold;
 //! - `[ns, "pack", writer, seq]` — 0.1's packs (format 1), read and rewritten
 //!   as segments.
 //!
@@ -117,6 +119,14 @@ pub struct Archive {
     /// This thread's messages in them, and their tokens.
     pub messages: u64,
     pub tokens: u64,
+    /// The first and last of them by order: (`lc`, timestamp, id).
+    pub first: Option<(u64, f64, String)>,
+    pub last: Option<(u64, f64, String)>,
+    /// This thread's episodes in them, their summaries' tokens, and the
+    /// tasks they are steps of.
+    pub episodes: u64,
+    pub episode_tokens: u64,
+    pub tasks: Vec<String>,
     /// The records loaded so far, to leave out their copies.
     pub(crate) seen: Uids,
 }
@@ -126,6 +136,8 @@ pub struct Archive {
 #[derive(Debug, Default)]
 pub struct Loader {
     loaded: Loaded,
+    /// Keys read already: left out.
+    skip: Vec<Key>,
 }
 
 impl Loader {
@@ -135,11 +147,15 @@ impl Loader {
     /// `FORMAT_TOO_NEW` if the value was written by a newer format: loading
     /// without it would silently drop data, so nothing loads.
     pub fn push(&mut self, key: Key, bytes: &[u8]) -> Result<()> {
+        if self.skip.contains(&key) {
+            return Ok(());
+        }
         let loaded = &mut self.loaded;
         loaded.report.keys += 1;
         match decode_value(bytes) {
             Ok((version, records)) => {
                 let mut uids = Vec::with_capacity(records.len());
+                let episodes_only = records.iter().all(|r| matches!(r, Record::Episode { .. }));
                 for r in records {
                     let (w, s) = r.uid();
                     let uid = loaded.folding.uid(w, s);
@@ -153,6 +169,7 @@ impl Loader {
                 let kind = match key.get(1).map(String::as_str) {
                     _ if version < record::FORMAT_VERSION => Kind::Rewrite,
                     Some("log") => Kind::Log,
+                    Some("arc") if !uids.is_empty() && episodes_only => Kind::Episodes,
                     _ => Kind::Segment,
                 };
                 loaded.folding.add(key, bytes.len(), uids, kind);
@@ -163,6 +180,21 @@ impl Loader {
             Err(DecodeError::Corrupt(reason)) => loaded.report.corrupt.push(CorruptKey { key, code: "CORRUPT_DATA", reason }),
         }
         Ok(())
+    }
+
+    /// A loader that leaves out the values under `keys` (read already).
+    pub fn skipping(keys: Vec<Key>) -> Loader {
+        Loader { skip: keys, ..Loader::default() }
+    }
+
+    /// The records read so far.
+    pub fn records(&self) -> &[Record] {
+        &self.loaded.records
+    }
+
+    /// Marks the archive segments read so far as read early (`Kind::Recent`).
+    pub fn read_early(&mut self) {
+        self.loaded.folding.set_recent(true);
     }
 
     pub fn finish(mut self) -> Loaded {

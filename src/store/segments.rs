@@ -45,6 +45,13 @@ pub enum Kind {
     /// An archive segment not read yet: what it holds is unknown, so no
     /// plan takes it (reading it makes it a `Segment`, `controller::archive`).
     Archive,
+    /// An archive segment opening read for its episodes (the newest ones,
+    /// `controller::archive::recent_keys`): what it holds is in memory, but
+    /// no plan takes it until the whole archive is read, as for `Archive`.
+    Recent,
+    /// An archive segment of episodes only: merged with others only while
+    /// tiny (see `plan`).
+    Episodes,
 }
 
 /// A stored value and the records it holds.
@@ -127,6 +134,27 @@ impl Folding {
         gone.into_iter().map(|v: Value| v.key).collect()
     }
 
+    /// The archive segments read early (`Kind::Recent`).
+    pub(crate) fn recent(&self) -> Vec<Key> {
+        self.values.iter().filter(|v| v.kind == Kind::Recent).map(|v| v.key.clone()).collect()
+    }
+
+    /// Marks the archive segments of episodes read as read early
+    /// (`Kind::Recent`), or, once the whole archive is read, back.
+    pub(crate) fn set_recent(&mut self, recent: bool) {
+        let (from, to) = if recent { (Kind::Episodes, Kind::Recent) } else { (Kind::Recent, Kind::Episodes) };
+        for v in self.values.iter_mut().filter(|v| v.kind == from && super::is_archive(&v.key)) {
+            v.kind = to;
+        }
+    }
+
+    /// Marks the values under `keys` as `kind`.
+    pub(crate) fn mark(&mut self, keys: &[Key], kind: Kind) {
+        for v in self.values.iter_mut().filter(|v| keys.contains(&v.key)) {
+            v.kind = kind;
+        }
+    }
+
     /// Writer names by their number in uids.
     pub(crate) fn writer_names(&self) -> Vec<&str> {
         let mut names = vec![""; self.writer_ids.len()];
@@ -184,9 +212,13 @@ impl Folding {
             return Some(keys(Kind::Log));
         }
         let full = limits.bytes / 8;
-        let small = |t: u32| self.values.iter().filter(move |v| v.kind == Kind::Segment && tier(v.bytes, full) == t);
+        // Archive segments of episodes only while tiny (a log folded after
+        // a few records): above, a merge would write episodes again for
+        // little (opening reads the newest by their keys, not by size).
+        let mergeable = move |v: &&Value| v.kind == Kind::Segment || (v.kind == Kind::Episodes && tier(v.bytes, full) >= 3);
+        let small = |t: u32| self.values.iter().filter(mergeable).filter(move |v| tier(v.bytes, full) == t);
         // The smallest tier first: a merge there may fill the next.
-        let lowest = self.values.iter().filter(|v| v.kind == Kind::Segment).map(|v| tier(v.bytes, full)).max().unwrap_or(0);
+        let lowest = self.values.iter().filter(mergeable).map(|v| tier(v.bytes, full)).max().unwrap_or(0);
         match (1..=lowest).rev().find(|&t| small(t).count() >= 4) {
             Some(t) => Some(small(t).map(|v| v.key.clone()).collect()),
             None => (!self.pending.is_empty()).then(Vec::new),

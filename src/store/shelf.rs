@@ -34,6 +34,23 @@ pub struct ShelvedThread {
     /// The earliest user message's order (`lc`, timestamp) and title.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_user: Option<(u64, f64, Option<String>)>,
+    /// Its first and last message by order: (`lc`, timestamp, id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first: Option<(u64, f64, String)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last: Option<(u64, f64, String)>,
+    /// Its episodes, their summaries' tokens (as `tokens`), and the tasks
+    /// they are steps of.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub episodes: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub episode_tokens: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Read through `Value`, whose reader the records already need: derived
@@ -48,6 +65,7 @@ impl<'de> Deserialize<'de> for Shelved {
         let float = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
         let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
         let list = |v: &Value, k: &str| v.get(k).and_then(Value::as_array).cloned().unwrap_or_default();
+        let ordered = |f: &Value| Some((f.get(0)?.as_u64()?, f.get(1)?.as_f64()?, f.get(2)?.as_str()?.to_string()));
         let thread = |t: &Value| ShelvedThread {
             thread: text(t.get("thread")).unwrap_or_default(),
             messages: int(t, "messages"),
@@ -56,6 +74,11 @@ impl<'de> Deserialize<'de> for Shelved {
             last_at: float(t, "last_at"),
             lc: int(t, "lc"),
             first_user: t.get("first_user").and_then(|f| Some((f.get(0)?.as_u64()?, f.get(1)?.as_f64()?, text(f.get(2))))),
+            first: t.get("first").and_then(ordered),
+            last: t.get("last").and_then(ordered),
+            episodes: int(t, "episodes"),
+            episode_tokens: int(t, "episode_tokens"),
+            tasks: list(t, "tasks").iter().filter_map(|k| text(Some(k))).collect(),
         };
         Ok(Shelved {
             key: list(&v, "key").iter().filter_map(|k| text(Some(k))).collect(),
@@ -75,8 +98,8 @@ mod tests {
 
     #[test]
     fn shelf_records_read_back_as_written() {
-        let thread = ShelvedThread { thread: "旅行".into(), messages: 3, tokens: 41, first_at: 1.5, last_at: 9.0, lc: 12, first_user: Some((10, 2.0, Some("去成都".into()))) };
-        let shelved = Shelved { key: vec!["ns".into(), "arc".into(), "w".into(), "0000000000000007".into()], bytes: 900, lc: 12, seqs: vec![("w".into(), 6), ("x\"y".into(), 2)], threads: vec![thread.clone(), ShelvedThread { first_user: Some((3, 1.0, None)), ..thread }], counted: Some("o200k_base".into()) };
+        let thread = ShelvedThread { thread: "旅行".into(), messages: 3, tokens: 41, first_at: 1.5, last_at: 9.0, lc: 12, first_user: Some((10, 2.0, Some("去成都".into()))), first: Some((9, 1.5, "m-1".into())), last: Some((12, 9.0, "m-\"3".into())), episodes: 2, episode_tokens: 90, tasks: vec!["t1".into()] };
+        let shelved = Shelved { key: vec!["ns".into(), "arc".into(), "w".into(), "0000000000000007".into()], bytes: 900, lc: 12, seqs: vec![("w".into(), 6), ("x\"y".into(), 2)], threads: vec![thread.clone(), ShelvedThread { first_user: Some((3, 1.0, None)), first: None, last: None, episodes: 0, episode_tokens: 0, tasks: vec![], ..thread }], counted: Some("o200k_base".into()) };
         let r = Record::Shelf { writer: "w".into(), seq: 8, added: vec![shelved.clone(), Shelved { counted: None, ..shelved }], removed: vec![vec!["ns".into(), "arc".into(), "w".into(), "1".into()]] };
         assert_eq!(decode(&encode_record(&r)).unwrap(), vec![r]);
     }

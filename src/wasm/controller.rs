@@ -122,7 +122,7 @@ impl MemoryController {
         let inner = match &storage {
             // Archive segments are read when first needed (`WritePath::load_archive`).
             Some(_) => {
-                let loaded = storage.load_open(&opts.namespace).await?;
+                let loaded = storage.load_open(&opts.namespace, Some(&opts.thread)).await?;
                 Controller::from_loaded(opts, counter, loaded)
             }
             None => Controller::new(opts, counter),
@@ -191,8 +191,11 @@ impl MemoryController {
     /// Episodes (summaries of archived ranges), oldest first.
     #[wasm_bindgen(unchecked_return_type = "Promise<Episode[]>")]
     pub fn episodes(&self) -> Async {
-        let inner = self.inner.clone();
-        self.enqueue(async move { to_js(&inner.borrow().episodes()) })
+        let (inner, d) = (self.inner.clone(), self.driver.clone());
+        self.enqueue(async move {
+            d.path.load_archive().await?;
+            to_js(&inner.borrow().episodes())
+        })
     }
 
     /// The messages to send now, within `maxTokens - reserveOutput`.
@@ -203,12 +206,12 @@ impl MemoryController {
         self.enqueue(async move {
             let js = js?;
             let query = js.string("query")?;
-            // A query searches the archive too; if it cannot be read, the
-            // context is built from what is in memory and says so.
-            let unread = match &query {
-                Some(_) => d.path.load_archive().await.err().map(|e| degraded_by(&e)),
-                None => None,
-            };
+            let task_id = js.string("taskId")?;
+            // A query searches the archive too, and a task's history may be
+            // there; if it cannot be read, the context is built from what is
+            // in memory and says so.
+            let needs = d.inner.borrow().needs_archive(query.is_some(), task_id.as_deref());
+            let unread = if needs { d.path.load_archive().await.err().map(|e| degraded_by(&e)) } else { None };
             let (query_vector, degraded) = match &query {
                 Some(q) => match d.embed_query(q).await {
                     Ok(v) => (v, unread),
@@ -226,7 +229,7 @@ impl MemoryController {
                 query_vector,
                 semantic_tokens: js.size("semanticTokens")?,
                 preference_tokens: js.size("preferenceTokens")?,
-                task_id: js.string("taskId")?,
+                task_id,
                 episodic_tokens: js.size("episodicTokens")?,
                 task_tokens: js.size("taskTokens")?,
                 now: Some(now),

@@ -47,19 +47,25 @@ test("folds write archive segments beside segments, and the old message is in on
 
 test("opening reads no archive segment; the first call that needs one reads them all", async () => {
   const { memory, reads } = await open();
-  assert.deepEqual(reads, ["archive/log", "archive/seg", "archive/pack"]);
+  // The hot prefixes, then the archive segments of the newest episodes, one key each.
+  assert.deepEqual(reads.slice(0, 3), ["archive/log", "archive/seg", "archive/pack"]);
+  const opened = reads.length;
+  assert.ok(opened > 3 && reads.slice(3).every((r) => /^archive\/arc\/[^/]+\/\d{16}$/.test(r)), reads.join(" "));
+  const episodes = memory.stats().episodes;
   await memory.buildContext({ maxTokens: 4000 });
   memory.stats();
-  assert.equal(reads.length, 3, "a context without a query and stats read nothing more");
-  // threads() reads what opening reads, and counts the archive from the shelf records.
+  assert.equal(reads.length, opened, "a context without a query and stats read nothing more");
+  // threads() reads the hot prefixes, and counts the archive from the shelf records.
   const [listed] = await memory.threads();
-  assert.deepEqual(reads.slice(3), ["archive/log", "archive/seg", "archive/pack"]);
+  assert.deepEqual(reads.slice(opened), ["archive/log", "archive/seg", "archive/pack"]);
   assert.equal(listed.messages, 600);
   assert.equal(listed.title, "turn 0: 我们讨论了第0个方案 and the budget for quarter 0");
-  reads.length = 3;
+  reads.length = opened;
   await memory.history();
   await memory.search("budget");
-  assert.deepEqual(reads.slice(3), ["archive/arc"], "read once");
+  assert.deepEqual(reads.slice(opened), ["archive/arc"], "read once");
+  assert.equal((await memory.episodes()).length, episodes);
+  assert.equal(memory.stats().episodes, episodes);
   await memory.close();
 });
 
@@ -91,7 +97,8 @@ test("loadReport: the archive's records are counted once it is read", async () =
 
 test("a damaged archive segment is reported when read, and everything intact loads", async () => {
   const { memory, storage } = await open();
-  const victim = stored.find((v) => v.key[1] === "arc" && !Buffer.from(v.data).toString("utf8").includes("flowerpot"));
+  // An archive segment of messages (opening reads some of episodes), not the one with KEY.
+  const victim = stored.find((v) => v.key[1] === "arc" && Buffer.from(v.data).toString("utf8").includes('{"msg":') && !Buffer.from(v.data).toString("utf8").includes("flowerpot"));
   const data = Uint8Array.from(victim.data);
   data[data.length - 3] ^= 0x55;
   await storage.save(victim.key, data);
