@@ -196,7 +196,7 @@ impl<S: Store> WritePath<S> {
         self.save_all(&p.segments).await?;
         let remove = p.remove.clone();
         let mut outcome = self.controller.borrow_mut().commit_forget(p);
-        // In order, and none after one that failed (see `Segmented::removal`).
+        // In order, and none after one that failed (see `controller::placement`).
         let mut failed = false;
         for key in remove {
             if failed || self.store.remove(&key).await.is_err() {
@@ -317,7 +317,7 @@ impl<S: Store> WritePath<S> {
             }
             let remove = p.remove.clone();
             self.controller.borrow_mut().commit_fold(p);
-            // In order, and none after one that failed (see `Segmented::removal`).
+            // In order, and none after one that failed (see `controller::placement`).
             let mut first_error = Ok(());
             for key in remove {
                 if first_error.is_err() {

@@ -20,10 +20,9 @@
 //! order a full load gives, with the same tombstones, threads, superseding
 //! and duplicates rules as `restore`. A segment no shelf names (its fold
 //! crashed before the shelf was saved, or a removal failed) is read and
-//! merged all the same: loading stays a union. An episode leaves the values
-//! opening reads only from values holding no message, removed after those
-//! that do (`Segmented::removal`): a crash or a failed removal never leaves
-//! a message there whose episode is not.
+//! merged all the same: loading stays a union. Where a write puts records,
+//! and why no message is left where opening reads it without its episode:
+//! `controller::placement`.
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
@@ -140,10 +139,37 @@ impl Controller {
         archive
     }
 
+    /// The shelf records for the archive segments among `records`
+    /// (`segments`: each one's key, size, and how many of `records` it
+    /// holds, in order) and those removed since the last shelf record,
+    /// numbered from `seq`: more than one when one would pass half a
+    /// segment, none when there is nothing to say.
+    pub(crate) fn shelf_records(&self, records: &[Record], segments: &[(Key, usize, usize)], mut seq: u64) -> Vec<Record> {
+        // Only what is gone: a fold whose save fails may leave its shelf
+        // record stored, and the values it meant to retire must stay listed.
+        let mut removed = Some(self.books.unshelve.clone()).filter(|r| !r.is_empty());
+        let writer = &self.opts.writer;
+        let mut out = Vec::new();
+        let (mut added, mut bytes) = (Vec::new(), 0);
+        let mut entries = self.shelve(records, segments).into_iter().peekable();
+        while let Some(entry) = entries.next() {
+            // About what it takes as JSON (a bound, not the byte count).
+            let threads = entry.threads.iter().map(|t| 700 + 2 * t.thread.len() + [&t.first, &t.last].iter().filter_map(|e| e.as_ref()).map(|e| e.2.len()).sum::<usize>() + t.tasks.iter().map(|k| k.len() + 3).sum::<usize>());
+            bytes += 200 + entry.key.iter().map(|k| k.len() + 3).sum::<usize>() + threads.sum::<usize>();
+            added.push(entry);
+            if entries.peek().is_none() || bytes >= self.opts.segment_bytes / 2 {
+                out.push(Record::Shelf { writer: writer.clone(), seq, added: std::mem::take(&mut added), removed: removed.take().unwrap_or_default() });
+                (seq, bytes) = (seq + 1, 0);
+            }
+        }
+        out.extend(removed.map(|removed| Record::Shelf { writer: writer.clone(), seq, added: Vec::new(), removed }));
+        out
+    }
+
     /// What the archive segments among `records` hold, for a shelf record
     /// (`segments`: each one's key, size, and how many of `records` it
     /// holds, in order).
-    pub(crate) fn shelve(&self, records: &[Record], segments: &[(Key, usize, usize)]) -> Vec<Shelved> {
+    fn shelve(&self, records: &[Record], segments: &[(Key, usize, usize)]) -> Vec<Shelved> {
         let mut at = 0;
         let counted = self.counted();
         let mut out = Vec::with_capacity(segments.len());

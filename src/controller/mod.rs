@@ -17,6 +17,7 @@
 //! `threads`, `tools`, `stats`.
 
 pub(crate) mod archive;
+mod placement;
 mod assemble;
 mod books;
 mod compaction;

@@ -6,7 +6,6 @@
 //! The host runs one change at a time (the wasm layer queues them), so what
 //! `prepare` saw is still true at `commit`.
 
-use std::collections::HashSet;
 
 use super::Controller;
 use crate::cost::Usage;
@@ -62,22 +61,10 @@ pub(crate) struct Segmented {
     pub shelves: Vec<Record>,
     /// This writer's next seq after them.
     pub next_seq: u64,
-    /// `inputs` in the order to remove them: those holding a message
-    /// first, so that a value holding an episode these segments archive
-    /// (which holds no message) goes only once no value opening reads holds
-    /// one of its messages, whatever crash or failed removal stops it.
+    /// The values replaced, in the order to remove them (`Placed::removal`).
     pub removal: Vec<Key>,
     /// The archive segments of episodes among the writes (`Kind::Episodes`).
     pub episode_keys: Vec<Key>,
-}
-
-/// The episode a record holds, if it is one.
-fn episode_of(r: &Record) -> Option<&crate::episodic::Episode> {
-    if let Record::Episode { episode, .. } = r {
-        Some(episode)
-    } else {
-        None
-    }
 }
 
 impl Controller {
@@ -272,37 +259,8 @@ impl Controller {
     /// record saying what the archive segments written hold and which
     /// removed ones are gone.
     pub(crate) fn segments(&self, records: &[Record], first_seq: u64, inputs: &[Key]) -> Segmented {
-        let ids: HashSet<&str> = records.iter().filter_map(|r| if let Record::Msg { id, .. } = r { Some(id.as_str()) } else { None }).collect();
-        // The episodes in memory, and those among the records (an import's).
-        let others = self.others.iter().chain(records).filter_map(episode_of);
-        let covered: HashSet<&str> = self.episodic.episodes.iter().chain(others).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| ids.contains(id)).collect();
-        let archived = |r: &Record| match r {
-            Record::Msg { id, message, .. } => covered.contains(id.as_str()) && !message.role.is_instruction(),
-            _ => false,
-        };
-        let (cold, mut hot): (Vec<Record>, Vec<Record>) = records.iter().cloned().partition(archived);
-        // Messages that stay where opening reads: these records' hot ones,
-        // and any an episode here names that a value not replaced holds.
-        let named: HashSet<&str> = records.iter().filter_map(episode_of).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| !ids.contains(id)).collect();
-        let mut staying = self.held_hot(&named, inputs);
-        staying.extend(records.iter().filter(|r| !archived(r)).filter_map(|r| if let Record::Msg { id, .. } = r { Some(id.as_str()) } else { None }));
-        // An episode is archived only from values holding no message: they
-        // are removed last (`Segmented::removal`).
-        let folding = &self.books.folding;
-        let messages: crate::store::Uids = records.iter().filter(|r| matches!(r, Record::Msg { .. })).filter_map(|r| folding.find(r.uid().0, r.uid().1)).map(|u| (u, 0)).collect();
-        let (mixed, plain): (Vec<&crate::store::segments::Value>, Vec<_>) = folding.values().iter().filter(|v| inputs.contains(&v.key)).partition(|v| v.uids.iter().any(|u| messages.contains_key(u)));
-        let beside_messages: crate::store::Uids = mixed.iter().flat_map(|v| &v.uids).map(|&u| (u, 0)).collect();
-        let shelved_episode = |r: &Record| {
-            matches!(r, Record::Episode { episode, .. } if !episode.message_ids.iter().any(|m| staying.contains(m.as_str())))
-                && folding.find(r.uid().0, r.uid().1).is_some_and(|u| !beside_messages.contains_key(&u))
-        };
-        let (episodes, rest): (Vec<Record>, Vec<Record>) = std::mem::take(&mut hot).into_iter().partition(shelved_episode);
-        hot = rest;
-        let mut out = Segmented::default();
-        // (inputs folding does not know of first, then those holding messages)
-        let known: Vec<Key> = mixed.iter().chain(&plain).map(|v| v.key.clone()).collect();
-        out.removal = inputs.iter().filter(|k| !known.contains(k)).cloned().collect();
-        out.removal.extend(known);
+        let super::placement::Placed { messages: cold, episodes, mut hot, removal } = self.place(records, inputs);
+        let mut out = Segmented { removal, ..Segmented::default() };
         let mut seq = first_seq;
         let ns = &self.opts.namespace;
         let writer = &self.opts.writer;
@@ -327,28 +285,9 @@ impl Controller {
             }
         }
         let cold: Vec<Record> = cold.into_iter().chain(episodes).collect();
-        // Only what is gone: a fold whose save fails may leave its shelf
-        // record stored, and the values it meant to retire must stay listed.
-        let removed = self.books.unshelve.clone();
-        if !shelved.is_empty() || !removed.is_empty() {
-            let (mut added, mut bytes) = (Vec::new(), 0);
-            let mut entries = self.shelve(&cold, &shelved).into_iter().peekable();
-            let mut removed = Some(removed);
-            while let Some(entry) = entries.next() {
-                // About what it takes as JSON (a bound, not the byte count).
-                bytes += 200 + entry.key.iter().map(|k| k.len() + 3).sum::<usize>() + entry.threads.iter().map(|t| 700 + 2 * t.thread.len() + [&t.first, &t.last].iter().filter_map(|e| e.as_ref()).map(|e| e.2.len()).sum::<usize>() + t.tasks.iter().map(|k| k.len() + 3).sum::<usize>()).sum::<usize>();
-                added.push(entry);
-                if entries.peek().is_none() || bytes >= self.opts.segment_bytes / 2 {
-                    out.shelves.push(Record::Shelf { writer: writer.clone(), seq, added: std::mem::take(&mut added), removed: removed.take().unwrap_or_default() });
-                    (seq, bytes) = (seq + 1, 0);
-                }
-            }
-            if let Some(removed) = removed.filter(|r| !r.is_empty()) {
-                out.shelves.push(Record::Shelf { writer: writer.clone(), seq, added: Vec::new(), removed });
-                seq += 1;
-            }
-            hot.extend(out.shelves.iter().cloned());
-        }
+        out.shelves = self.shelf_records(&cold, &shelved, seq);
+        seq += out.shelves.len() as u64;
+        hot.extend(out.shelves.iter().cloned());
         let mut at = 0;
         for (bytes, n) in encode_segments(&hot, self.opts.segment_bytes) {
             let key = segment_key(ns, writer, seq);
@@ -357,34 +296,6 @@ impl Controller {
             at += n;
         }
         out.next_seq = seq;
-        out
-    }
-
-    /// Which of the messages `ids` a value opening reads holds, other than
-    /// `inputs` (the values being replaced).
-    fn held_hot<'a>(&'a self, ids: &HashSet<&str>, inputs: &[Key]) -> HashSet<&'a str> {
-        let mut out = HashSet::new();
-        if ids.is_empty() {
-            return out;
-        }
-        let folding = &self.books.folding;
-        let mut hot = crate::store::Uids::default();
-        for v in folding.values().iter().filter(|v| !is_archive(&v.key) && !inputs.contains(&v.key)) {
-            hot.extend(v.uids.iter().map(|&u| (u, 0)));
-        }
-        let held = |writer: &str, seq: u64| folding.find(writer, seq).is_some_and(|u| hot.contains_key(&u));
-        for s in self.window.log.iter().filter(|s| ids.contains(s.id.as_str())) {
-            if held(&s.writer, s.seq) {
-                out.insert(s.id.as_str());
-            }
-        }
-        for r in &self.others {
-            if let Record::Msg { writer, seq, id, .. } = r {
-                if ids.contains(id.as_str()) && held(writer, *seq) {
-                    out.insert(id.as_str());
-                }
-            }
-        }
         out
     }
 

@@ -1,0 +1,105 @@
+//! Where a write (a fold, a forget, an import) puts records: messages an
+//! episode covers in archive segments; episodes none of whose messages
+//! stays where opening reads in archive segments of their own; the rest in
+//! segments opening reads (`controller::archive` says how they are read).
+//!
+//! Invariant: no message stays where opening reads it without the episode
+//! that covers it, whatever crash or failed removal stops a write half way.
+//! An episode is archived only from values holding no message, and those
+//! are removed after the values holding messages (`Placed::removal`; the
+//! write path stops at a removal that fails).
+
+use std::collections::HashSet;
+
+use super::Controller;
+use crate::store::record::Record;
+use crate::store::{Key, Uids};
+
+/// Where a write puts records (`Controller::place`).
+pub(crate) struct Placed {
+    /// Messages an episode covers: archive segments.
+    pub messages: Vec<Record>,
+    /// Episodes none of whose messages stays where opening reads: archive
+    /// segments of their own.
+    pub episodes: Vec<Record>,
+    /// The rest: segments opening reads.
+    pub hot: Vec<Record>,
+    /// The values replaced, in the order to remove them: those holding a
+    /// message first, so that a value holding an episode archived here
+    /// (which holds no message) goes only once no value opening reads holds
+    /// one of its messages, whatever crash or failed removal stops it.
+    pub removal: Vec<Key>,
+}
+
+/// The episode a record holds, if it is one.
+fn episode_of(r: &Record) -> Option<&crate::episodic::Episode> {
+    if let Record::Episode { episode, .. } = r {
+        Some(episode)
+    } else {
+        None
+    }
+}
+
+/// The message id a record holds, if it is a message.
+fn message_id(r: &Record) -> Option<&str> {
+    if let Record::Msg { id, .. } = r {
+        Some(id)
+    } else {
+        None
+    }
+}
+
+impl Controller {
+    /// Where `records` go when they replace the values `inputs` (see `Placed`).
+    pub(crate) fn place(&self, records: &[Record], inputs: &[Key]) -> Placed {
+        let ids: HashSet<&str> = records.iter().filter_map(message_id).collect();
+        // The episodes in memory, and those among the records (an import's).
+        let others = self.others.iter().chain(records).filter_map(episode_of);
+        let covered: HashSet<&str> = self.episodic.episodes.iter().chain(others).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| ids.contains(id)).collect();
+        let archived = |r: &Record| matches!(r, Record::Msg { id, message, .. } if covered.contains(id.as_str()) && !message.role.is_instruction());
+        // Messages that stay where opening reads: these records' others,
+        // and those an episode here names that a value not replaced holds.
+        let named: HashSet<&str> = records.iter().filter_map(episode_of).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| !ids.contains(id)).collect();
+        let mut staying = self.held_hot(&named, inputs);
+        staying.extend(records.iter().filter(|r| !archived(r)).filter_map(message_id));
+        // The replaced values holding a message, then the others.
+        let folding = &self.books.folding;
+        let messages: Uids = records.iter().filter(|r| message_id(r).is_some()).filter_map(|r| folding.find(r.uid().0, r.uid().1)).map(|u| (u, 0)).collect();
+        let (mixed, plain): (Vec<&crate::store::segments::Value>, Vec<_>) = folding.values().iter().filter(|v| inputs.contains(&v.key)).partition(|v| v.uids.iter().any(|u| messages.contains_key(u)));
+        let beside_messages: Uids = mixed.iter().flat_map(|v| &v.uids).map(|&u| (u, 0)).collect();
+        // (inputs folding does not know of first)
+        let known: Vec<Key> = mixed.iter().chain(&plain).map(|v| v.key.clone()).collect();
+        let mut removal: Vec<Key> = inputs.iter().filter(|k| !known.contains(k)).cloned().collect();
+        removal.extend(known);
+        let mut placed = Placed { messages: Vec::new(), episodes: Vec::new(), hot: Vec::new(), removal };
+        for r in records {
+            let out = if archived(r) {
+                &mut placed.messages
+            } else if episode_of(r).is_some_and(|e| !e.message_ids.iter().any(|m| staying.contains(m.as_str()))) && folding.find(r.uid().0, r.uid().1).is_some_and(|u| !beside_messages.contains_key(&u)) {
+                &mut placed.episodes
+            } else {
+                &mut placed.hot
+            };
+            out.push(r.clone());
+        }
+        placed
+    }
+
+    /// Which of the messages `ids` a value opening reads holds, other than
+    /// `inputs` (the values being replaced).
+    fn held_hot<'a>(&'a self, ids: &HashSet<&str>, inputs: &[Key]) -> HashSet<&'a str> {
+        let mut out = HashSet::new();
+        if ids.is_empty() {
+            return out;
+        }
+        let folding = &self.books.folding;
+        let mut hot = Uids::default();
+        for v in folding.values().iter().filter(|v| !crate::store::is_archive(&v.key) && !inputs.contains(&v.key)) {
+            hot.extend(v.uids.iter().map(|&u| (u, 0)));
+        }
+        let held = |writer: &str, seq: u64| folding.find(writer, seq).is_some_and(|u| hot.contains_key(&u));
+        out.extend(self.window.log.iter().filter(|s| ids.contains(s.id.as_str()) && held(&s.writer, s.seq)).map(|s| s.id.as_str()));
+        out.extend(self.others.iter().filter(|r| message_id(r).is_some_and(|id| ids.contains(id)) && held(r.uid().0, r.uid().1)).filter_map(message_id));
+        out
+    }
+}
