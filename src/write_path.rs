@@ -346,6 +346,11 @@ impl<S: Store> WritePath<S> {
     pub async fn upgrade(&self) -> Result<(), S::Error> {
         let due = self.controller.borrow().must_rewrite();
         if due {
+            // Archive segments beside values to rewrite are what an
+            // interrupted rewrite left: read, their records are known, so
+            // they are not written a third time, and counts hold each once.
+            // (Nothing to read for data of 0.1, which had none.)
+            self.load_archive().await?;
             self.fold().await?;
         }
         Ok(())

@@ -486,3 +486,40 @@ fn a_task_with_steps_in_the_archive_reads_it_for_its_history() {
     assert!(!c.needs_archive(false, Some("trip")));
     assert_eq!(c.build_context(&request("trip")).unwrap(), want);
 }
+
+#[test]
+fn vectors_of_archived_messages_are_archived_with_them_and_read_with_the_archive() {
+    use agent_memory::controller::{Controller, SearchOptions};
+    // Folds of a quarter of 256 KiB, working memory of 800 tokens: few
+    // messages are in working memory when the log folds (those stay in
+    // segments opening reads, with their vectors).
+    let options = |writer: &str| Options { working: WindowConfig { max_tokens: 800, ..WindowConfig::default() }, ..options(writer, 256 * 1024, 4096) };
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    for i in 0..1500 {
+        d.add(turn(i), i as f64).unwrap();
+        // Vectors as an embedder hook stores them: every few turns, for what has none.
+        if i % 40 == 39 {
+            let items = d.controller_unread().unembedded(500);
+            let (ids, texts): (Vec<String>, Vec<String>) = items.into_iter().unzip();
+            d.store_embeddings(ids, texts.iter().map(|t| vector(t)).collect()).unwrap();
+        }
+    }
+    let want = d.controller().stats().embeddings;
+    assert!(want > 1000, "{want} vectors");
+    drop(d);
+    let stored = entries(&map);
+    let (mut c, cold, _, _) = open_as_the_package(&stored, options("r"));
+    // Most vectors are in archive segments, counted from the shelf records until read.
+    let hot_vectors = stored.iter().filter(|(k, _)| k[1] != "arc").map(|(_, v)| decode_value(v).unwrap().1.iter().filter(|r| matches!(r, agent_memory::store::record::Record::Embedding { .. })).count()).sum::<usize>();
+    assert!(hot_vectors * 4 < want, "{hot_vectors} of {want} vectors where opening reads");
+    assert_eq!(c.stats().embeddings, want);
+    c.merge_archive(cold);
+    assert_eq!(c.stats().embeddings, want);
+    let mut full = Controller::from_loaded(options("f"), common::o200k(), agent_memory::store::load(stored).unwrap()).unwrap();
+    for q in ["第150次讨论", "trip to Chengdu 酒店"] {
+        let opts = SearchOptions { k: Some(8), ..Default::default() };
+        let v = vector(q);
+        assert_eq!(c.search(q, &opts, Some(&v)).unwrap(), full.search(q, &opts, Some(&v)).unwrap(), "{q} (hybrid)");
+    }
+}

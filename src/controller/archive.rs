@@ -111,6 +111,7 @@ impl Controller {
         for s in unread {
             folding.add(s.key.clone(), s.bytes, Vec::new(), Kind::Archive);
             archive.unread += 1;
+            archive.vectors += s.vectors;
             archive.lc = archive.lc.max(s.lc);
             for (w, seq) in &s.seqs {
                 match archive.seqs.iter_mut().find(|(x, _)| x == w) {
@@ -176,7 +177,7 @@ impl Controller {
         for (key, bytes, n) in segments {
             let held = records.get(at..at + n).unwrap_or_default();
             at += n;
-            let mut s = Shelved { key: key.clone(), bytes: *bytes, lc: 0, seqs: Vec::new(), threads: Vec::new(), counted: counted.clone() };
+            let mut s = Shelved { key: key.clone(), bytes: *bytes, lc: 0, seqs: Vec::new(), threads: Vec::new(), vectors: 0, counted: counted.clone() };
             let mut threads: Vec<ShelvedThread> = Vec::new();
             for r in held {
                 let (w, seq) = r.uid();
@@ -185,6 +186,7 @@ impl Controller {
                     Some((_, top)) => *top = (*top).max(seq),
                     None => s.seqs.push((w.to_string(), seq)),
                 }
+                s.vectors += u64::from(matches!(r, Record::Embedding { .. }));
                 let thread = r.thread().unwrap_or(DEFAULT_THREAD);
                 if matches!(r, Record::Msg { .. } | Record::Episode { .. }) && !threads.iter().any(|t| t.thread == thread) {
                     threads.push(super::threads::summary(thread));
@@ -260,13 +262,14 @@ impl Controller {
                 self.others.push(r);
                 continue;
             }
-            // Only messages and episodes are written to archive segments;
-            // anything else in one stays as stored.
+            // Only messages, their vectors and episodes are written to
+            // archive segments; anything else in one stays as stored.
             match r {
                 Record::Msg { writer, seq, lc, ts, id, message, task, .. } => {
                     log.push(Stored { id, writer, seq, lc, ts, message, tokens: UNCOUNTED.into(), tool_turn: false, place: Place::Working, task_id: task });
                 }
                 Record::Episode { writer, seq, lc, episode, counted, .. } => episodes.push((lc, writer, seq, self.episode_counted(episode, counted.as_deref()))),
+                Record::Embedding { writer, seq, item, vector } => self.restore_embedding(writer, seq, item, vector),
                 _ => {}
             }
         }

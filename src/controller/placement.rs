@@ -1,5 +1,5 @@
 //! Where a write (a fold, a forget, an import) puts records: messages an
-//! episode covers in archive segments; episodes none of whose messages
+//! episode covers, and their vectors, in archive segments; episodes none of whose messages
 //! stays where opening reads in archive segments of their own; the rest in
 //! segments opening reads (`controller::archive` says how they are read).
 //!
@@ -17,7 +17,7 @@ use crate::store::{Key, Uids};
 
 /// Where a write puts records (`Controller::place`).
 pub(crate) struct Placed {
-    /// Messages an episode covers: archive segments.
+    /// Messages an episode covers, and their vectors: archive segments.
     pub messages: Vec<Record>,
     /// Episodes none of whose messages stays where opening reads: archive
     /// segments of their own.
@@ -58,10 +58,15 @@ impl Controller {
         let covered: HashSet<&str> = self.episodic.episodes.iter().chain(others).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| ids.contains(id)).collect();
         let archived = |r: &Record| matches!(r, Record::Msg { id, message, .. } if covered.contains(id.as_str()) && !message.role.is_instruction());
         // Messages that stay where opening reads: these records' others,
-        // and those an episode here names that a value not replaced holds.
-        let named: HashSet<&str> = records.iter().filter_map(episode_of).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| !ids.contains(id)).collect();
-        let mut staying = self.held_hot(&named, inputs);
+        // and those an episode or a vector here names that a value not
+        // replaced holds.
+        let vectors = records.iter().filter_map(|r| if let Record::Embedding { item, .. } = r { Some(item.as_str()) } else { None });
+        let named: HashSet<&str> = records.iter().filter_map(episode_of).flat_map(|e| &e.message_ids).map(String::as_str).chain(vectors).filter(|id| !ids.contains(id)).collect();
+        let (known_messages, mut staying) = self.held_hot(&named, inputs);
         staying.extend(records.iter().filter(|r| !archived(r)).filter_map(message_id));
+        let archived_here: HashSet<&str> = records.iter().filter(|r| archived(r)).filter_map(message_id).collect();
+        // A message's vector goes where the message is.
+        let archived_vector = |r: &Record| matches!(r, Record::Embedding { item, .. } if archived_here.contains(item.as_str()) || (known_messages.contains(item.as_str()) && !staying.contains(item.as_str())));
         // The replaced values holding a message, then the others.
         let folding = &self.books.folding;
         let messages: Uids = records.iter().filter(|r| message_id(r).is_some()).filter_map(|r| folding.find(r.uid().0, r.uid().1)).map(|u| (u, 0)).collect();
@@ -73,7 +78,7 @@ impl Controller {
         removal.extend(known);
         let mut placed = Placed { messages: Vec::new(), episodes: Vec::new(), hot: Vec::new(), removal };
         for r in records {
-            let out = if archived(r) {
+            let out = if archived(r) || archived_vector(r) {
                 &mut placed.messages
             } else if episode_of(r).is_some_and(|e| !e.message_ids.iter().any(|m| staying.contains(m.as_str()))) && folding.find(r.uid().0, r.uid().1).is_some_and(|u| !beside_messages.contains_key(&u)) {
                 &mut placed.episodes
@@ -85,12 +90,12 @@ impl Controller {
         placed
     }
 
-    /// Which of the messages `ids` a value opening reads holds, other than
-    /// `inputs` (the values being replaced).
-    fn held_hot<'a>(&'a self, ids: &HashSet<&str>, inputs: &[Key]) -> HashSet<&'a str> {
-        let mut out = HashSet::new();
+    /// Which of `ids` are messages in memory, and which of those a value
+    /// opening reads holds, other than `inputs` (the values being replaced).
+    fn held_hot<'a>(&'a self, ids: &HashSet<&str>, inputs: &[Key]) -> (HashSet<&'a str>, HashSet<&'a str>) {
+        let (mut found, mut out) = (HashSet::new(), HashSet::new());
         if ids.is_empty() {
-            return out;
+            return (found, out);
         }
         let folding = &self.books.folding;
         let mut hot = Uids::default();
@@ -98,8 +103,20 @@ impl Controller {
             hot.extend(v.uids.iter().map(|&u| (u, 0)));
         }
         let held = |writer: &str, seq: u64| folding.find(writer, seq).is_some_and(|u| hot.contains_key(&u));
-        out.extend(self.window.log.iter().filter(|s| ids.contains(s.id.as_str()) && held(&s.writer, s.seq)).map(|s| s.id.as_str()));
-        out.extend(self.others.iter().filter(|r| message_id(r).is_some_and(|id| ids.contains(id)) && held(r.uid().0, r.uid().1)).filter_map(message_id));
-        out
+        for s in self.window.log.iter().filter(|s| ids.contains(s.id.as_str())) {
+            found.insert(s.id.as_str());
+            if held(&s.writer, s.seq) {
+                out.insert(s.id.as_str());
+            }
+        }
+        for r in &self.others {
+            if let Some(id) = message_id(r).filter(|id| ids.contains(id)) {
+                found.insert(id);
+                if held(r.uid().0, r.uid().1) {
+                    out.insert(id);
+                }
+            }
+        }
+        (found, out)
     }
 }

@@ -119,11 +119,7 @@ impl Controller {
             self.semantic.push(fact, writer, seq, lc);
         }
         for (writer, seq, item, vector) in embeddings {
-            // A vector that no longer fits the index (another embedder model) is dropped, not fatal.
-            if self.check_embeddings(std::slice::from_ref(&item), std::slice::from_ref(&vector)).is_ok() {
-                self.books.embedding_uids.insert(item.clone(), (writer, seq));
-                self.index.embeddings.insert(item, vector);
-            }
+            self.restore_embedding(writer, seq, item, vector);
         }
         procedures.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then_with(|| a.2.cmp(&b.2)).then(a.3.cmp(&b.3)));
         if let Some((lc, ts, writer, seq, raw)) = procedures.pop() {
@@ -137,6 +133,15 @@ impl Controller {
         folding.rewrite_holding(&purge);
         self.books.folding = folding;
         self.books.load_report = report;
+    }
+
+    /// A stored vector, kept if it fits the index (a vector of another
+    /// embedder model is dropped, not fatal).
+    pub(crate) fn restore_embedding(&mut self, writer: String, seq: u64, item: String, vector: Vec<f32>) {
+        if self.check_embeddings(std::slice::from_ref(&item), std::slice::from_ref(&vector)).is_ok() {
+            self.books.embedding_uids.insert(item.clone(), (writer, seq));
+            self.index.embeddings.insert(item, vector);
+        }
     }
 
     /// An episode record's tokens, if counted with this controller's encoding.

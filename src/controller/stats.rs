@@ -111,7 +111,7 @@ impl Controller {
             },
             episodes: self.episodic.episodes.len() + unread.episodes as usize,
             facts: self.semantic.live().len(),
-            embeddings: self.index.embeddings.len(),
+            embeddings: self.index.embeddings.len() + unread.vectors as usize,
             cost: self.cost.clone(),
             unknown_models: self.unknown_models(),
         }

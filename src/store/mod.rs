@@ -127,6 +127,8 @@ pub struct Archive {
     pub episodes: u64,
     pub episode_tokens: u64,
     pub tasks: Vec<String>,
+    /// The message vectors in them (of any thread).
+    pub vectors: u64,
     /// The records loaded so far, to leave out their copies.
     pub(crate) seen: Uids,
 }

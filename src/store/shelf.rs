@@ -15,6 +15,9 @@ pub struct Shelved {
     pub seqs: Vec<(String, u64)>,
     /// What it holds of each thread.
     pub threads: Vec<ShelvedThread>,
+    /// The message vectors it holds (of any thread).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub vectors: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counted: Option<String>,
 }
@@ -86,6 +89,7 @@ impl<'de> Deserialize<'de> for Shelved {
             lc: int(&v, "lc"),
             seqs: list(&v, "seqs").iter().filter_map(|e| Some((text(e.get(0))?, e.get(1)?.as_u64()?))).collect(),
             threads: list(&v, "threads").iter().map(thread).collect(),
+            vectors: int(&v, "vectors"),
             counted: text(v.get("counted")),
         })
     }
@@ -99,8 +103,8 @@ mod tests {
     #[test]
     fn shelf_records_read_back_as_written() {
         let thread = ShelvedThread { thread: "旅行".into(), messages: 3, tokens: 41, first_at: 1.5, last_at: 9.0, lc: 12, first_user: Some((10, 2.0, Some("去成都".into()))), first: Some((9, 1.5, "m-1".into())), last: Some((12, 9.0, "m-\"3".into())), episodes: 2, episode_tokens: 90, tasks: vec!["t1".into()] };
-        let shelved = Shelved { key: vec!["ns".into(), "arc".into(), "w".into(), "0000000000000007".into()], bytes: 900, lc: 12, seqs: vec![("w".into(), 6), ("x\"y".into(), 2)], threads: vec![thread.clone(), ShelvedThread { first_user: Some((3, 1.0, None)), first: None, last: None, episodes: 0, episode_tokens: 0, tasks: vec![], ..thread }], counted: Some("o200k_base".into()) };
-        let r = Record::Shelf { writer: "w".into(), seq: 8, added: vec![shelved.clone(), Shelved { counted: None, ..shelved }], removed: vec![vec!["ns".into(), "arc".into(), "w".into(), "1".into()]] };
+        let shelved = Shelved { key: vec!["ns".into(), "arc".into(), "w".into(), "0000000000000007".into()], bytes: 900, lc: 12, seqs: vec![("w".into(), 6), ("x\"y".into(), 2)], vectors: 12, threads: vec![thread.clone(), ShelvedThread { first_user: Some((3, 1.0, None)), first: None, last: None, episodes: 0, episode_tokens: 0, tasks: vec![], ..thread }], counted: Some("o200k_base".into()) };
+        let r = Record::Shelf { writer: "w".into(), seq: 8, added: vec![shelved.clone(), Shelved { counted: None, vectors: 0, ..shelved }], removed: vec![vec!["ns".into(), "arc".into(), "w".into(), "1".into()]] };
         assert_eq!(decode(&encode_record(&r)).unwrap(), vec![r]);
     }
 }
