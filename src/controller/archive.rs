@@ -318,12 +318,14 @@ impl Controller {
         for (_, w, s, _) in all.iter().filter(|(_, _, _, e)| superseded.contains(&e.id)) {
             gone(w, *s, purge);
         }
-        let facts = std::mem::take(&mut self.semantic.facts);
-        for (f, (w, s, lc)) in facts.into_iter().zip(std::mem::take(&mut self.semantic.uids)) {
-            if super::restore::taught_by(&f, &superseded) {
-                gone(&w, s, purge);
-            } else {
-                self.semantic.push(f, w, s, lc);
+        if !superseded.is_empty() {
+            let facts = std::mem::take(&mut self.semantic.facts);
+            for (f, (w, s, lc)) in facts.into_iter().zip(std::mem::take(&mut self.semantic.uids)) {
+                if super::restore::taught_by(&f, &superseded) {
+                    gone(&w, s, purge);
+                } else {
+                    self.semantic.push(f, w, s, lc);
+                }
             }
         }
         for (lc, writer, seq, mut episode) in all.into_iter().filter(|(_, _, _, e)| !superseded.contains(&e.id)) {

@@ -103,10 +103,15 @@ impl Controller {
             hot.extend(v.uids.iter().map(|&u| (u, 0)));
         }
         let held = |writer: &str, seq: u64| folding.find(writer, seq).is_some_and(|u| hot.contains_key(&u));
-        for s in self.window.log.iter().filter(|s| ids.contains(s.id.as_str())) {
+        // Newest first, and no further once all are found: they are recent
+        // (working memory when the log last folded), the log may be long.
+        for s in self.window.log.iter().rev().filter(|s| ids.contains(s.id.as_str())) {
             found.insert(s.id.as_str());
             if held(&s.writer, s.seq) {
                 out.insert(s.id.as_str());
+            }
+            if found.len() == ids.len() {
+                break;
             }
         }
         for r in &self.others {

@@ -83,7 +83,7 @@ impl Controller {
         self.window.log.len() + self.books.archive.messages as usize
     }
 
-    /// Until the archive is read, its messages and episodes are counted as
+    /// Until the archive is read, its messages, episodes and vectors are counted as
     /// the shelf records say (`controller::archive`): their tokens as
     /// counted when they were archived.
     pub fn stats(&self) -> Stats {
