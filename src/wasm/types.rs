@@ -214,7 +214,7 @@ export interface ContextOptions {
   reserveOutput?: number;
   /** Extra tools for this call (after the procedures' tools). */
   tools?: ToolDefinition[];
-  /** The user's question: selects the knowledge block. */
+  /** The user's question: selects the knowledge block, and ranks every episode for the memory note (without it, the note chooses among the thread's 64 newest). */
   query?: string;
   /** Budget of the knowledge block. Default 800. */
   semanticTokens?: number;
