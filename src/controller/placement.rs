@@ -13,6 +13,7 @@ use std::collections::HashSet;
 
 use super::Controller;
 use crate::store::record::Record;
+use crate::store::segments::key_set;
 use crate::store::{Key, Uids};
 
 /// Where a write puts records (`Controller::place`).
@@ -62,7 +63,7 @@ impl Controller {
         // replaced holds.
         let vectors = records.iter().filter_map(|r| if let Record::Embedding { item, .. } = r { Some(item.as_str()) } else { None });
         let named: HashSet<&str> = records.iter().filter_map(episode_of).flat_map(|e| &e.message_ids).map(String::as_str).chain(vectors).filter(|id| !ids.contains(id)).collect();
-        let (known_messages, mut staying) = self.held_hot(&named, inputs);
+        let (known_messages, mut staying) = self.held_hot(&named, &key_set(inputs));
         staying.extend(records.iter().filter(|r| !archived(r)).filter_map(message_id));
         let archived_here: HashSet<&str> = records.iter().filter(|r| archived(r)).filter_map(message_id).collect();
         // A message's vector goes where the message is.
@@ -70,12 +71,14 @@ impl Controller {
         // The replaced values holding a message, then the others.
         let folding = &self.books.folding;
         let messages: Uids = records.iter().filter(|r| message_id(r).is_some()).filter_map(|r| folding.find(r.uid().0, r.uid().1)).map(|u| (u, 0)).collect();
-        let (mixed, plain): (Vec<&crate::store::segments::Value>, Vec<_>) = folding.values().iter().filter(|v| inputs.contains(&v.key)).partition(|v| v.uids.iter().any(|u| messages.contains_key(u)));
+        let input_set = key_set(inputs);
+        let (mixed, plain): (Vec<&crate::store::segments::Value>, Vec<_>) = folding.values().iter().filter(|v| input_set.contains(&v.key)).partition(|v| v.uids.iter().any(|u| messages.contains_key(u)));
         let beside_messages: Uids = mixed.iter().flat_map(|v| &v.uids).map(|&u| (u, 0)).collect();
         // (inputs folding does not know of first)
         let known: Vec<Key> = mixed.iter().chain(&plain).map(|v| v.key.clone()).collect();
-        let mut removal: Vec<Key> = inputs.iter().filter(|k| !known.contains(k)).cloned().collect();
-        removal.extend(known);
+        let known_set = key_set(&known);
+        let mut removal: Vec<Key> = inputs.iter().filter(|k| !known_set.contains(k)).cloned().collect();
+        removal.extend(known.iter().cloned());
         let mut placed = Placed { messages: Vec::new(), episodes: Vec::new(), hot: Vec::new(), removal };
         for r in records {
             let out = if archived(r) || archived_vector(r) {
@@ -92,7 +95,7 @@ impl Controller {
 
     /// Which of `ids` are messages in memory, and which of those a value
     /// opening reads holds, other than `inputs` (the values being replaced).
-    fn held_hot<'a>(&'a self, ids: &HashSet<&str>, inputs: &[Key]) -> (HashSet<&'a str>, HashSet<&'a str>) {
+    fn held_hot<'a>(&'a self, ids: &HashSet<&str>, inputs: &HashSet<&Key>) -> (HashSet<&'a str>, HashSet<&'a str>) {
         let (mut found, mut out) = (HashSet::new(), HashSet::new());
         if ids.is_empty() {
             return (found, out);

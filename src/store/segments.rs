@@ -84,6 +84,12 @@ pub struct Limits {
     pub fold_after: usize,
 }
 
+/// `keys` as a set: a fold's inputs are up to `fold_after` log values, and
+/// testing each known value against the list was quadratic.
+pub(crate) fn key_set(keys: &[Key]) -> std::collections::HashSet<&Key> {
+    keys.iter().collect()
+}
+
 /// How many tiers of four a segment of `bytes` is below a full one (0: full).
 fn tier(bytes: usize, full: usize) -> u32 {
     let (mut size, mut t) = (bytes.max(1), 0);
@@ -228,6 +234,7 @@ impl Folding {
     /// Of the records the values `inputs` hold, those no other value holds:
     /// what the plan's outputs must keep, if they are live.
     pub(crate) fn movable(&self, inputs: &[Key]) -> Uids {
+        let inputs = key_set(inputs);
         let mut out = Uids::default();
         for (v, input) in self.values.iter().map(|v| (v, inputs.contains(&v.key))) {
             for &u in &v.uids {
@@ -247,6 +254,7 @@ impl Folding {
     /// After a plan's outputs were saved: its inputs are gone (their
     /// removal is the host's next step), the outputs are known.
     pub fn replace(&mut self, inputs: &[Key], outputs: Vec<Output>, kind: Kind) {
+        let inputs = key_set(inputs);
         self.values.retain(|v| !inputs.contains(&v.key));
         self.pending.retain(|k| !inputs.contains(k));
         for (key, bytes, records) in outputs {
