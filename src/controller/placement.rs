@@ -63,7 +63,8 @@ impl Controller {
         // replaced holds.
         let vectors = records.iter().filter_map(|r| if let Record::Embedding { item, .. } = r { Some(item.as_str()) } else { None });
         let named: HashSet<&str> = records.iter().filter_map(episode_of).flat_map(|e| &e.message_ids).map(String::as_str).chain(vectors).filter(|id| !ids.contains(id)).collect();
-        let (known_messages, mut staying) = self.held_hot(&named, &key_set(inputs));
+        let input_set = key_set(inputs);
+        let (known_messages, mut staying) = self.held_hot(&named, &input_set);
         staying.extend(records.iter().filter(|r| !archived(r)).filter_map(message_id));
         let archived_here: HashSet<&str> = records.iter().filter(|r| archived(r)).filter_map(message_id).collect();
         // A message's vector goes where the message is.
@@ -71,14 +72,13 @@ impl Controller {
         // The replaced values holding a message, then the others.
         let folding = &self.books.folding;
         let messages: Uids = records.iter().filter(|r| message_id(r).is_some()).filter_map(|r| folding.find(r.uid().0, r.uid().1)).map(|u| (u, 0)).collect();
-        let input_set = key_set(inputs);
         let (mixed, plain): (Vec<&crate::store::segments::Value>, Vec<_>) = folding.values().iter().filter(|v| input_set.contains(&v.key)).partition(|v| v.uids.iter().any(|u| messages.contains_key(u)));
         let beside_messages: Uids = mixed.iter().flat_map(|v| &v.uids).map(|&u| (u, 0)).collect();
         // (inputs folding does not know of first)
         let known: Vec<Key> = mixed.iter().chain(&plain).map(|v| v.key.clone()).collect();
         let known_set = key_set(&known);
         let mut removal: Vec<Key> = inputs.iter().filter(|k| !known_set.contains(k)).cloned().collect();
-        removal.extend(known.iter().cloned());
+        removal.extend(known);
         let mut placed = Placed { messages: Vec::new(), episodes: Vec::new(), hot: Vec::new(), removal };
         for r in records {
             let out = if archived(r) || archived_vector(r) {

@@ -271,12 +271,12 @@ impl Controller {
         // Messages and episodes in segments apart: opening reads the newest
         // episodes' (`archive::recent_keys`), and no message with them.
         let mut shelved = Vec::new();
-        for part in [&cold, &episodes] {
+        for (part, of_episodes) in [(&cold, false), (&episodes, true)] {
             let mut at = 0;
             for (bytes, n) in encode_segments(part, self.opts.segment_bytes) {
                 let key = archive_key(ns, writer, seq);
                 seq += 1;
-                if std::ptr::eq(part, &episodes) {
+                if of_episodes {
                     out.episode_keys.push(key.clone());
                 }
                 shelved.push((key.clone(), bytes.len(), n));
