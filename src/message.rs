@@ -228,6 +228,19 @@ impl Message {
         }
     }
 
+    /// What search indexes of this message: its text and its tool calls'
+    /// names and arguments; `None` for instructions, which are not searched.
+    pub fn search_text(&self) -> Option<String> {
+        if self.role.is_instruction() {
+            return None;
+        }
+        let mut text = self.content_text();
+        for call in self.tool_calls.iter().flatten() {
+            text.push_str(&format!(" {} {}", call.function.name, call.function.arguments));
+        }
+        Some(text)
+    }
+
     /// Image parts in the content (each billed a fixed amount, see tokens::chat).
     pub fn image_parts(&self) -> usize {
         match &self.content {

@@ -144,7 +144,11 @@ impl<S: Store> WritePath<S> {
         }
         let prefix = crate::store::archive_prefix(&self.controller.borrow().options().namespace);
         // What opening read of it already is left out.
-        let mut loader = crate::store::Loader::skipping(self.controller.borrow().read_early());
+        let (early, records) = {
+            let c = self.controller.borrow();
+            (c.read_early(), c.unread_records())
+        };
+        let mut loader = crate::store::Loader::skipping(early, records);
         self.store.load_into(&prefix, &mut loader).await?;
         // Another call may have read it meanwhile (reads are not queued).
         if !self.controller.borrow().archive_ready() {

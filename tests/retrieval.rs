@@ -178,6 +178,35 @@ proptest! {
     }
 }
 
+proptest! {
+    /// Documents read from stored terms (`retrieval::terms`), in segments,
+    /// given other ids with some dropped, score bit for bit like
+    /// the survivors added from their text.
+    #[test]
+    fn bm25_from_stored_terms_equals_from_text(docs in prop::collection::vec((doc_text(), any::<bool>()), 0..30),
+                                               per_segment in 1usize..8, query in doc_text()) {
+        use agent_memory::retrieval::terms::{doc_terms, read, SegmentTerms};
+        let kept = |i: usize| docs.get(i).is_some_and(|d| d.1);
+        let mut from_text = Bm25Index::new();
+        for (i, (text, _)) in docs.iter().enumerate().filter(|(i, _)| kept(*i)) {
+            from_text.add(3 * i as u64 + 1, text);
+        }
+        let mut stored = Bm25Index::new();
+        for (n, chunk) in docs.chunks(per_segment).enumerate() {
+            let mut seg = SegmentTerms::new();
+            for (text, _) in chunk {
+                seg.push(Some(doc_terms(text)));
+            }
+            let ids: Vec<Option<u64>> = (0..chunk.len()).map(|j| Some(1000 + (n * per_segment + j) as u64)).collect();
+            prop_assert!(stored.add_read(&read(&seg.encode()).unwrap(), &ids));
+        }
+        stored.rekey((0..docs.len()).filter(|&i| kept(i)).map(|i| (1000 + i as u64, 3 * i as u64 + 1)));
+        prop_assert_eq!(stored.len(), from_text.len());
+        prop_assert_eq!(stored.search(&query, 50, |_| true), from_text.search(&query, 50, |_| true));
+        prop_assert_eq!(stored.query_weight(&query).to_bits(), from_text.query_weight(&query).to_bits());
+    }
+}
+
 /// Brute-force cosine in f64 over the live vectors.
 fn brute_force(live: &[(u64, Vec<f32>)], q: &[f32], keep: impl Fn(u64) -> bool) -> Vec<(u64, f64)> {
     let norm = |v: &[f32]| v.iter().map(|&x| x as f64 * x as f64).sum::<f64>().sqrt();

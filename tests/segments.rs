@@ -346,7 +346,7 @@ fn open_as_the_package(stored: &[(Key, Vec<u8>)], options: Options) -> (agent_me
         hot.push(key.clone(), bytes).unwrap();
     }
     hot.read_early();
-    let mut cold = Loader::skipping(recent);
+    let mut cold = Loader::skipping(recent, 0);
     let mut cold_bytes = 0;
     for (key, bytes) in stored.iter().filter(|(k, _)| is_archive(k)) {
         cold_bytes += bytes.len();
@@ -522,4 +522,105 @@ fn vectors_of_archived_messages_are_archived_with_them_and_read_with_the_archive
         let v = vector(q);
         assert_eq!(c.search(q, &opts, Some(&v)).unwrap(), full.search(q, &opts, Some(&v)).unwrap(), "{q} (hybrid)");
     }
+}
+
+/// Every term key the stored lexical indexes hold (`retrieval::terms`), and
+/// how many documents they index.
+fn stored_terms(stored: &[(Key, Vec<u8>)]) -> (std::collections::HashSet<u64>, usize) {
+    let (mut keys, mut docs) = (std::collections::HashSet::new(), 0);
+    for (_, v) in stored {
+        let (_, records, terms) = agent_memory::store::record::decode_indexed(v).unwrap();
+        if let Some(t) = terms {
+            let read = agent_memory::retrieval::terms::read(t).unwrap();
+            assert_eq!(read.docs.len(), records.iter().filter(|r| matches!(r, agent_memory::store::record::Record::Msg { .. })).count(), "one document per message");
+            docs += read.docs.iter().flatten().count();
+            keys.extend(read.terms.iter().map(|(k, _)| *k));
+        }
+    }
+    (keys, docs)
+}
+
+/// `stored` with every value's stored terms left out (as plain segments).
+fn without_terms(stored: &[(Key, Vec<u8>)]) -> Vec<(Key, Vec<u8>)> {
+    use agent_memory::store::record::encode_segments;
+    stored.iter().map(|(k, v)| (k.clone(), encode_segments(&decode_value(v).unwrap().1, usize::MAX).remove(0).0)).collect()
+}
+
+#[test]
+fn archived_messages_are_searched_from_their_stored_terms_as_if_analyzed() {
+    use agent_memory::controller::{Controller, SearchOptions};
+    let options = |writer: &str| Options { working: WindowConfig { max_tokens: 800, ..WindowConfig::default() }, ..options(writer, 32 * 1024, 4096) };
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    d.add(Message::text(Role::System, "You are a travel agent for 成都 trips."), 0.0).unwrap();
+    for i in 0..1200 {
+        let mut m = turn(i);
+        if i % 97 == 5 {
+            m = Message::text(Role::User, format!("My booking code {i} is PELICAN{i}, 航班 CA{i} 周五起飞"));
+        }
+        d.add(m, i as f64).unwrap();
+    }
+    let history = d.controller().history();
+    drop(d);
+    let stored = entries(&map);
+    let (_, docs) = stored_terms(&stored);
+    let (mut c, cold, _, _) = open_as_the_package(&stored, options("r"));
+    let archived: usize = stored.iter().filter(|(k, _)| k[1] == "arc").map(|(_, v)| decode_value(v).unwrap().1.iter().filter(|r| matches!(r, agent_memory::store::record::Record::Msg { .. })).count()).sum();
+    assert!(archived > 500, "{archived} messages archived");
+    // Every archived message's terms are read with it (the system prompt is pinned, not searched, not archived).
+    assert_eq!(cold.terms.as_ref().map_or(0, |t| t.len()), archived);
+    assert_eq!(docs, archived);
+    c.merge_archive(cold);
+    assert_eq!(c.history(), history);
+    // The same namespace with no stored terms (every text analyzed), opened
+    // the same way, and loaded in full.
+    let plain = without_terms(&stored);
+    let (mut analyzed, cold, _, _) = open_as_the_package(&plain, options("a"));
+    assert!(cold.terms.is_none());
+    analyzed.merge_archive(cold);
+    let mut full = Controller::from_loaded(options("f"), common::o200k(), agent_memory::store::load(plain).unwrap()).unwrap();
+    for q in ["PELICAN102 booking", "航班 周五", "第150次讨论", "trip to Chengdu 酒店", "成都 travel agent"] {
+        let opts = SearchOptions { k: Some(10), ..Default::default() };
+        let hits = c.search(q, &opts, None).unwrap();
+        assert!(!hits.is_empty(), "{q}");
+        assert_eq!(hits, analyzed.search(q, &opts, None).unwrap(), "{q}");
+        assert_eq!(hits, full.search(q, &opts, None).unwrap(), "{q} (full load)");
+        let req = ContextRequest { max_tokens: 3000, query: Some(q.into()), now: Some(2000.0), ..Default::default() };
+        assert_eq!(c.build_context(&req).unwrap(), analyzed.build_context(&req).unwrap(), "{q} (context)");
+    }
+    let hits = c.search("PELICAN102", &SearchOptions { k: Some(3), ..Default::default() }, None).unwrap();
+    assert!(hits[0].text.contains("PELICAN102"), "{hits:?}");
+}
+
+#[test]
+fn a_forgotten_archived_message_leaves_no_stored_term() {
+    use agent_memory::controller::SearchOptions;
+    use agent_memory::retrieval::terms::term_key;
+    let options = |writer: &str| Options { working: WindowConfig { max_tokens: 800, ..WindowConfig::default() }, ..options(writer, 32 * 1024, 4096) };
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    // Secrets now and then; one that is archived is forgotten (messages in
+    // working memory when the log folds stay where opening reads).
+    let secret = |i: usize| format!("zanzibar{i}");
+    let mut ids = Vec::new();
+    for i in 0..1200 {
+        let m = if i % 50 == 7 { Message::text(Role::User, format!("my door code is {} and 秘密暗号{i}", secret(i))) } else { turn(i) };
+        ids.push(d.add(m, i as f64).unwrap().id);
+    }
+    let archived = |i: &usize| map.borrow().iter().any(|(k, v)| k[1] == "arc" && v.windows(secret(*i).len()).any(|w| w == secret(*i).as_bytes()));
+    let i = (0..1200).filter(|i| i % 50 == 7).find(archived).expect("a secret is archived");
+    let (keys, _) = stored_terms(&entries(&map));
+    let secret_terms = [term_key(&secret(i)), term_key(&format!("{i}")), term_key("暗号")];
+    assert!(secret_terms.iter().all(|k| keys.contains(k)), "the message is archived with its terms");
+    d.forget(&ForgetTarget::Message(ids[i].clone()), 900.0).unwrap();
+    let (keys, _) = stored_terms(&entries(&map));
+    assert!(!keys.contains(&term_key(&secret(i))), "no stored term of the forgotten message is left");
+    assert!(keys.contains(&term_key("暗号")) && keys.contains(&term_key("chengdu")), "the other messages' terms stay");
+    drop(d);
+    let (mut c, cold, _, _) = open_as_the_package(&entries(&map), options("r"));
+    c.merge_archive(cold);
+    let opts = SearchOptions { k: Some(5), ..Default::default() };
+    let whole = |t: &str| t.split(|c: char| !c.is_alphanumeric()).any(|w| w == secret(i));
+    assert!(!c.search(&secret(i), &opts, None).unwrap().iter().any(|h| whole(&h.text)));
+    assert!(c.search("第150次讨论", &opts, None).unwrap()[0].text.contains("第150次"));
 }

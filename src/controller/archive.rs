@@ -101,6 +101,11 @@ impl Controller {
         self.books.folding.recent()
     }
 
+    /// The records the archive segments not read yet hold, by their shelf records.
+    pub(crate) fn unread_records(&self) -> usize {
+        self.books.archive.records as usize
+    }
+
     /// The archive segments the shelf records name and no other removed,
     /// that `folding` (what was read) does not hold: placeholders for them
     /// in `folding`, and what they hold.
@@ -112,6 +117,7 @@ impl Controller {
             folding.add(s.key.clone(), s.bytes, Vec::new(), Kind::Archive);
             archive.unread += 1;
             archive.vectors += s.vectors;
+            archive.records += s.vectors + s.threads.iter().map(|t| t.messages + t.episodes).sum::<u64>();
             archive.lc = archive.lc.max(s.lc);
             for (w, seq) in &s.seqs {
                 match archive.seqs.iter_mut().find(|(x, _)| x == w) {
@@ -229,8 +235,8 @@ impl Controller {
     /// the archive prefix) into the window. A damaged segment is listed in
     /// the load report, as opening lists one; everything intact is merged.
     pub fn merge_archive(&mut self, loaded: Loaded) {
-        let Loaded { records, folding: read, report, .. } = loaded;
-        let Archive { mut seen, .. } = std::mem::take(&mut self.books.archive);
+        let Loaded { records, folding: read, report, terms, .. } = loaded;
+        let Archive { seen, .. } = std::mem::take(&mut self.books.archive);
         let damaged: Vec<Key> = report.corrupt.iter().map(|c| c.key.clone()).collect();
         let r = &mut self.books.load_report;
         r.keys += report.keys;
@@ -242,45 +248,59 @@ impl Controller {
         self.books.folding.set_recent(false);
         let forgotten = Tombstones::of(&self.books.forgets);
         let mut purge = Uids::default();
-        let mut episodes = Vec::new();
-        // The log grows once, to its size.
-        let mut log = std::mem::take(&mut self.window.log);
-        let before = log.len();
-        log.reserve_exact(records.iter().filter(|r| matches!(r, Record::Msg { .. })).count());
-        for r in records {
-            let uid = self.books.folding.uid(r.uid().0, r.uid().1);
-            if seen.insert(uid, 0).is_some() {
-                self.books.load_report.duplicates += 1;
-                continue;
-            }
-            self.books.load_report.records += 1;
-            if forgotten.covers(&r) {
-                purge.insert(uid, 0);
-                continue;
-            }
-            if r.thread().is_some_and(|t| t != self.opts.thread) {
-                self.others.push(r);
-                continue;
-            }
-            // Only messages, their vectors and episodes are written to
-            // archive segments; anything else in one stays as stored.
-            match r {
-                Record::Msg { writer, seq, lc, ts, id, message, task, .. } => {
-                    log.push(Stored { id, writer, seq, lc, ts, message, tokens: UNCOUNTED.into(), tool_turn: false, place: Place::Working, task_id: task });
+        // Sized once: `merge_episodes` adds those in memory to them.
+        let (mut episodes, mut vectors) = (Vec::with_capacity(records.iter().filter(|r| matches!(r, Record::Episode { .. })).count() + self.episodic.episodes.len()), Vec::new());
+        // The archived messages take the place of the records they are
+        // read from (a collect from a vector's own iterator reuses its
+        // memory): no second vector of a whole archive's size beside it.
+        let mut log: Vec<Stored> = records
+            .into_iter()
+            .filter_map(|r| {
+                let uid = self.books.folding.uid(r.uid().0, r.uid().1);
+                // (copies within the archive were left out as it was read)
+                if seen.contains_key(&uid) {
+                    self.books.load_report.duplicates += 1;
+                    return None;
                 }
-                Record::Episode { writer, seq, lc, episode, counted, .. } => episodes.push((lc, writer, seq, self.episode_counted(episode, counted.as_deref()))),
-                Record::Embedding { writer, seq, item, vector } => self.restore_embedding(writer, seq, item, vector),
-                _ => {}
-            }
+                self.books.load_report.records += 1;
+                if forgotten.covers(&r) {
+                    purge.insert(uid, 0);
+                    return None;
+                }
+                if r.thread().is_some_and(|t| t != self.opts.thread) {
+                    self.others.push(r);
+                    return None;
+                }
+                // Only messages, their vectors and episodes are written to
+                // archive segments; anything else in one stays as stored.
+                match r {
+                    Record::Msg { writer, seq, lc, ts, id, message, task, .. } => {
+                        return Some(Stored { id, writer, seq, lc, ts, message, tokens: UNCOUNTED.into(), tool_turn: false, place: Place::Working, task_id: task });
+                    }
+                    Record::Episode { writer, seq, lc, episode, counted, .. } => episodes.push((lc, writer, seq, episode, counted)),
+                    Record::Embedding { writer, seq, item, vector } => vectors.push((writer, seq, item, vector)),
+                    _ => {}
+                }
+                None
+            })
+            .collect();
+        let read = log.len();
+        log.append(&mut std::mem::take(&mut self.window.log));
+        // (what the records took beyond what the messages take goes back)
+        log.shrink_to_fit();
+        for (writer, seq, item, vector) in vectors {
+            self.restore_embedding(writer, seq, item, vector);
         }
+        let episodes = episodes.into_iter().map(|(lc, writer, seq, episode, counted)| (lc, writer, seq, self.episode_counted(episode, counted.as_deref()))).collect();
         self.merge_episodes(episodes, &mut purge);
         // As `restore` places them: archived while an episode covers them.
-        let covered: HashSet<&str> = self.episodic.episodes.iter().flat_map(|e| e.message_ids.iter().map(String::as_str)).collect();
-        for s in log.iter_mut().skip(before) {
+        let mut covered: HashSet<&str> = HashSet::with_capacity(self.episodic.episodes.iter().map(|e| e.message_ids.len()).sum());
+        covered.extend(self.episodic.episodes.iter().flat_map(|e| e.message_ids.iter().map(String::as_str)));
+        for s in log.iter_mut().take(read) {
             s.place = if covered.contains(s.id.as_str()) && !s.message.role.is_instruction() { Place::Archived } else { Window::place_for(&s.message) };
         }
         self.books.folding.rewrite_holding(&purge);
-        if log.len() > before {
+        if read > 0 {
             log.sort_unstable_by(log_order);
         }
         let counter = &self.counter;
@@ -300,6 +320,10 @@ impl Controller {
             }
         }
         self.index.stale = true;
+        // (opening reads no indexed segment, so there is none before)
+        if self.index.prebuilt.is_none() {
+            self.index.prebuilt = terms;
+        }
     }
 
     /// Adds the episodes read from the archive to those in memory, in the
@@ -309,8 +333,9 @@ impl Controller {
             return;
         }
         let uids = std::mem::take(&mut self.books.episode_uids);
-        let mut all: Vec<super::restore::LoadedEpisode> = std::mem::take(&mut self.episodic.episodes).into_iter().zip(uids).map(|(e, (w, s, lc))| (lc, w, s, e)).collect();
-        all.extend(read);
+        // Into the vector read (most of them), not a third one.
+        let mut all = read;
+        all.extend(std::mem::take(&mut self.episodic.episodes).into_iter().zip(uids).map(|(e, (w, s, lc))| (lc, w, s, e)));
         all.sort_unstable_by(super::restore::episode_order);
         let superseded = super::restore::superseded(&all);
         let folding = &self.books.folding;
@@ -328,6 +353,8 @@ impl Controller {
                 }
             }
         }
+        self.episodic.episodes.reserve_exact(all.len());
+        self.books.episode_uids.reserve_exact(all.len());
         for (lc, writer, seq, mut episode) in all.into_iter().filter(|(_, _, _, e)| !superseded.contains(&e.id)) {
             if episode.tokens == UNCOUNTED {
                 episode.tokens = self.counter.count(&episode.summary);

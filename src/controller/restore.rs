@@ -27,7 +27,7 @@ use crate::window::{Place, Stored, Window, UNCOUNTED};
 impl Controller {
     /// Replaces this (fresh) controller's state with the loaded records.
     pub(crate) fn restore(&mut self, loaded: Loaded) {
-        let Loaded { records, mut folding, report, seen } = loaded;
+        let Loaded { records, mut folding, report, seen, terms } = loaded;
         let forgotten = Tombstones::of(&records);
         // Records to fold away: forgotten content another writer stored,
         // and episodes superseded by a later one, with what they taught.
@@ -127,8 +127,10 @@ impl Controller {
                 self.procedures = Some(super::ProceduresState { parsed, raw, writer, seq, lc, ts });
             }
         }
-        // Built when first needed (`ensure_index`), not on every open.
+        // Built when first needed (`ensure_index`), not on every open;
+        // from the terms stored with archived messages where they were read.
         self.index.stale = true;
+        self.index.prebuilt = terms;
         // The values holding it are rewritten by the next fold.
         folding.rewrite_holding(&purge);
         self.books.folding = folding;

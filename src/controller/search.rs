@@ -33,6 +33,11 @@ pub struct SearchIndex {
     pub episode_vectors: VectorIndex,
     /// Per-script means taken out of `vectors` and of query vectors.
     pub centres: Centres,
+    /// The lexical index of the messages read with the archive, from the
+    /// terms stored with them (`retrieval::terms`), keyed by
+    /// `store::record::doc_key`: the next build starts from it instead of
+    /// analyzing their text again.
+    pub prebuilt: Option<Bm25Index>,
     /// Not built yet: a restored controller builds it when a search, a
     /// query or an embedding first needs it (`Controller::ensure_index`),
     /// so opening does not pay for it. Until then only `embeddings` holds
@@ -50,6 +55,7 @@ impl Default for SearchIndex {
             episodes: Bm25Index::new(),
             episode_vectors: VectorIndex::new(VectorMode::Exact),
             centres: Centres::default(),
+            prebuilt: None,
             stale: false,
         }
     }
@@ -57,17 +63,18 @@ impl Default for SearchIndex {
 
 impl SearchIndex {
     /// Indexes a message's text and tool calls under `slot` (a field of the
-    /// controller apart from the log, so the message is not copied).
-    fn index_text(&mut self, slot: Slot, item: &str, message: &crate::message::Message) {
-        if message.role.is_instruction() || self.stale {
+    /// controller apart from the log, so the message is not copied). With
+    /// `read`, a message the lexical index holds already keeps the terms it
+    /// has (read with the archive: `prebuilt`).
+    fn index_text(&mut self, slot: Slot, item: &str, message: &crate::message::Message, read: bool) {
+        if self.stale {
             return;
         }
-        let mut text = message.content_text();
-        for call in message.tool_calls.iter().flatten() {
-            text.push_str(&format!(" {} {}", call.function.name, call.function.arguments));
-        }
+        let Some(text) = message.search_text() else { return };
         let id = slot.id();
-        self.lexical.add(id, &text);
+        if !(read && self.lexical.contains(id)) {
+            self.lexical.add(id, &text);
+        }
         if let Some(v) = self.embeddings.get(item) {
             let _ = self.vectors.add(id, &self.centres.centre(script_of(&text), v));
         }
@@ -201,17 +208,18 @@ impl Controller {
         }
     }
 
-    /// Indexes the message at log position `pos` (instructions are not searched).
-    pub(crate) fn index_message(&mut self, pos: usize) {
+    /// Indexes the message at log position `pos` (instructions are not
+    /// searched); `read`: as in `index_text`.
+    pub(crate) fn index_message(&mut self, pos: usize, read: bool) {
         if let Some(s) = self.window.log.get(pos) {
-            self.index.index_text(Slot::Message(pos), &s.id, &s.message);
+            self.index.index_text(Slot::Message(pos), &s.id, &s.message, read);
         }
     }
 
     /// Indexes another thread's record at position `q` of `others` (its messages; instructions are not searched).
-    fn index_other(&mut self, q: usize) {
+    fn index_other(&mut self, q: usize, read: bool) {
         if let Some(crate::store::record::Record::Msg { id, message, .. }) = self.others.get(q) {
-            self.index.index_text(Slot::Other(q), id, message);
+            self.index.index_text(Slot::Other(q), id, message, read);
         }
     }
 
@@ -224,18 +232,24 @@ impl Controller {
         }
     }
 
-    /// Rebuilds both indexes from the log and the live facts.
+    /// Rebuilds both indexes from the log and the live facts. The terms of
+    /// messages read with the archive come from storage (`prebuilt`); the
+    /// rest are analyzed.
     pub(crate) fn rebuild_index(&mut self) {
         let embeddings = std::mem::take(&mut self.index.embeddings);
+        let lexical = self.index.prebuilt.take().map(|read| self.adopt_terms(read));
         self.index = SearchIndex { embeddings, ..SearchIndex::default() };
+        if let Some(lexical) = lexical {
+            self.index.lexical = lexical;
+        }
         for (i, f) in self.semantic.facts.iter().enumerate() {
             self.index.set_slot(&f.id, Slot::Fact(i).id());
         }
         for pos in 0..self.window.log.len() {
-            self.index_message(pos);
+            self.index_message(pos, true);
         }
         for q in 0..self.others.len() {
-            self.index_other(q);
+            self.index_other(q, true);
         }
         for slot in self.semantic.live() {
             self.index_fact(slot);
@@ -244,6 +258,21 @@ impl Controller {
             self.index.index_episode(i, e);
         }
         self.recentre();
+    }
+
+    /// The index of the messages read with the archive (keyed by
+    /// `store::record::doc_key`), keyed by their slots instead; those no
+    /// longer in memory (forgotten, a duplicate) are left out.
+    fn adopt_terms(&self, mut read: Bm25Index) -> Bm25Index {
+        use crate::store::record::{doc_key, Record};
+        let log = self.window.log.iter().enumerate().map(|(p, s)| (doc_key(&s.writer, s.seq), Slot::Message(p).id()));
+        let others = self.others.iter().enumerate().filter_map(|(q, r)| match r {
+            Record::Msg { writer, seq, .. } => Some((doc_key(writer, *seq), Slot::Other(q).id())),
+            _ => None,
+        });
+        read.rekey(log.chain(others));
+        read.set_params(CHAT_BM25);
+        read
     }
 
     /// Recomputes the script means from every indexed vector and re-adds

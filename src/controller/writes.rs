@@ -12,7 +12,7 @@ use crate::cost::Usage;
 use crate::error::{MemoryError, Result};
 use crate::message::Message;
 use crate::models;
-use crate::store::record::{encode_record, encode_segments, Record};
+use crate::store::record::{encode_indexed_segments, encode_record, encode_segments, Record};
 use crate::store::segments::Output;
 use crate::store::{archive_key, is_archive, log_key, segment_key, Key, Kind, Limits, Write};
 use crate::tokens::chat::message_tokens;
@@ -146,7 +146,7 @@ impl Controller {
         self.books.last_ts = self.books.last_ts.max(p.stored.ts);
         self.books.last_lc = self.books.last_lc.max(p.stored.lc);
         self.window.push(p.stored);
-        self.index_message(self.window.log.len() - 1);
+        self.index_message(self.window.log.len() - 1, false);
         self.books.folding.logged(&p.write);
         (id, tokens)
     }
@@ -273,7 +273,9 @@ impl Controller {
         let mut shelved = Vec::new();
         for (part, of_episodes) in [(&cold, false), (&episodes, true)] {
             let mut at = 0;
-            for (bytes, n) in encode_segments(part, self.opts.segment_bytes) {
+            // Archived messages with their terms: reading them fills the index.
+            let encoded = if of_episodes { encode_segments(part, self.opts.segment_bytes) } else { encode_indexed_segments(part, self.opts.segment_bytes) };
+            for (bytes, n) in encoded {
                 let key = archive_key(ns, writer, seq);
                 seq += 1;
                 if of_episodes {

@@ -16,6 +16,7 @@
 
 use super::analyzer::analyze;
 use super::hash::FxHashMap;
+use super::terms::{doc_terms, term_key, ReadTerms};
 use super::topk::TopK;
 use crate::error::{MemoryError, Result};
 
@@ -51,8 +52,10 @@ const fn posting(slot: u32, tf: usize) -> Posting {
 #[derive(Clone, Debug, Default)]
 pub struct Bm25Index {
     params: Bm25Params,
-    /// Term text → term id. Terms are never dropped (see `remove`).
-    vocab: FxHashMap<Box<str>, u32>,
+    /// Term key (`terms::term_key`: a hash of its text, so that an index
+    /// read from storage holds no text) → term id. Terms are never dropped
+    /// (see `remove`).
+    vocab: FxHashMap<u64, u32>,
     /// Term id → postings sorted by slot.
     postings: Vec<Vec<Posting>>,
     /// Caller id → slot.
@@ -88,6 +91,11 @@ impl Bm25Index {
         Ok(Bm25Index { params, ..Self::default() })
     }
 
+    /// Scores with `params` from now on (what is indexed does not depend on them).
+    pub(crate) fn set_params(&mut self, params: Bm25Params) {
+        self.params = params;
+    }
+
     pub fn params(&self) -> Bm25Params {
         self.params
     }
@@ -115,6 +123,17 @@ impl Bm25Index {
     /// Past [`MAX_DOCS`] documents, a new one is not indexed.
     pub fn add(&mut self, id: u64, text: &str) {
         self.remove(id);
+        let (len, terms) = doc_terms(text);
+        let Some(slot) = self.new_slot(id, len) else { return };
+        for (key, tf) in terms {
+            let t = self.intern(key);
+            self.post(t, slot, tf);
+        }
+    }
+
+    /// A slot for a new document `id` of `len` terms, counted in; `None`
+    /// past [`MAX_DOCS`].
+    fn new_slot(&mut self, id: u64, len: u32) -> Option<u32> {
         let slot = match self.free.pop() {
             Some(s) => s,
             None if self.ids.len() < MAX_DOCS => {
@@ -122,36 +141,103 @@ impl Bm25Index {
                 self.lens.push(0);
                 (self.ids.len() - 1) as u32
             }
-            None => return,
+            None => return None,
         };
-        let mut ids: Vec<u32> = Vec::new();
-        analyze(text, |term| ids.push(self.intern(term)));
-        let len = ids.len();
-        ids.sort_unstable();
-        for run in ids.chunk_by(|a, b| a == b) {
-            let Some(list) = run.first().and_then(|&t| self.postings.get_mut(t as usize)) else { continue };
-            let p = posting(slot, run.len());
-            // Grown by a quarter, not doubled: postings are most of the
-            // index, and doubling leaves a third of it unused on average.
-            if list.len() == list.capacity() {
-                list.reserve_exact(list.len() / 4 + 4);
-            }
-            // Fresh slots are the largest yet, so the common case appends.
-            match list.last() {
-                Some(&last) if last > p => {
-                    let at = list.partition_point(|&q| q < p);
-                    list.insert(at, p);
-                }
-                _ => list.push(p),
-            }
-        }
         let s = slot as usize;
         if let (Some(i), Some(l)) = (self.ids.get_mut(s), self.lens.get_mut(s)) {
-            (*i, *l) = (id, len as u32);
+            (*i, *l) = (id, len);
         }
         self.slots.insert(id, slot);
         self.n_docs += 1;
-        self.total_len += len as u64;
+        self.total_len += u64::from(len);
+        Some(slot)
+    }
+
+    /// Adds `slot` to the postings of term `t`, with frequency `tf`.
+    fn post(&mut self, t: u32, slot: u32, tf: u32) {
+        let Some(list) = self.postings.get_mut(t as usize) else { return };
+        let p = posting(slot, tf as usize);
+        // Grown by a quarter, not doubled: postings are most of the
+        // index, and doubling leaves a third of it unused on average.
+        if list.len() == list.capacity() {
+            list.reserve_exact(list.len() / 4 + 4);
+        }
+        // Fresh slots are the largest yet, so the common case appends.
+        match list.last() {
+            Some(&last) if last > p => {
+                let at = list.partition_point(|&q| q < p);
+                list.insert(at, p);
+            }
+            _ => list.push(p),
+        }
+    }
+
+    /// Adds the documents of a segment's stored terms (`terms::read`) under
+    /// `ids` (one per stored document; `None` leaves it out, as does an id
+    /// already indexed): the index then scores as if each had been added
+    /// from its text. `false`, and nothing added, when the counts disagree.
+    pub fn add_read(&mut self, read: &ReadTerms, ids: &[Option<u64>]) -> bool {
+        if read.docs.len() != ids.len() {
+            return false;
+        }
+        let slots: Vec<Option<u32>> = read
+            .docs
+            .iter()
+            .zip(ids)
+            .map(|(len, id)| match (len, id) {
+                (Some(len), Some(id)) if !self.contains(*id) => self.new_slot(*id, *len),
+                _ => None,
+            })
+            .collect();
+        for (key, range) in &read.terms {
+            let postings = read.postings.get(range.clone()).unwrap_or_default();
+            let mut kept = postings.iter().filter_map(|&(doc, tf)| Some((slots.get(doc as usize).copied().flatten()?, tf))).peekable();
+            if kept.peek().is_none() {
+                continue;
+            }
+            let t = self.intern(*key);
+            for (slot, tf) in kept {
+                self.post(t, slot, tf);
+            }
+        }
+        true
+    }
+
+    /// Gives each document `pairs` names (its id, a new id) the new id,
+    /// and removes every other document, in one pass over the postings and
+    /// without a second table of ids. New ids must be distinct.
+    pub fn rekey(&mut self, pairs: impl IntoIterator<Item = (u64, u64)>) {
+        let mut kept = vec![false; self.ids.len()];
+        for (old, new) in pairs {
+            let Some(&slot) = self.slots.get(&old) else { continue };
+            if let (Some(i), Some(k)) = (self.ids.get_mut(slot as usize), kept.get_mut(slot as usize)) {
+                (*i, *k) = (new, true);
+            }
+        }
+        let mut free = vec![false; self.ids.len()];
+        for &f in &self.free {
+            if let Some(x) = free.get_mut(f as usize) {
+                *x = true;
+            }
+        }
+        let mut removed = false;
+        for (slot, (k, f)) in kept.iter().zip(&free).enumerate() {
+            if !k && !f {
+                removed = true;
+                self.n_docs -= 1;
+                self.total_len -= self.lens.get_mut(slot).map_or(0, std::mem::take) as u64;
+                self.free.push(slot as u32);
+            }
+        }
+        self.slots.clear();
+        for (slot, (&id, _)) in self.ids.iter().zip(&kept).enumerate().filter(|(_, (_, &k))| k) {
+            self.slots.insert(id, slot as u32);
+        }
+        if removed {
+            for list in &mut self.postings {
+                list.retain(|&p| kept.get((p >> 8) as usize).copied().unwrap_or(false));
+            }
+        }
     }
 
     /// Removes the document `id`; returns whether it was there. Its terms
@@ -186,8 +272,7 @@ impl Bm25Index {
         if k == 0 || self.n_docs == 0 {
             return Vec::new();
         }
-        let (mut terms, _) = self.query_terms(query);
-        terms.retain(|&t| self.postings.get(t as usize).is_some_and(|l| !l.is_empty()));
+        let (terms, _) = self.query_terms(query);
         if terms.is_empty() {
             return Vec::new();
         }
@@ -208,8 +293,8 @@ impl Bm25Index {
     }
 
     /// What a document matching every distinct term of `query` once, at
-    /// average length, would score: `Σ idf(t)`, a term the index has never
-    /// seen counting at the highest idf (each time it occurs). `score / query_weight` is the share
+    /// average length, would score: `Σ idf(t)`, a term no document holds
+    /// counting at the highest idf (each time it occurs). `score / query_weight` is the share
     /// of the query a hit matched, comparable across queries (a relevance
     /// floor: a hit that matched only a common word of a long query is weak,
     /// even when it is the best there is).
@@ -219,12 +304,15 @@ impl Bm25Index {
         terms.iter().map(|&t| idf(self.postings.get(t as usize).map_or(0, Vec::len))).sum::<f32>() + unseen as f32 * idf(0)
     }
 
-    /// The distinct known terms of `query`, in query order, and the count of
-    /// its terms the index has never seen (repeats included).
+    /// The distinct terms of `query` some document holds, in query order,
+    /// and the count of its other terms (repeats included).
     fn query_terms(&self, query: &str) -> (Vec<u32>, usize) {
         let mut terms: Vec<u32> = Vec::new();
         let mut unseen = 0;
-        analyze(query, |term| match self.vocab.get(term) {
+        // A term whose documents are all gone counts as one never seen, so
+        // that an index after removals weighs a query as one built from the survivors.
+        let live = |t: &u32| self.postings.get(*t as usize).is_some_and(|l| !l.is_empty());
+        analyze(query, |term| match self.vocab.get(&term_key(term)).filter(|t| live(t)) {
             // Deduplicated in query order, not by term id: ids depend on the
             // order terms were first seen, and f32 sums in a different order
             // would make an updated index and a fresh one break ties differently.
@@ -257,12 +345,12 @@ impl Bm25Index {
         }
     }
 
-    fn intern(&mut self, term: &str) -> u32 {
-        if let Some(&t) = self.vocab.get(term) {
+    fn intern(&mut self, key: u64) -> u32 {
+        if let Some(&t) = self.vocab.get(&key) {
             return t;
         }
         let t = self.postings.len() as u32;
-        self.vocab.insert(term.into(), t);
+        self.vocab.insert(key, t);
         self.postings.push(Vec::new());
         t
     }
@@ -287,9 +375,7 @@ impl Bm25Index {
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         let map = |cap: usize, entry: usize| cap * (entry + 1);
-        let vocab_keys: usize = self.vocab.keys().map(|k| k.len()).sum();
-        map(self.vocab.capacity(), size_of::<(Box<str>, u32)>())
-            + vocab_keys
+        map(self.vocab.capacity(), size_of::<(u64, u32)>())
             + self.postings.capacity() * size_of::<Vec<Posting>>()
             + self.postings.iter().map(|p| p.capacity() * size_of::<Posting>()).sum::<usize>()
             + map(self.slots.capacity(), size_of::<(u64, u32)>())

@@ -41,6 +41,7 @@ mod centre;
 pub(crate) mod hash;
 mod hybrid;
 mod kernels;
+pub mod terms;
 mod topk;
 mod vector;
 

@@ -30,7 +30,7 @@ mod vector;
 use serde::Serialize;
 
 use crate::error::{MemoryError, Result};
-use record::{decode_value, DecodeError, Record};
+use record::{DecodeError, Record};
 pub use segments::{Folding, Kind, Limits, Uid};
 pub(crate) use segments::Uids;
 
@@ -105,6 +105,10 @@ pub struct Loaded {
     pub report: LoadReport,
     /// The identities of `records` (under `folding`'s writer numbers).
     pub(crate) seen: Uids,
+    /// The lexical index stored with the messages of indexed segments
+    /// (`record::decode_indexed`), keyed by `record::doc_key`; `None` when
+    /// no value read had one.
+    pub terms: Option<crate::retrieval::Bm25Index>,
 }
 
 /// The archive segments opening did not read (`controller::archive`), as
@@ -129,6 +133,8 @@ pub struct Archive {
     pub tasks: Vec<String>,
     /// The message vectors in them (of any thread).
     pub vectors: u64,
+    /// The records they hold, of every thread (what reading them loads).
+    pub records: u64,
     /// The records loaded so far, to leave out their copies.
     pub(crate) seen: Uids,
 }
@@ -154,19 +160,29 @@ impl Loader {
         }
         let loaded = &mut self.loaded;
         loaded.report.keys += 1;
-        match decode_value(bytes) {
-            Ok((version, records)) => {
+        match record::decode_indexed(bytes) {
+            Ok((version, records, terms)) => {
                 let mut uids = Vec::with_capacity(records.len());
                 let episodes_only = records.iter().all(|r| matches!(r, Record::Episode { .. }));
+                // The stored terms' documents: the messages, in order (a duplicate's left out).
+                let mut docs: Vec<Option<u64>> = Vec::new();
                 for r in records {
                     let (w, s) = r.uid();
                     let uid = loaded.folding.uid(w, s);
                     uids.push(uid);
-                    if loaded.seen.insert(uid, 0).is_none() {
+                    let new = loaded.seen.insert(uid, 0).is_none();
+                    if terms.is_some() && matches!(r, Record::Msg { .. }) {
+                        docs.push(new.then(|| record::doc_key(w, s)));
+                    }
+                    if new {
                         loaded.records.push(r);
                     } else {
                         loaded.report.duplicates += 1;
                     }
+                }
+                // Terms that cannot be read are left: the text is analyzed instead.
+                if let Some(read) = terms.and_then(crate::retrieval::terms::read) {
+                    loaded.terms.get_or_insert_with(Default::default).add_read(&read, &docs);
                 }
                 let kind = match key.get(1).map(String::as_str) {
                     _ if version < record::FORMAT_VERSION => Kind::Rewrite,
@@ -184,9 +200,14 @@ impl Loader {
         Ok(())
     }
 
-    /// A loader that leaves out the values under `keys` (read already).
-    pub fn skipping(keys: Vec<Key>) -> Loader {
-        Loader { skip: keys, ..Loader::default() }
+    /// A loader that leaves out the values under `keys` (read already),
+    /// with room for `records`: grown by doubling, the vector of what a
+    /// large archive holds would for a moment be there twice and a half.
+    pub fn skipping(keys: Vec<Key>, records: usize) -> Loader {
+        let mut loader = Loader { skip: keys, ..Loader::default() };
+        loader.loaded.records.reserve_exact(records);
+        loader.loaded.seen.reserve(records);
+        loader
     }
 
     /// The records read so far.

@@ -8,7 +8,10 @@
 //! "AMEM" | version u8 | kind u8 | payload length u32 LE | CRC-32 of payload u32 LE | payload
 //! ```
 //! kind 1 = one record, kind 2 = many (a segment; 0.1 called it a pack): an
-//! array of records; the payload is JSON. Decoding never panics: any byte
+//! array of records; the payload is JSON. Kind 3 (format 2) is a segment of
+//! archived messages with their lexical index: `JSON length u32 LE | JSON
+//! array | terms` (`retrieval::terms`, one document per message record, in
+//! order), so reading the archive does not analyze their text again. Decoding never panics: any byte
 //! string is a record, a segment, or an error naming what is wrong.
 //!
 //! Version 2 values are laid out in bounded segments (`store::segments`);
@@ -20,6 +23,7 @@ use super::crc::crc32;
 use super::shelf::Shelved;
 use crate::episodic::Episode;
 use crate::message::Message;
+use crate::retrieval::terms::{self, SegmentTerms};
 use crate::semantic::Fact;
 
 pub const MAGIC: &[u8; 4] = b"AMEM";
@@ -35,6 +39,7 @@ pub const FORMAT_VERSION: u8 = 2;
 const HEADER: usize = 14;
 const KIND_RECORD: u8 = 1;
 const KIND_PACK: u8 = 2;
+const KIND_INDEXED: u8 = 3;
 
 /// One immutable persisted fact.
 /// Externally tagged (`{"msg": {...}}`): an internally tagged enum would
@@ -240,29 +245,77 @@ pub fn encode_pack(records: &[&Record]) -> Vec<u8> {
 /// `records` as segments of at most `limit` bytes each, in order: each
 /// segment's bytes and how many of the records it holds. A record too large
 /// for `limit` on its own is a segment alone.
-#[allow(clippy::expect_used)]
 pub fn encode_segments(records: &[Record], limit: usize) -> Vec<(Vec<u8>, usize)> {
+    encode(records, limit, false)
+}
+
+/// As [`encode_segments`], each segment holding with its records the
+/// lexical index of its messages (kind 3), within the same limit.
+pub fn encode_indexed_segments(records: &[Record], limit: usize) -> Vec<(Vec<u8>, usize)> {
+    encode(records, limit, true)
+}
+
+/// The document a record is in an indexed segment: a message's terms
+/// (`None` inside for one not searched), `None` for any other record.
+fn doc_of(r: &Record) -> Option<Option<terms::DocTerms>> {
+    match r {
+        Record::Msg { message, .. } => Some(message.search_text().map(|t| terms::doc_terms(&t))),
+        _ => None,
+    }
+}
+
+#[allow(clippy::expect_used)]
+fn encode(records: &[Record], limit: usize, indexed: bool) -> Vec<(Vec<u8>, usize)> {
     let mut out = Vec::new();
     let (mut payload, mut n) = (vec![b'['], 0);
+    let mut index = SegmentTerms::new();
+    let close = |payload: &mut Vec<u8>, index: &mut SegmentTerms| {
+        payload.push(b']');
+        let bytes = if index.is_empty() {
+            envelope(KIND_PACK, payload)
+        } else {
+            let mut p = (payload.len() as u32).to_le_bytes().to_vec();
+            p.extend_from_slice(payload);
+            p.extend_from_slice(&index.encode());
+            envelope(KIND_INDEXED, &p)
+        };
+        (*payload, *index) = (vec![b'['], SegmentTerms::new());
+        bytes
+    };
     for r in records {
         let json = serde_json::to_vec(r).expect("records always serialize");
-        // Header, the payload so far, a comma, the record, the closing bracket.
-        if n > 0 && HEADER + payload.len() + json.len() + 2 > limit {
-            payload.push(b']');
-            out.push((envelope(KIND_PACK, &payload), n));
-            (payload, n) = (vec![b'['], 0);
+        let doc = if indexed { doc_of(r) } else { None };
+        // Header, the payload so far, a comma, the record, the closing
+        // bracket, and the index with this record's terms in it.
+        let with = |index: &SegmentTerms| match &doc {
+            Some(d) => 4 + index.bytes_with(d.as_ref()),
+            None if index.is_empty() => 0,
+            None => 4 + index.bytes(),
+        };
+        if n > 0 && HEADER + payload.len() + json.len() + 2 + with(&index) > limit {
+            out.push((close(&mut payload, &mut index), n));
+            n = 0;
         }
         if n > 0 {
             payload.push(b',');
         }
         payload.extend_from_slice(&json);
+        if let Some(d) = doc {
+            index.push(d);
+        }
         n += 1;
     }
     if n > 0 {
-        payload.push(b']');
-        out.push((envelope(KIND_PACK, &payload), n));
+        out.push((close(&mut payload, &mut index), n));
     }
     out
+}
+
+/// The key a lexical index read from storage gives the message record
+/// `(writer, seq)` (`Loader`, `Controller::rebuild_index`).
+pub fn doc_key(writer: &str, seq: u64) -> u64 {
+    use std::hash::BuildHasher;
+    crate::retrieval::hash::FxBuildHasher::default().hash_one((writer, seq))
 }
 
 /// The records in one stored value.
@@ -278,16 +331,42 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Record>, DecodeError> {
 /// # Errors
 /// As [`decode`].
 pub fn decode_value(bytes: &[u8]) -> Result<(u8, Vec<Record>), DecodeError> {
+    decode_indexed(bytes).map(|(version, records, _)| (version, records))
+}
+
+/// A value's format version, its records, and the stored lexical index of
+/// an indexed segment (kind 3: `retrieval::terms`' bytes, one document per
+/// message record, in order).
+pub type Indexed<'a> = (u8, Vec<Record>, Option<&'a [u8]>);
+
+/// As [`decode_value`], with the segment's stored lexical index.
+///
+/// # Errors
+/// As [`decode`].
+pub fn decode_indexed(bytes: &[u8]) -> Result<Indexed<'_>, DecodeError> {
     let (version, kind, payload) = parts(bytes)?;
     if crc32(payload) != checksum(bytes) {
         return Err(DecodeError::Corrupt("checksum mismatch".into()));
     }
+    let (json, terms) = match kind {
+        KIND_INDEXED => {
+            let Some((len, rest)) = payload.split_first_chunk::<4>() else {
+                return Err(DecodeError::Corrupt("indexed segment shorter than its length".into()));
+            };
+            let len = u32::from_le_bytes(*len) as usize;
+            let (Some(json), Some(terms)) = (rest.get(..len), rest.get(len..)) else {
+                return Err(DecodeError::Corrupt("indexed segment shorter than its records".into()));
+            };
+            (json, Some(terms))
+        }
+        _ => (payload, None),
+    };
     let parsed = match kind {
-        KIND_RECORD => serde_json::from_slice::<Record>(payload).map(|r| vec![r]),
-        KIND_PACK => serde_json::from_slice::<Vec<Record>>(payload),
+        KIND_RECORD => serde_json::from_slice::<Record>(json).map(|r| vec![r]),
+        KIND_PACK | KIND_INDEXED => serde_json::from_slice::<Vec<Record>>(json),
         other => return Err(DecodeError::Corrupt(format!("unknown record kind {other}"))),
     };
-    parsed.map(|r| (version, r)).map_err(|e| DecodeError::Corrupt(format!("unreadable payload: {e}")))
+    parsed.map(|r| (version, r, terms)).map_err(|e| DecodeError::Corrupt(format!("unreadable payload: {e}")))
 }
 
 fn checksum(bytes: &[u8]) -> u32 {
@@ -350,6 +429,66 @@ mod tests {
             assert_eq!(back, records);
         }
         assert!(encode_segments(&[], 100).is_empty());
+    }
+
+    #[test]
+    fn indexed_segments_stay_within_the_limit_with_one_document_per_message() {
+        // Messages (one an instruction, not searched) with other records between them.
+        let mut records: Vec<Record> = (1..=60).map(msg).collect();
+        records.insert(7, Record::Msg { writer: "w".into(), seq: 99, lc: 99, ts: 1.0, id: "m-sys".into(), message: Message::text(Role::System, "rules"), task: None, thread: None });
+        records.insert(20, Record::Forget { writer: "w".into(), seq: 98, ts: 1.0, ids: vec!["x".into()], threads: Vec::new(), lc: 0 });
+        let one = records.iter().map(|r| encode_indexed_segments(std::slice::from_ref(r), usize::MAX)[0].0.len()).max().unwrap();
+        for limit in [1, one, 3 * one, 10 * one, 1 << 20] {
+            let mut back = Vec::new();
+            for (bytes, n) in encode_indexed_segments(&records, limit) {
+                assert!(bytes.len() <= limit.max(one), "{} bytes over {limit}", bytes.len());
+                let (version, got, terms) = decode_indexed(&bytes).unwrap();
+                assert_eq!((version, got.len()), (FORMAT_VERSION, n));
+                let messages: Vec<&Record> = got.iter().filter(|r| matches!(r, Record::Msg { .. })).collect();
+                match terms.map(|t| terms::read(t).unwrap()) {
+                    Some(read) => {
+                        assert_eq!(read.docs.len(), messages.len());
+                        for (doc, m) in read.docs.iter().zip(&messages) {
+                            let Record::Msg { message, .. } = m else { unreachable!() };
+                            assert_eq!(*doc, message.search_text().map(|t| terms::doc_terms(&t).0));
+                        }
+                    }
+                    None => assert!(messages.is_empty(), "a segment with messages has their terms"),
+                }
+                back.extend(got);
+            }
+            assert_eq!(back, records);
+        }
+        // Plain segments have none.
+        assert_eq!(decode_indexed(&encode_segments(&records, 1 << 20)[0].0).unwrap().2, None);
+    }
+
+    #[test]
+    fn stored_terms_that_cannot_be_read_leave_the_records_loading_and_unindexed() {
+        let records: Vec<Record> = (1..=5).map(msg).collect();
+        let (good, _) = encode_indexed_segments(&records, 1 << 20).remove(0);
+        let (_, _, terms) = decode_indexed(&good).unwrap();
+        let json = &good[HEADER + 4..good.len() - terms.unwrap().len()];
+        let load = |terms: &[u8]| {
+            let mut payload = (json.len() as u32).to_le_bytes().to_vec();
+            payload.extend_from_slice(json);
+            payload.extend_from_slice(terms);
+            let mut loader = crate::store::Loader::default();
+            loader.push(vec!["ns".into(), "arc".into(), "w".into(), "1".into()], &envelope(KIND_INDEXED, &payload)).unwrap();
+            loader.finish()
+        };
+        assert_eq!(load(terms.unwrap()).terms.map(|t| t.len()), Some(5));
+        // Another analyzer's terms, and damaged ones (the checksum intact): the records load, the text will be analyzed.
+        let mut other = terms.unwrap().to_vec();
+        other[0] += 1;
+        for bad in [other.as_slice(), &terms.unwrap()[..3], &[]] {
+            let loaded = load(bad);
+            assert_eq!((loaded.records, loaded.terms.map(|t| t.len())), (records.clone(), None));
+        }
+        // A length past the payload is damage, reported.
+        let mut payload = u32::MAX.to_le_bytes().to_vec();
+        payload.extend_from_slice(json);
+        assert!(matches!(decode_indexed(&envelope(KIND_INDEXED, &payload)), Err(DecodeError::Corrupt(_))));
     }
 
     #[test]

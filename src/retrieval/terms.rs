@@ -1,0 +1,357 @@
+//! Analyzed documents as stored bytes: the lexical index of one archive
+//! segment, written with its messages so that reading the archive fills
+//! the index without analyzing their text again (`store::record`'s indexed
+//! segments; `Bm25Index::add_docs` takes what `read` returns).
+//!
+//! A term is stored as its key ([`term_key`]): 48 bits of a hash of its
+//! text, never the text, and the index in memory keys its vocabulary the
+//! same way. Two terms share a key with probability about `V² / 2⁴⁹` for a
+//! vocabulary of `V` terms (1 in 500 at two million terms); they would
+//! then match each other's documents.
+//!
+//! Layout, every integer a LEB128 varint unless said otherwise:
+//!
+//! ```text
+//! version u8 (ANALYZER_VERSION) | docs | per doc: length + 1, or 0 for a doc not indexed
+//! | terms | per term, by ascending key: key (6 bytes LE) | df | df postings
+//! posting: (gap << 1 | tf > 1) [| tf, 2..=255]   gap: doc − previous doc of the term (the first: doc + 1)
+//! ```
+//!
+//! Invariants: `read` accepts exactly what `SegmentTerms::encode` writes
+//! for the same version and rejects anything else (another version,
+//! truncated or trailing bytes, a doc out of range, postings out of order)
+//! without panicking; `SegmentTerms::bytes` is the length `encode` returns.
+
+use super::analyzer::analyze;
+use super::hash::FxHashMap;
+
+/// Bumped whenever `analyze` or `term_key` changes what a text yields:
+/// terms stored by another version are not read (the text is analyzed).
+pub const ANALYZER_VERSION: u8 = 1;
+
+const KEY_BYTES: usize = 6;
+const KEY_MASK: u64 = (1 << (8 * KEY_BYTES)) - 1;
+
+/// The stored key of a term: a 64-bit hash of its bytes (the Fx word
+/// mix, then murmur3's finalizer so that the low 48 bits kept are mixed
+/// from all of them). Stable across versions, targets and runs.
+pub fn term_key(term: &str) -> u64 {
+    let mut h: u64 = term.len() as u64;
+    for chunk in term.as_bytes().chunks(8) {
+        let mut word = [0u8; 8];
+        word.iter_mut().zip(chunk).for_each(|(w, &b)| *w = b);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^= h >> 33;
+    h & KEY_MASK
+}
+
+/// A document's terms: its length in terms, and each distinct term's key
+/// with its frequency, by ascending key.
+pub type DocTerms = (u32, Vec<(u64, u32)>);
+
+/// The terms of `text` (`analyze`d, keyed by `term_key`).
+pub fn doc_terms(text: &str) -> DocTerms {
+    let mut keys: Vec<u64> = Vec::new();
+    analyze(text, |term| keys.push(term_key(term)));
+    let len = keys.len() as u32;
+    keys.sort_unstable();
+    let terms = keys.chunk_by(|a, b| a == b).filter_map(|run| Some((*run.first()?, run.len() as u32))).collect();
+    (len, terms)
+}
+
+fn varint_len(mut n: u64) -> usize {
+    let mut len = 1;
+    while n >= 0x80 {
+        n >>= 7;
+        len += 1;
+    }
+    len
+}
+
+fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// Bytes of one posting.
+fn posting_len(gap: u32, tf: u32) -> usize {
+    varint_len(u64::from(gap) << 1 | u64::from(tf > 1)) + usize::from(tf > 1)
+}
+
+/// One term's postings so far: (doc, tf), docs ascending.
+#[derive(Default)]
+struct Postings {
+    list: Vec<(u32, u32)>,
+}
+
+/// The terms of one segment's documents, added in order; its encoded size
+/// is known before each add (`bytes_with`), so a writer can keep a segment
+/// and its terms within a limit.
+#[derive(Default)]
+pub struct SegmentTerms {
+    docs: Vec<Option<u32>>,
+    terms: FxHashMap<u64, Postings>,
+    /// Encoded bytes of the docs' lengths, the terms' keys and dfs, and the postings.
+    body: usize,
+}
+
+impl SegmentTerms {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Documents added so far.
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    /// The encoded length after adding a document with `terms` (`doc_terms`;
+    /// `None`: a document not indexed), without adding it.
+    pub fn bytes_with(&self, doc: Option<&DocTerms>) -> usize {
+        let at = self.docs.len() as u32;
+        let mut body = self.body;
+        let mut new_terms = 0;
+        if let Some((len, terms)) = doc {
+            body += varint_len(u64::from(*len) + 1);
+            for &(key, tf) in terms {
+                match self.terms.get(&key) {
+                    Some(p) => {
+                        let df = p.list.len() as u64;
+                        body += varint_len(df + 1) - varint_len(df);
+                        body += posting_len(at - p.list.last().map_or(0, |l| l.0 + 1) + 1, tf.min(255));
+                    }
+                    None => {
+                        new_terms += 1;
+                        body += KEY_BYTES + 1 + posting_len(at + 1, tf.min(255));
+                    }
+                }
+            }
+        } else {
+            body += 1;
+        }
+        1 + varint_len(u64::from(at) + 1) + varint_len((self.terms.len() + new_terms) as u64) + body
+    }
+
+    /// The encoded length.
+    pub fn bytes(&self) -> usize {
+        1 + varint_len(self.docs.len() as u64) + varint_len(self.terms.len() as u64) + self.body
+    }
+
+    /// Adds the next document (`None`: not indexed, such as an instruction).
+    pub fn push(&mut self, doc: Option<DocTerms>) {
+        let at = self.docs.len() as u32;
+        let Some((len, terms)) = doc else {
+            self.docs.push(None);
+            self.body += 1;
+            return;
+        };
+        self.body += varint_len(u64::from(len) + 1);
+        for (key, tf) in terms {
+            let tf = tf.min(255);
+            let p = self.terms.entry(key).or_default();
+            let df = p.list.len() as u64;
+            if df == 0 {
+                self.body += KEY_BYTES + 1;
+            } else {
+                self.body += varint_len(df + 1) - varint_len(df);
+            }
+            self.body += posting_len(at - p.list.last().map_or(0, |l| l.0 + 1) + 1, tf);
+            p.list.push((at, tf));
+        }
+        self.docs.push(Some(len));
+    }
+
+    /// The stored bytes (see the module's layout).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.bytes());
+        out.push(ANALYZER_VERSION);
+        put_varint(&mut out, self.docs.len() as u64);
+        for d in &self.docs {
+            put_varint(&mut out, d.map_or(0, |l| u64::from(l) + 1));
+        }
+        put_varint(&mut out, self.terms.len() as u64);
+        let mut keys: Vec<u64> = self.terms.keys().copied().collect();
+        keys.sort_unstable();
+        for key in keys {
+            let Some(p) = self.terms.get(&key) else { continue };
+            out.extend_from_slice(&key.to_le_bytes()[..KEY_BYTES]);
+            put_varint(&mut out, p.list.len() as u64);
+            let mut next = 0;
+            for &(doc, tf) in &p.list {
+                put_varint(&mut out, u64::from(doc + 1 - next) << 1 | u64::from(tf > 1));
+                if tf > 1 {
+                    out.push(tf as u8);
+                }
+                next = doc + 1;
+            }
+        }
+        out
+    }
+}
+
+/// A segment's terms as read: each document's length (`None`: not indexed),
+/// and each term's key with its postings `(doc, tf)`, docs ascending.
+#[derive(Debug, Default, PartialEq)]
+pub struct ReadTerms {
+    pub docs: Vec<Option<u32>>,
+    pub terms: Vec<(u64, std::ops::Range<usize>)>,
+    pub postings: Vec<(u32, u32)>,
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn byte(&mut self) -> Option<u8> {
+        let b = *self.bytes.get(self.at)?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn varint(&mut self) -> Option<u64> {
+        let mut n = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            n |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Some(n);
+            }
+        }
+        None
+    }
+
+    fn small(&mut self, max: usize) -> Option<usize> {
+        self.varint().and_then(|n| usize::try_from(n).ok()).filter(|&n| n <= max)
+    }
+}
+
+/// Reads what `SegmentTerms::encode` wrote; `None` for another version or
+/// damaged bytes.
+pub fn read(bytes: &[u8]) -> Option<ReadTerms> {
+    let mut c = Cursor { bytes, at: 0 };
+    if c.byte()? != ANALYZER_VERSION {
+        return None;
+    }
+    // Every count is bounded by the bytes left, so nothing allocates past them.
+    let n_docs = c.small(bytes.len())?;
+    let mut out = ReadTerms { docs: Vec::with_capacity(n_docs), ..ReadTerms::default() };
+    for _ in 0..n_docs {
+        let l = c.varint()?;
+        out.docs.push(if l == 0 { None } else { Some(u32::try_from(l - 1).ok()?) });
+    }
+    let n_terms = c.small(bytes.len())?;
+    out.terms.reserve_exact(n_terms);
+    let mut last_key = None;
+    for _ in 0..n_terms {
+        let mut key = [0u8; 8];
+        key.get_mut(..KEY_BYTES)?.copy_from_slice(bytes.get(c.at..c.at + KEY_BYTES)?);
+        c.at += KEY_BYTES;
+        let key = u64::from_le_bytes(key);
+        if last_key.is_some_and(|k| k >= key) {
+            return None;
+        }
+        last_key = Some(key);
+        let df = c.small(n_docs)?;
+        let start = out.postings.len();
+        let mut next = 0u64;
+        for _ in 0..df {
+            let p = c.varint()?;
+            let doc = next + (p >> 1);
+            let tf = if p & 1 == 1 { u32::from(c.byte()?) } else { 1 };
+            // A gap of 0 would repeat a doc; docs past the last do not exist.
+            if p >> 1 == 0 || doc > n_docs as u64 || tf == 0 || (tf == 1 && p & 1 == 1) {
+                return None;
+            }
+            if !matches!(out.docs.get(doc as usize - 1), Some(Some(_))) {
+                return None;
+            }
+            out.postings.push((doc as u32 - 1, tf));
+            next = doc;
+        }
+        out.terms.push((key, start..out.postings.len()));
+    }
+    (c.at == bytes.len()).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn segment(texts: &[Option<&str>]) -> SegmentTerms {
+        let mut s = SegmentTerms::new();
+        for t in texts {
+            let doc = t.map(doc_terms);
+            let before = s.bytes_with(doc.as_ref());
+            s.push(doc);
+            assert_eq!(s.bytes(), before);
+            assert_eq!(s.encode().len(), before);
+        }
+        s
+    }
+
+    #[test]
+    fn keys_are_stable_and_48_bits() {
+        // Stored keys: a change here orphans every stored index (bump ANALYZER_VERSION).
+        assert_eq!(term_key("pelican"), 45_617_650_502_527);
+        assert_eq!(term_key("航班"), 262_803_808_095_432);
+        assert!(term_key("航班") <= KEY_MASK && term_key("") <= KEY_MASK);
+        assert_ne!(term_key("ab"), term_key("ba"));
+        assert_ne!(term_key("a"), term_key("a\0"));
+    }
+
+    #[test]
+    fn a_segment_reads_back_as_written() {
+        let s = segment(&[Some("我的航班是 CA1234，周五早上 8 点起飞"), None, Some("deploy deploy deploy the script"), Some("..."), Some("航班 script")]);
+        let r = read(&s.encode()).unwrap();
+        assert_eq!(r.docs, vec![Some(doc_terms("我的航班是 CA1234，周五早上 8 点起飞").0), None, Some(4), Some(0), Some(doc_terms("航班 script").0)]);
+        let deploy = term_key("deploy");
+        let (_, range) = r.terms.iter().find(|(k, _)| *k == deploy).unwrap();
+        assert_eq!(r.postings[range.clone()], [(2, 3)]);
+        let (_, range) = r.terms.iter().find(|(k, _)| *k == term_key("航班")).unwrap();
+        assert_eq!(r.postings[range.clone()], [(0, 1), (4, 1)]);
+    }
+
+    #[test]
+    fn another_version_or_damage_is_not_read() {
+        let bytes = segment(&[Some("hello world"), Some("world peace")]).encode();
+        let mut other = bytes.clone();
+        other[0] = ANALYZER_VERSION + 1;
+        assert_eq!(read(&other), None);
+        assert_eq!(read(&bytes[..bytes.len() - 1]), None);
+        assert_eq!(read(&[bytes.as_slice(), &[0]].concat()), None);
+    }
+
+    proptest! {
+        #[test]
+        fn sizes_are_exact_and_any_bytes_read_without_panic(
+            texts in proptest::collection::vec(proptest::option::of("[a-c 航班x]{0,40}"), 0..40),
+            noise in proptest::collection::vec(any::<u8>(), 0..200),
+        ) {
+            let texts: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
+            let s = segment(&texts);
+            let r = read(&s.encode()).unwrap();
+            prop_assert_eq!(r.docs.len(), texts.len());
+            let _ = read(&noise);
+            let mut flipped = s.encode();
+            if let Some(b) = flipped.get_mut(noise.len() % 7 + 1) {
+                *b ^= noise.first().copied().unwrap_or(1) | 1;
+            }
+            let _ = read(&flipped);
+        }
+    }
+}
