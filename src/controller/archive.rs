@@ -1,6 +1,8 @@
 //! The archive as opening leaves it: archive segments (`[ns, "arc", …]`)
-//! hold the messages an episode covers, and, apart, the episodes none of
-//! whose messages is in a value opening reads. Opening reads none of the
+//! hold the messages an episode covers, with their lexical index
+//! (`retrieval::terms`: reading them fills the search index without
+//! analyzing their text, `SearchIndex::prebuilt`), and, apart, the
+//! episodes none of whose messages is in a value opening reads. Opening reads none of the
 //! first, and of the second only those holding the thread's newest
 //! [`RECENT_EPISODES`] (`recent_keys`): a context without a query chooses
 //! among those, before the archive is read and after. The `Shelf` records
