@@ -27,7 +27,6 @@
 //! `controller::placement`.
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
 
 use super::Controller;
 use crate::store::record::{Record, DEFAULT_THREAD};
@@ -296,7 +295,8 @@ impl Controller {
         let episodes = episodes.into_iter().map(|(lc, writer, seq, episode, counted)| (lc, writer, seq, self.episode_counted(episode, counted.as_deref()))).collect();
         self.merge_episodes(episodes, &mut purge);
         // As `restore` places them: archived while an episode covers them.
-        let mut covered: HashSet<&str> = HashSet::with_capacity(self.episodic.episodes.iter().map(|e| e.message_ids.len()).sum());
+        let mut covered: crate::retrieval::hash::FxHashSet<&str> = Default::default();
+        covered.reserve(self.episodic.episodes.iter().map(|e| e.message_ids.len()).sum());
         covered.extend(self.episodic.episodes.iter().flat_map(|e| e.message_ids.iter().map(String::as_str)));
         for s in log.iter_mut().take(read) {
             s.place = if covered.contains(s.id.as_str()) && !s.message.role.is_instruction() { Place::Archived } else { Window::place_for(&s.message) };

@@ -196,8 +196,21 @@ impl Bm25Index {
                 continue;
             }
             let t = self.intern(*key);
+            let Some(list) = self.postings.get_mut(t as usize) else { continue };
+            // Room for the segment's postings at once, and a quarter more.
+            if list.capacity() - list.len() < postings.len() {
+                list.reserve_exact(postings.len() + list.len() / 4);
+            }
             for (slot, tf) in kept {
-                self.post(t, slot, tf);
+                let p = posting(slot, tf as usize);
+                // Fresh slots are the largest yet, so the common case appends.
+                match list.last() {
+                    Some(&last) if last > p => {
+                        let at = list.partition_point(|&q| q < p);
+                        list.insert(at, p);
+                    }
+                    _ => list.push(p),
+                }
             }
         }
         true

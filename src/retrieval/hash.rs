@@ -7,6 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 pub(crate) type FxBuildHasher = BuildHasherDefault<FxHasher>;
 pub(crate) type FxHashMap<K, V> = std::collections::HashMap<K, V, FxBuildHasher>;
+pub(crate) type FxHashSet<K> = std::collections::HashSet<K, FxBuildHasher>;
 
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
