@@ -48,6 +48,18 @@ const fn posting(slot: u32, tf: usize) -> Posting {
     slot << 8 | if tf > 255 { 255 } else { tf as u32 }
 }
 
+/// Adds `p` to a postings list, keeping it sorted.
+fn insert_sorted(list: &mut Vec<Posting>, p: Posting) {
+    // Fresh slots are the largest yet, so the common case appends.
+    match list.last() {
+        Some(&last) if last > p => {
+            let at = list.partition_point(|&q| q < p);
+            list.insert(at, p);
+        }
+        _ => list.push(p),
+    }
+}
+
 /// A lexical index of documents keyed by caller-chosen `u64` ids.
 #[derive(Clone, Debug, Default)]
 pub struct Bm25Index {
@@ -162,14 +174,7 @@ impl Bm25Index {
         if list.len() == list.capacity() {
             list.reserve_exact(list.len() / 4 + 4);
         }
-        // Fresh slots are the largest yet, so the common case appends.
-        match list.last() {
-            Some(&last) if last > p => {
-                let at = list.partition_point(|&q| q < p);
-                list.insert(at, p);
-            }
-            _ => list.push(p),
-        }
+        insert_sorted(list, p);
     }
 
     /// Adds the documents of a segment's stored terms (`terms::read`) under
@@ -202,15 +207,7 @@ impl Bm25Index {
                 list.reserve_exact(postings.len() + list.len() / 4);
             }
             for (slot, tf) in kept {
-                let p = posting(slot, tf as usize);
-                // Fresh slots are the largest yet, so the common case appends.
-                match list.last() {
-                    Some(&last) if last > p => {
-                        let at = list.partition_point(|&q| q < p);
-                        list.insert(at, p);
-                    }
-                    _ => list.push(p),
-                }
+                insert_sorted(list, posting(slot, tf as usize));
             }
         }
         true
