@@ -324,7 +324,7 @@ impl Controller {
         self.index.stale = true;
         // (opening reads no indexed segment, so there is none before)
         if self.index.prebuilt.is_none() {
-            self.index.prebuilt = terms;
+            self.index.prebuilt = terms.map(std::sync::Arc::new);
         }
     }
 

@@ -130,7 +130,7 @@ impl Controller {
         // Built when first needed (`ensure_index`), not on every open;
         // from the terms stored with archived messages where they were read.
         self.index.stale = true;
-        self.index.prebuilt = terms;
+        self.index.prebuilt = terms.map(std::sync::Arc::new);
         // The values holding it are rewritten by the next fold.
         folding.rewrite_holding(&purge);
         self.books.folding = folding;

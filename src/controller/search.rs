@@ -36,8 +36,9 @@ pub struct SearchIndex {
     /// The lexical index of the messages read with the archive, from the
     /// terms stored with them (`retrieval::terms`), keyed by
     /// `store::record::doc_key`: the next build starts from it instead of
-    /// analyzing their text again.
-    pub prebuilt: Option<Bm25Index>,
+    /// analyzing their text again. Shared, not copied, by a clone of the
+    /// controller (a forget prepares its change on one).
+    pub prebuilt: Option<std::sync::Arc<Bm25Index>>,
     /// Not built yet: a restored controller builds it when a search, a
     /// query or an embedding first needs it (`Controller::ensure_index`),
     /// so opening does not pay for it. Until then only `embeddings` holds
@@ -263,8 +264,10 @@ impl Controller {
     /// The index of the messages read with the archive (keyed by
     /// `store::record::doc_key`), keyed by their slots instead; those no
     /// longer in memory (forgotten, a duplicate) are left out.
-    fn adopt_terms(&self, mut read: Bm25Index) -> Bm25Index {
+    fn adopt_terms(&self, read: std::sync::Arc<Bm25Index>) -> Bm25Index {
         use crate::store::record::{doc_key, Record};
+        // (copied only if a clone of this controller still holds it)
+        let mut read = std::sync::Arc::try_unwrap(read).unwrap_or_else(|shared| (*shared).clone());
         let log = self.window.log.iter().enumerate().map(|(p, s)| (doc_key(&s.writer, s.seq), Slot::Message(p).id()));
         let others = self.others.iter().enumerate().filter_map(|(q, r)| match r {
             Record::Msg { writer, seq, .. } => Some((doc_key(writer, *seq), Slot::Other(q).id())),
