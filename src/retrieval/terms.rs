@@ -6,7 +6,7 @@
 //! A term is stored as its key ([`term_key`]): 48 bits of a hash of its
 //! text, never the text, and the index in memory keys its vocabulary the
 //! same way. Two terms share a key with probability about `V² / 2⁴⁹` for a
-//! vocabulary of `V` terms (1 in 500 at two million terms); they would
+//! vocabulary of `V` terms (1 in 560 at a million terms, 1 in 140 at two million); they would
 //! then match each other's documents.
 //!
 //! Layout, every integer a LEB128 varint unless said otherwise:
