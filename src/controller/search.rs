@@ -68,16 +68,20 @@ impl SearchIndex {
     /// `read`, a message the lexical index holds already keeps the terms it
     /// has (read with the archive: `prebuilt`).
     fn index_text(&mut self, slot: Slot, item: &str, message: &crate::message::Message, read: bool) {
-        if self.stale {
+        if self.stale || message.role.is_instruction() {
             return;
         }
-        let Some(text) = message.search_text() else { return };
         let id = slot.id();
-        if !(read && self.lexical.contains(id)) {
-            self.lexical.add(id, &text);
-        }
-        if let Some(v) = self.embeddings.get(item) {
-            let _ = self.vectors.add(id, &self.centres.centre(script_of(&text), v));
+        let analyzed = read && self.lexical.contains(id);
+        // The text only where it is needed: not for terms read with the archive.
+        if !analyzed || self.embeddings.contains_key(item) {
+            let text = message.search_text().unwrap_or_default();
+            if !analyzed {
+                self.lexical.add(id, &text);
+            }
+            if let Some(v) = self.embeddings.get(item) {
+                let _ = self.vectors.add(id, &self.centres.centre(script_of(&text), v));
+            }
         }
         self.set_slot(item, id);
     }
@@ -281,18 +285,25 @@ impl Controller {
     /// Recomputes the script means from every indexed vector and re-adds
     /// the vectors centred by them (see `retrieval::Centres`).
     fn recentre(&mut self) {
-        // Facts then messages, by position: the means are summed in one fixed order.
-        let facts = self.semantic.facts.iter().enumerate().map(|(i, f)| (Slot::Fact(i).id(), f.text.clone(), &f.id));
-        let msgs = self.window.log.iter().enumerate().map(|(p, s)| (Slot::Message(p).id(), s.message.content_text(), &s.id));
-        let others = self.others.iter().enumerate().filter_map(|(q, r)| match r {
-            crate::store::record::Record::Msg { id, message, .. } => Some((Slot::Other(q).id(), message.content_text(), id)),
-            _ => None,
-        });
+        // Facts then messages, by position: the means are summed in one fixed
+        // order. A text is read only for an item with a vector.
         let idx = &self.index;
-        let items: Vec<(u64, usize, &[f32])> = (facts.chain(msgs).chain(others))
-            .filter(|(slot, _, _)| idx.lexical.contains(*slot))
-            .filter_map(|(slot, text, id)| idx.embeddings.get(id).map(|v| (slot, script_of(&text), v.as_slice())))
-            .collect();
+        let vector = |slot: u64, id: &str| idx.embeddings.get(id).filter(|_| idx.lexical.contains(slot));
+        let mut items: Vec<(u64, usize, &[f32])> = Vec::new();
+        for (i, f) in self.semantic.facts.iter().enumerate() {
+            let slot = Slot::Fact(i).id();
+            items.extend(vector(slot, &f.id).map(|v| (slot, script_of(&f.text), v.as_slice())));
+        }
+        for (p, s) in self.window.log.iter().enumerate() {
+            let slot = Slot::Message(p).id();
+            items.extend(vector(slot, &s.id).map(|v| (slot, script_of(&s.message.content_text()), v.as_slice())));
+        }
+        for (q, r) in self.others.iter().enumerate() {
+            if let crate::store::record::Record::Msg { id, message, .. } = r {
+                let slot = Slot::Other(q).id();
+                items.extend(vector(slot, id).map(|v| (slot, script_of(&message.content_text()), v.as_slice())));
+            }
+        }
         let mut centres = Centres::default();
         centres.refresh(&items);
         let mut vectors = VectorIndex::new(VectorMode::Exact);
