@@ -12,7 +12,7 @@
 
 use ts_rs::{Config, TS};
 
-use crate::context::{Budget, Context, Degraded, KnowledgeSection, OmitReason, Omitted, RecentSection, RetrievalMode, Sections, SummarySection, SystemSection};
+use crate::context::{Budget, CacheHint, Context, Degraded, KnowledgeSection, OmitReason, Omitted, RecentSection, RetrievalMode, Sections, SummarySection, SystemSection};
 use crate::controller::{Added, CompactionEvent, Forgotten, Found, Hit, HitKind, HistoryItem, LayerTokens, MessageStats, Remembered, Stats, SummaryRequest, ThreadInfo, TokenizerStats};
 use crate::cost::{CostLedger, ModelCost, PurposeCost};
 use crate::episodic::{Episode, SummarySource};
@@ -120,6 +120,7 @@ fn declarations() -> Out {
     declaration::<Sections>(&cfg, out);
     declaration::<SystemSection>(&cfg, out);
     declaration::<KnowledgeSection>(&cfg, out);
+    declaration::<CacheHint>(&cfg, out);
     declaration::<RetrievalMode>(&cfg, out);
     declaration::<Degraded>(&cfg, out);
     declaration::<SummarySection>(&cfg, out);

@@ -8,13 +8,18 @@ use serde_json::Value;
 
 use crate::message::Message;
 
-/// The knowledge block: facts, chunks and archived messages retrieved for the query.
+/// The recall block: the facts, chunks, earlier messages and episode
+/// summaries this query recalled.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct KnowledgeSection {
     pub tokens: usize,
+    /// The ids shown (facts and chunks first, then messages and episodes in time order).
     pub ids: Vec<String>,
+    /// Where the block is in `messages`; absent when nothing was recalled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<usize>,
     /// Retrieved items that did not fit the block's budget.
     pub left_out: usize,
     /// How the items were retrieved: "hybrid" with the query's embedding, else "lexical".
@@ -184,6 +189,18 @@ pub struct Sections {
     pub budget: Budget,
 }
 
+/// Where the part of the context that does not depend on the query ends:
+/// `messages[..messages]`, `tokens` of them. Between two compactions the
+/// next call begins with these same messages, byte for byte, so a provider
+/// bills them at its cached price; put a cache breakpoint after them
+/// (Anthropic's `cache_control`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct CacheHint {
+    pub messages: usize,
+    pub tokens: usize,
+}
+
 /// What `buildContext` returns: the messages to send now.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -199,6 +216,7 @@ pub struct Context {
     /// Exact total (for tiktoken models): always <= maxTokens - reserveOutput.
     pub tokens: usize,
     pub sections: Sections,
+    pub cache: CacheHint,
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! the request's budget (see `crate::context::build`).
 
 use super::{Controller, PREFERENCES_HEADER};
-use crate::context::{self, Context, ContextRequest};
+use crate::context::{self, Context, ContextRequest, Recalled};
 use crate::episodic::Episode;
 use crate::error::Result;
 use crate::message::Message;
@@ -28,12 +28,14 @@ impl Controller {
             req.tools.splice(0..0, p.parsed.tools.iter().cloned());
         }
         let extras = self.extras(&req)?;
-        let order = self.recall_order(&req);
-        let candidates: Vec<&Episode> = order.iter().filter_map(|&i| self.episodic.episodes.get(i)).collect();
-        let ctx = context::build(&self.window, &candidates, &self.counter, &req, &extras)?;
+        // The note shows the newest episodes: among those opening reads, so
+        // the choice is the same before the archive is read and after.
+        let all = &self.episodic.episodes;
+        let thread: Vec<&Episode> = all.get(all.len().saturating_sub(super::archive::RECENT_EPISODES)..).unwrap_or_default().iter().collect();
+        let ctx = context::build(&self.window, &thread, &self.counter, &req, &extras)?;
         // Recalling an episode refreshes its recency.
         let now = req.now.unwrap_or(self.books.last_ts.max(0.0));
-        for e in self.episodic.episodes.iter_mut().filter(|e| ctx.sections.summary.episode_ids.contains(&e.id)) {
+        for e in self.episodic.episodes.iter_mut().filter(|e| ctx.sections.knowledge.ids.contains(&e.id)) {
             e.last_recalled = now;
         }
         let raw = ctx.messages.iter().map(|m| message_raw(&self.counter, m)).sum::<f64>() + REPLY_PRIMING as f64 + tools_tokens(&self.counter, &req.tools) as f64;
@@ -56,27 +58,39 @@ impl Controller {
         (0..steps.len()).find(|&from| cost(&render(from)) <= budget).map(render).filter(|_| !steps.is_empty())
     }
 
-    /// Episode positions, best first: recency × importance × relevance to
-    /// the query. Without a query, among the newest
-    /// [`RECENT_EPISODES`](super::archive::RECENT_EPISODES) only: those
-    /// opening reads, so the choice is the same before the archive is read
-    /// and after.
-    fn recall_order(&self, req: &ContextRequest) -> Vec<usize> {
+    /// The episodes relevant to `query`, best first (recency × importance ×
+    /// relevance among those that match it at all), as recall items.
+    fn recalled_episodes(&self, req: &ContextRequest, query: &str) -> Vec<Recalled> {
         let all = &self.episodic.episodes;
-        let (from, relevance) = match req.query.as_deref() {
-            Some(q) => (0, self.episode_relevance(q, req.query_vector.as_deref())),
-            None => (all.len().saturating_sub(super::archive::RECENT_EPISODES), Vec::new()),
-        };
+        let relevance = self.episode_relevance(query, req.query_vector.as_deref());
+        // The floor of `relevant`, over the episodes' own index; a query term
+        // no summary holds weighs the most: a thread has few episodes, and
+        // idf over a few documents says little.
+        let best = relevance.iter().copied().fold(0.0, f64::max);
+        let hybrid = req.query_vector.is_some() && !self.index.episode_vectors.is_empty();
+        let floors = super::search::RELEVANCE_FLOOR;
+        let [of_best, of_query] = if hybrid { floors.hybrid } else { floors.lexical };
+        let floor = (best * f64::from(of_best)).max(f64::from(of_query * self.index.episodes.query_weight(query, 0)));
         let now = req.now.unwrap_or(self.books.last_ts.max(0.0));
-        let mut order = crate::episodic::recall::rank(all.get(from..).unwrap_or_default(), &relevance, now, &self.opts.recall);
-        order.iter_mut().for_each(|i| *i += from);
-        order
+        crate::episodic::recall::rank(all, &relevance, now, &self.opts.recall)
+            .into_iter()
+            .filter(|&i| relevance.get(i).is_some_and(|&r| r > 0.0 && r >= floor))
+            .filter_map(|i| all.get(i))
+            .map(|e| Recalled {
+                id: e.id.clone(),
+                text: format!("{} summary of earlier messages: {}", crate::context::utc_day(e.created_at), e.summary),
+                at: Some(e.created_at),
+                message: None,
+                episode: true,
+                covers: e.message_ids.clone(),
+            })
+            .collect()
     }
 
     /// Procedures, preferences and the knowledge retrieved for the query.
     fn extras(&self, req: &ContextRequest) -> Result<context::Extras> {
         let unread = &self.books.archive;
-        let mut extras = context::Extras { knowledge_budget: req.semantic_tokens.unwrap_or(800), unread: (unread.messages as usize, unread.first.clone(), unread.last.clone()), ..Default::default() };
+        let mut extras = context::Extras { unread: (unread.messages as usize, unread.first.clone(), unread.last.clone()), ..Default::default() };
         if let Some(p) = &self.procedures {
             let text = p.parsed.rules_text(req.task_id.as_deref());
             if !text.is_empty() {
@@ -101,9 +115,27 @@ impl Controller {
             }
         }
         if let Some(q) = req.query.as_deref().filter(|q| !q.trim().is_empty()) {
-            // (preferences are in their pinned block already)
-            extras.knowledge = self.relevant(q, req.query_vector.as_deref(), 20, &["fact", "chunk", "message"])?;
+            // Enough candidates to fill the room (a turn is some 20 to 60
+            // tokens); preferences are in their pinned block already.
+            let k = (req.max_tokens.saturating_sub(req.reserve_output) / 16).clamp(20, MAX_RECALLED);
+            let hits = self.relevant(q, req.query_vector.as_deref(), k, &["fact", "chunk", "message"])?;
+            extras.recalled = interleave(hits, self.recalled_episodes(req, q));
         }
         Ok(extras)
     }
+}
+
+/// Most search hits one context considers for its recall block.
+const MAX_RECALLED: usize = 400;
+
+/// Hits and episodes in one list, best first: by reciprocal rank, an
+/// episode counting as half a hit of its rank (a summary stands for many
+/// turns but quotes few of them exactly), ties to the hit.
+fn interleave(hits: Vec<Recalled>, episodes: Vec<Recalled>) -> Vec<Recalled> {
+    const K: f64 = 10.0;
+    let mut scored: Vec<(f64, usize, Recalled)> = Vec::with_capacity(hits.len() + episodes.len());
+    scored.extend(hits.into_iter().enumerate().map(|(r, h)| (1.0 / (K + r as f64), 0, h)));
+    scored.extend(episodes.into_iter().enumerate().map(|(r, e)| (0.5 / (K + r as f64), 1, e)));
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().map(|(_, _, r)| r).collect()
 }

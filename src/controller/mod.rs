@@ -328,11 +328,6 @@ impl Controller {
         self.window.log.iter().any(|s| s.id == id)
     }
 
-    /// Where an indexed message is, by id, through the search index's id map
-    /// (no log scan on the context path; instructions are not indexed).
-    fn message_place(&self, id: &str) -> Option<Place> {
-        self.message_at(id).and_then(|i| self.window.log.get(i)).map(|s| s.place)
-    }
 
     /// The log position of a message other than an instruction, by id.
     fn message_at(&self, id: &str) -> Option<usize> {

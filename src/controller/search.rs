@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use super::Controller;
-use crate::context::{Degraded, RetrievalMode};
+use crate::context::{Degraded, Recalled, RetrievalMode};
 use crate::error::{MemoryError, Result};
 use crate::retrieval::{hybrid_search, script_of, Bm25Index, Bm25Params, Centres, HybridParams, VectorIndex, VectorMode};
 
@@ -129,7 +129,7 @@ pub struct Floors {
     pub hybrid: [f32; 2],
 }
 
-pub const RELEVANCE_FLOOR: Floors = Floors { lexical: [0.4, 0.1], hybrid: [0.5, 0.0] };
+pub const RELEVANCE_FLOOR: Floors = Floors { lexical: [0.4, 0.12], hybrid: [0.5, 0.0] };
 
 /// BM25 for chat turns and facts: `b` 0.3, not the usual 0.75. Turns are
 /// short and their length says little about relevance: on the tune half of
@@ -390,6 +390,11 @@ impl Controller {
 
     /// [`Controller::search`] over a built index.
     fn search_built(&self, query: &str, opts: &SearchOptions, query_vector: Option<&[f32]>) -> Result<Vec<Hit>> {
+        Ok(self.ranked(query, opts, query_vector)?.into_iter().filter_map(|(id, score)| self.hit(id, score)).collect())
+    }
+
+    /// Index ids and scores of what `search` finds, best first.
+    fn ranked(&self, query: &str, opts: &SearchOptions, query_vector: Option<&[f32]>) -> Result<Vec<(u64, f32)>> {
         let kinds = opts.kinds.clone().unwrap_or_else(|| vec!["fact".into(), "preference".into(), "chunk".into(), "message".into()]);
         for k in &kinds {
             if !matches!(k.as_str(), "fact" | "preference" | "chunk" | "message") {
@@ -413,7 +418,7 @@ impl Controller {
             }
             None => self.index.lexical.search(query, k, filter),
         };
-        Ok(ranked.into_iter().filter_map(|(id, score)| self.hit(id, score)).collect())
+        Ok(ranked)
     }
 
     /// `search` with what the embedder made of the query: its vector
@@ -432,38 +437,55 @@ impl Controller {
         Ok(Found { hits, mode: RetrievalMode::of(vector.as_deref()), degraded })
     }
 
-    /// What memory knows about `query` beyond the working window, best
-    /// first, as `(id, text)`: facts of `kinds` (a keyed one as "key: text")
-    /// and archived messages ("(earlier message id) text"; messages still in
-    /// working memory are, or compete to be, in the window already). What the
-    /// knowledge block and the `recall` tool show.
+    /// What memory knows about `query`, best first: facts of `kinds` (a
+    /// keyed one as "key: text") and messages, dated, with their speaker
+    /// ("2026-03-04 Melanie: …"; a message of another thread says so),
+    /// never one in working memory (the turns show those). What the recall
+    /// block and the `recall` tool show.
     ///
     /// Weak matches are left out (see [`RELEVANCE_FLOOR`]): a hit must score
     /// at least a share of the best hit, and, lexically, match at least a
-    /// share of the query, so one common word ("周末") does not bring back a
-    /// turn about something else.
+    /// share of what the query could match in this namespace, so one common
+    /// word ("周末") does not bring back a turn about something else.
     ///
     /// # Errors
     /// As [`Controller::search`].
-    pub(crate) fn relevant(&self, query: &str, vector: Option<&[f32]>, k: usize, kinds: &[&str]) -> Result<Vec<(String, String)>> {
+    pub(crate) fn relevant(&self, query: &str, vector: Option<&[f32]>, k: usize, kinds: &[&str]) -> Result<Vec<Recalled>> {
         let opts = SearchOptions { k: Some(k), kinds: Some(kinds.iter().map(|k| k.to_string()).collect()), ..Default::default() };
-        let mut hits = self.search_built(query, &opts, vector)?;
-        // Another thread's messages are never in this window: they count as archived.
-        hits.retain(|hit| hit.kind != HitKind::Message || hit.thread.is_some() || self.message_place(&hit.id) == Some(crate::window::Place::Archived));
+        let mut ranked = self.ranked(query, &opts, vector)?;
+        // Working memory is in view (the turns): before the floor, or the
+        // newest turn, often the query itself, would set it.
+        ranked.retain(|&(slot, _)| !matches!(Slot::of(slot), Slot::Message(i) if self.window.log.get(i).is_some_and(|s| s.place == crate::window::Place::Working)));
         let hybrid = vector.is_some() && !self.index.vectors.is_empty();
         let [of_best, of_query] = if hybrid { RELEVANCE_FLOOR.hybrid } else { RELEVANCE_FLOOR.lexical };
-        let floor = (hits.first().map_or(0.0, |h| h.score) * of_best).max(of_query * self.index.lexical.query_weight(query));
-        let mut out = Vec::new();
-        for hit in hits.into_iter().take_while(|h| h.score >= floor) {
-            let text = match (&hit.key, hit.kind) {
-                (Some(k), _) => format!("{k}: {}", hit.text),
-                (None, HitKind::Message) if hit.thread.is_some() => format!("(message {} of another conversation) {}", hit.id, hit.text),
-                (None, HitKind::Message) => format!("(earlier message {}) {}", hit.id, hit.text),
-                _ => hit.text.clone(),
-            };
-            out.push((hit.id, text));
-        }
-        Ok(out)
+        let floor = (ranked.first().map_or(0.0, |h| h.1) * of_best).max(of_query * self.index.lexical.query_weight(query, 1));
+        let message = |id: &str, ts: f64, m: &crate::message::Message, other: bool| Recalled {
+            id: id.to_string(),
+            text: format!("{} {}{}: {}", crate::context::utc_day(ts), m.name.as_deref().unwrap_or(m.role.as_str()), if other { " (another conversation)" } else { "" }, m.content_text()),
+            at: Some(ts),
+            message: Some(id.to_string()),
+            episode: false,
+            covers: vec![],
+        };
+        Ok(ranked
+            .into_iter()
+            .take_while(|&(_, score)| score >= floor)
+            .filter_map(|(slot, _)| match Slot::of(slot) {
+                Slot::Message(i) => self.window.log.get(i).map(|s| message(&s.id, s.ts, &s.message, false)),
+                Slot::Other(q) => match self.others.get(q)? {
+                    crate::store::record::Record::Msg { id, message: m, ts, .. } => Some(message(id, *ts, m, true)),
+                    _ => None,
+                },
+                Slot::Fact(i) => self.semantic.facts.get(i).map(|f| Recalled {
+                    id: f.id.clone(),
+                    text: f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text)),
+                    at: None,
+                    message: None,
+                    episode: false,
+                    covers: vec![],
+                }),
+            })
+            .collect())
     }
 
     fn hit(&self, id: u64, score: f32) -> Option<Hit> {

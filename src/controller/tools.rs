@@ -160,10 +160,10 @@ impl Controller {
         let items: Vec<String> = self
             .relevant(query, vector, k, &kinds)?
             .into_iter()
-            .map(|(id, text)| match self.semantic.facts.iter().find(|f| f.id == id) {
+            .map(|r| match self.semantic.facts.iter().find(|f| f.id == r.id) {
                 // A chunk is forgotten with its whole document.
-                Some(f) => format!("[{}] {text}", f.document.as_deref().unwrap_or(&f.id)),
-                None => text,
+                Some(f) => format!("[{}] {}", f.document.as_deref().unwrap_or(&f.id), r.text),
+                None => r.text,
             })
             .collect();
         if items.is_empty() {

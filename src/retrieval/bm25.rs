@@ -304,14 +304,18 @@ impl Bm25Index {
 
     /// What a document matching every distinct term of `query` once, at
     /// average length, would score: `Σ idf(t)`, a term no document holds
-    /// counting at the highest idf (each time it occurs). `score / query_weight` is the share
-    /// of the query a hit matched, comparable across queries (a relevance
-    /// floor: a hit that matched only a common word of a long query is weak,
-    /// even when it is the best there is).
-    pub fn query_weight(&self, query: &str) -> f32 {
+    /// counting as one `unseen_df` documents hold (each time it occurs).
+    /// `score / query_weight` is the share of the query a hit matched,
+    /// comparable across queries (a relevance floor: a hit that matched only
+    /// a common word of a long query is weak, even when it is the best there
+    /// is). With `unseen_df` 1 an unseen term weighs what the rarest seen
+    /// term could; with 0 it weighs the most, and a corpus of a few
+    /// documents then weighs the words it lacks five times the ones it
+    /// holds, so that no hit passes.
+    pub fn query_weight(&self, query: &str, unseen_df: usize) -> f32 {
         let (terms, unseen) = self.query_terms(query);
         let idf = |df: usize| (1.0 + (self.n_docs as f32 - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
-        terms.iter().map(|&t| idf(self.postings.get(t as usize).map_or(0, Vec::len))).sum::<f32>() + unseen as f32 * idf(0)
+        terms.iter().map(|&t| idf(self.postings.get(t as usize).map_or(0, Vec::len))).sum::<f32>() + unseen as f32 * idf(unseen_df)
     }
 
     /// The distinct terms of `query` some document holds, in query order,

@@ -15,7 +15,7 @@ use super::embedder::Embedder;
 use super::storage::Storage;
 use super::summarizer::Summarizer;
 use super::{array_with_fields, degraded_by, from_js, js_error, ranks, to_js, to_json};
-use crate::context::ContextRequest;
+use crate::context::{ContextRequest, Layout};
 use crate::controller::{Added, Controller, ForgetTarget};
 use crate::error::MemoryError;
 use crate::models::Tokenizer;
@@ -235,6 +235,7 @@ impl MemoryController {
                 now: Some(now),
                 keep_fields: js.strings("keepFields")?,
                 degraded,
+                layout: Layout::parse(js.string("layout")?.as_deref()).map_err(js_error)?,
             };
             to_js(&inner.build_context(&req).map_err(js_error)?)
         })

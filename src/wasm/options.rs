@@ -37,7 +37,7 @@ pub struct JsOptions {
 
 /// `buildContext`'s option names.
 pub const CONTEXT_OPTIONS: &[&str] =
-    &["system", "maxTokens", "reserveOutput", "tools", "query", "semanticTokens", "preferenceTokens", "taskId", "episodicTokens", "taskTokens", "keepFields"];
+    &["system", "maxTokens", "reserveOutput", "tools", "query", "semanticTokens", "preferenceTokens", "taskId", "episodicTokens", "taskTokens", "keepFields", "layout"];
 
 /// An options object (`add`'s `{ taskId }`, `recordUsage`'s `{ model }`,
 /// `budgetAwareMaxTokens`' `{ promptTokens, floor }`, `buildContext`'s),

@@ -99,6 +99,7 @@ export type Context = {
    */
   tokens: number;
   sections: Sections;
+  cache: CacheHint;
 };
 
 /**
@@ -139,11 +140,19 @@ export type SystemSection = {
 };
 
 /**
- * The knowledge block: facts, chunks and archived messages retrieved for the query.
+ * The recall block: the facts, chunks, earlier messages and episode
+ * summaries this query recalled.
  */
 export type KnowledgeSection = {
   tokens: number;
+  /**
+   * The ids shown (facts and chunks first, then messages and episodes in time order).
+   */
   ids: Array<string>;
+  /**
+   * Where the block is in `messages`; absent when nothing was recalled.
+   */
+  message?: number;
   /**
    * Retrieved items that did not fit the block's budget.
    */
@@ -156,6 +165,18 @@ export type KnowledgeSection = {
    * Set when an embedder exists but failed, so retrieval fell back to lexical.
    */
   degraded?: Degraded;
+};
+
+/**
+ * Where the part of the context that does not depend on the query ends:
+ * `messages[..messages]`, `tokens` of them. Between two compactions the
+ * next call begins with these same messages, byte for byte, so a provider
+ * bills them at its cached price; put a cache breakpoint after them
+ * (Anthropic's `cache_control`).
+ */
+export type CacheHint = {
+  messages: number;
+  tokens: number;
 };
 
 /**

@@ -214,20 +214,22 @@ export interface ContextOptions {
   reserveOutput?: number;
   /** Extra tools for this call (after the procedures' tools). */
   tools?: ToolDefinition[];
-  /** The user's question: selects the knowledge block, and ranks every episode for the memory note (without it, the note chooses among the thread's 64 newest). */
+  /** The user's question: selects what the recall block shows (facts, chunks, earlier messages and episode summaries), placed right before the newest user turn. */
   query?: string;
-  /** Budget of the knowledge block. Default 800. */
+  /** Most tokens the recall block may take. Default: what the pinned part, the memory note and the turns leave (at least 30% of what the pinned part leaves when there is a query). */
   semanticTokens?: number;
   /** Budget of the pinned preferences block. Default 300. */
   preferenceTokens?: number;
   /** Selects task-tagged rules, and adds the task's completed steps and pending tasks. */
   taskId?: string;
-  /** Most tokens the episode summaries in the memory note may take. */
+  /** Most tokens the memory note (the thread's newest episode summaries, chosen without the query) may take. Default 20% of what the pinned part leaves. */
   episodicTokens?: number;
   /** Budget of the task history block. Default 400. */
   taskTokens?: number;
   /** Stored extra fields to send as they are (counted), beyond what is sent for each role. */
   keepFields?: string[];
+  /** "stable" (default): the recall block goes right before the newest user turn, so everything before it is the same from call to call between compactions (`ctx.cache`). "recall-first": right after the pinned blocks, as before 0.2. */
+  layout?: "stable" | "recall-first";
 }
 /**
  * Usage as a client returns it: OpenAI chat (`prompt_tokens`, `completion_tokens`,

@@ -1,0 +1,99 @@
+//! The memory note: how many earlier messages are not shown, and the
+//! summaries of the thread's episodes that fit, oldest first.
+//!
+//! Chosen without the query, so it changes only when a compaction does (a
+//! provider caches the prefix it belongs to). The count stands after the
+//! summaries: a compaction that adds an episode leaves the text before it
+//! as it was, byte for byte, while the note is not full.
+
+use crate::episodic::Episode;
+use crate::message::{Message, Role};
+use crate::semantic::block;
+use crate::tokens::chat::message_tokens;
+use crate::tokens::Counter;
+
+const HEADER: &str = "[Conversation memory] Summaries of earlier parts, oldest first:";
+
+/// The note for `hidden` messages not shown, with `summaries` oldest first.
+pub fn note(hidden: usize, summaries: &[&Episode]) -> Message {
+    let mut s = String::from(if summaries.is_empty() { "[Conversation memory]" } else { HEADER });
+    for e in summaries {
+        s.push_str(&episode_part(e));
+    }
+    s.push_str(&format!("\n{hidden} earlier messages are not shown."));
+    Message::text(Role::System, s)
+}
+
+/// One episode in the note. The summary quotes users: escaped, it cannot
+/// close its own tag. It says when, not which id: an id carries the
+/// writer's random name, whose token count would make the same
+/// conversation fit differently.
+fn episode_part(e: &Episode) -> String {
+    format!("\n<episode time=\"{}\">\n{}\n</episode>", utc_minute(e.created_at), block::escape(&e.summary))
+}
+
+/// The newest summaries of `episodes` (oldest first) that fit `cap` with
+/// the note around them, oldest first, and the note's tokens. Chosen by
+/// the sum of each part's count (a long memory costs one count per
+/// summary, not one of the whole note per summary), then the note is
+/// counted whole and the oldest chosen leave until it fits exactly.
+pub fn pick<'a>(episodes: &[&'a Episode], hidden: usize, cap: usize, counter: &Counter) -> (Vec<&'a Episode>, usize) {
+    let bare = message_tokens(counter, &note(hidden, &[]));
+    let mut sum = bare + counter.count(HEADER);
+    let mut from = episodes.len();
+    for (i, e) in episodes.iter().enumerate().rev() {
+        let part = counter.count(&episode_part(e));
+        if sum + part > cap {
+            break;
+        }
+        sum += part;
+        from = i;
+    }
+    loop {
+        let shown: Vec<&Episode> = episodes.get(from..).unwrap_or_default().to_vec();
+        let tokens = message_tokens(counter, &note(hidden, &shown));
+        if tokens <= cap || shown.is_empty() {
+            return (shown, tokens);
+        }
+        from += 1;
+    }
+}
+
+/// `YYYY-MM-DD HH:MM` (UTC) of a time in ms since the epoch.
+pub fn utc_minute(ms: f64) -> String {
+    let minutes = (ms / 60_000.0).floor() as i64;
+    let (days, minute) = (minutes.div_euclid(1440), minutes.rem_euclid(1440));
+    format!("{} {:02}:{:02}", civil(days), minute / 60, minute % 60)
+}
+
+/// `YYYY-MM-DD` (UTC) of a time in ms since the epoch.
+pub fn utc_day(ms: f64) -> String {
+    civil((ms / 86_400_000.0).floor() as i64)
+}
+
+/// Howard Hinnant's civil_from_days: the date `days` after 1970-01-01.
+fn civil(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn utc_minutes_and_days() {
+        assert_eq!(super::utc_minute(0.0), "1970-01-01 00:00");
+        assert_eq!(super::utc_minute(1_775_034_120_000.0), "2026-04-01 09:02");
+        assert_eq!(super::utc_minute(951_782_400_000.0), "2000-02-29 00:00");
+        assert_eq!(super::utc_minute(-60_000.0), "1969-12-31 23:59");
+        assert_eq!(super::utc_day(1_775_034_120_000.0), "2026-04-01");
+        assert_eq!(super::utc_day(-1.0), "1969-12-31");
+    }
+}
