@@ -30,7 +30,7 @@ struct Sentence {
 
 /// Splits at CJK sentence ends and line breaks always, at ASCII `.!?` only
 /// before whitespace (so "1.5", "Booking.com" and "e.g.x" stay whole).
-pub(crate) fn sentences(text: &str) -> Vec<String> {
+pub fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut chars = text.chars().peekable();
