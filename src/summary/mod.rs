@@ -113,10 +113,14 @@ fn high_value(text: &str) -> usize {
 }
 
 /// `info` is what the sentence says that the rest of the range does not:
-/// its content terms, each divided by how many sentences hold it.
+/// its content terms, each divided by how many sentences hold it. Wishes
+/// count in the user's words only: an assistant's "I'll remember you
+/// prefer..." is an echo (it kept "请说，我会把这些当成长期偏好记下来" over the
+/// user's own "I prefer answers in bullet points" in the demo dialogue).
 fn score(text: &str, role: Role, s: &Signals, info: f64, w: &Weights) -> f64 {
     let flag = |b: bool| f64::from(u8::from(b));
-    let mut x = role_weight(role) + w.high * high_value(text).min(2) as f64 + w.info * info.ln_1p();
+    let wishes = if role == Role::User { high_value(text).min(2) } else { 0 };
+    let mut x = role_weight(role) + w.high * wishes as f64 + w.info * info.ln_1p();
     x += w.number * flag(s.number) + w.time * flag(s.time) + w.name * s.names.min(3) as f64;
     x + w.question * flag(s.question)
 }
