@@ -77,11 +77,11 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
     if is_question(&lower) {
         return None;
     }
-    // "My partner and I share a flat": the user and family, said as "we".
-    let lower = joint_subject(&lower);
     if let Some(st) = name_called(&words, &lower) {
         return Some(st);
     }
+    // "My partner and I share a flat": the user and family, said as "we".
+    let lower = joint_subject(&lower);
     let clauses: Vec<Vec<&str>> = lower.split(|w| *w == ",").map(clause).collect();
     let first = clauses.first()?;
     if first.first().is_some_and(|w| IMPERATIVES.contains(w)) {
@@ -212,7 +212,10 @@ fn rule(first: &[&str], all: &[&str]) -> Option<Statement> {
 fn name_called(words: &[Word], lower: &[&str]) -> Option<Statement> {
     let at = lower.windows(2).position(|w| w == ["call", "me"])?;
     let negated = at > 0 && lower.get(at - 1).is_some_and(|w| matches!(*w, "don't" | "never" | "not"));
-    (!negated && words.get(at + 2).is_some_and(|w| w.capital)).then(|| Statement { kind: crate::semantic::FactKind::Fact, key: Some("name") })
+    if negated || !words.get(at + 2).is_some_and(|w| w.capital) {
+        return None;
+    }
+    fact(Some("name"))
 }
 
 fn is_question(w: &[&str]) -> bool {

@@ -154,6 +154,7 @@ mod tests {
         assert_eq!(kind("Haha I love it."), None);
         assert_eq!(kind("我特别喜欢你这个想法！"), None);
         assert_eq!(kind("I love sushi, especially salmon nigiri."), Some(FactKind::Preference));
+        assert_eq!(kind("My favorite codename is BLUEHERON, use it for every surprise party."), Some(FactKind::Preference));
     }
 
     #[test]
