@@ -97,6 +97,8 @@ export interface SummarizerRequest {
   previousSummary?: string;
   /** The language to write in, e.g. "Chinese"; default: the conversation's own. */
   language?: string;
+  /** User sentences the offline rules read as lasting statements about the user, for the model to confirm; only the model's facts and preferences are learned. */
+  candidates?: string[];
 }
 
 /** The model's answer as returned (the controller parses it) and what the call used. */

@@ -10,17 +10,19 @@ const WHAT = "openAICompatibleSummarizer";
 const TOOL_RESULT_CHARS = 500;
 const TOOL_ARGS_CHARS = 300;
 
-// The cue phrases are the ones the offline extractive summarizer marks as
-// preferences: naming them makes the model keep exactly what model summaries
-// tend to drop.
+// The model decides what is learned about the user: the controller's
+// offline rules only propose candidates (request.candidates), shown after the
+// transcript, and a candidate the model leaves out is not learned.
 const INSTRUCTIONS = `You compress part of a chat between a user and an assistant into memory the assistant will rely on later.
 Reply with ONLY a JSON object, no prose and no code fences, of exactly this shape:
 {"summary": string, "keyPoints": string[], "pendingTasks": string[], "facts": [{"key": string, "value": string}], "preferences": [{"key": string, "value": string}], "importance": number}
 - summary: what happened, in a few sentences. Keep decisions, numbers, names, dates, requests and stated preferences exactly as given.
 - keyPoints: short standalone statements worth remembering.
 - pendingTasks: what was asked for or promised and is not done yet.
-- facts: stable facts about the user, the project or the task.
-- preferences: what the user wants or does not want (style, format, constraints). Watch for phrases such as 我要, 请帮我, 记住, 偏好, 不要, 之前说的, 按这个, "I want", "please", "remember", "prefer", "don't", "as I said", "like this".
+- facts: lasting facts about the user (name, home city, job or employer, family, age), the project or the task.
+- preferences: what the user lastingly wants or does not want: likes and dislikes, style or format of answers, rules for the assistant ("always answer in Chinese", "don't use emojis"), constraints (allergy, diet, budget, medical).
+- Keep in facts and preferences only lasting statements by the user about the user. Leave out one-off requests ("book a table for tonight", "帮我查一下明天的天气"), feelings and exclamations, small talk, questions, plans and one-time events, and other people's preferences or facts ("my sister hates mornings", "他喜欢吃辣").
+- If "Candidates" are given, they are sentences an automatic pass thinks may be such statements: check each against the transcript and keep it (reworded as a short standalone statement) only if it is one. Do not miss lasting statements that are not among the candidates.
 - For facts and preferences, "key" is a short English snake_case name (e.g. "diet", "answer_style") so that a later value for the same key replaces the old one.
 - importance: from 0 (small talk) to 1 (critical decisions, commitments or constraints).
 If a previous summary is given, merge it in: keep what still holds, update what changed, drop nothing the user asked to remember.
@@ -45,7 +47,7 @@ export function openAICompatibleSummarizer(options) {
     if (!Array.isArray(messages)) throw memoryError("INVALID_INPUT", `${WHAT}: request.messages must be an array`);
     const body = {
       model,
-      messages: buildPrompt(messages, request.previousSummary, request.language),
+      messages: buildPrompt(messages, request.previousSummary, request.language, request.candidates),
       temperature,
       max_tokens: maxTokens,
     };
@@ -72,13 +74,17 @@ export function openAICompatibleSummarizer(options) {
   };
 }
 
-/** The system prompt (instructions + language) and one user message with the previous summary and the transcript. */
-export function buildPrompt(messages, previousSummary, language) {
+/** The system prompt (instructions + language) and one user message with the previous summary, the transcript and the candidates. */
+export function buildPrompt(messages, previousSummary, language, candidates) {
   const parts = [];
   if (typeof previousSummary === "string" && previousSummary.trim()) {
     parts.push(`Previous summary:\n${previousSummary.trim()}`);
   }
   parts.push(`Transcript (oldest first):\n${renderTranscript(messages)}`);
+  const proposed = Array.isArray(candidates) ? candidates.filter((c) => typeof c === "string" && c.trim()) : [];
+  if (proposed.length) {
+    parts.push(`Candidates (user sentences that may state something lasting about the user; keep only those that do):\n${proposed.map((c) => `- ${indent(c.trim())}`).join("\n")}`);
+  }
   return [
     { role: "system", content: `${INSTRUCTIONS}\n${languageInstruction(language)}` },
     { role: "user", content: parts.join("\n\n") },

@@ -5,9 +5,10 @@
 //!    the summary is being written are never planned twice;
 //! 2. the host asks its summarizer for `job.request` (or not: offline; with
 //!    a summarizer, ranges wait their turn in `queue`, one request each);
-//! 3. `finish_compaction` turns the answer (or its absence) into an episode,
-//!    the facts and preferences it named, and the preferences the
-//!    high-value-phrase pass found, as records to save;
+//! 3. `finish_compaction` turns the answer (or its absence) into an episode
+//!    and the facts and preferences it teaches, as records to save: the
+//!    model's when it answered, else the user's own lasting statements
+//!    (`semantic::learn`);
 //! 4. `commit_compaction` once they are saved, or `abort_compaction` to put
 //!    the messages back in working memory if saving failed.
 
@@ -19,10 +20,11 @@ use crate::wire::request_form;
 use crate::episodic::parse::{parse_summary, ModelSummary};
 use crate::episodic::{Episode, SummarySource};
 use crate::message::{Message, Role};
+use crate::semantic::learn::{self, Statement};
 use crate::semantic::{Fact, FactKind};
 use crate::store::record::{encode_record, Record};
 use crate::store::Write;
-use crate::summary::{self, HIGH_VALUE};
+use crate::summary;
 use crate::window::{CompactionPlan, Place, Stored, Window};
 
 /// What the summarizer hook is asked.
@@ -33,6 +35,12 @@ pub struct SummaryRequest {
     pub messages: Vec<Message>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub previous_summary: Option<String>,
+    /// User sentences the offline rules read as lasting statements about
+    /// the user, for the model to confirm: its `facts` and `preferences`
+    /// are what is learned, these only point at what to look at.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<_>"))] // absent when empty
+    pub candidates: Vec<String>,
 }
 
 /// A range moved to the archive whose episode is not stored yet. It names
@@ -74,8 +82,9 @@ pub struct PreparedCompaction {
     tokens_before: usize,
 }
 
-/// Most preferences one range may add from the high-value-phrase pass.
-const MAX_PHRASE_PREFERENCES: usize = 5;
+/// Most statements one range may teach offline (and propose to a model):
+/// a range that seems to state more is more likely one the rules misread.
+const MAX_LEARNED: usize = 5;
 
 impl Controller {
     /// Starts a compaction if working memory passed its threshold.
@@ -100,7 +109,9 @@ impl Controller {
         let moved = || members.iter().filter_map(|&i| self.window.log.get(i));
         let messages = moved().map(|s| request_form(&s.message, false, &[])).collect();
         let ids = moved().map(|s| s.id.clone()).collect();
-        CompactionJob { ids, request: SummaryRequest { messages, previous_summary }, tokens_before, failure }
+        let moved: Vec<&Stored> = moved().collect();
+        let candidates = self.offline_statements(&moved).into_iter().map(|(text, _)| text).collect();
+        CompactionJob { ids, request: SummaryRequest { messages, previous_summary, candidates }, tokens_before, failure }
     }
 
     /// The episode and facts for a begun compaction. `answer` is the
@@ -178,34 +189,43 @@ impl Controller {
             .collect()
     }
 
-    /// Facts and preferences a range teaches: what the model returned
-    /// (keyed: a new value supersedes), plus the user's own high-value
-    /// sentences, which model summaries often drop (unkeyed, deduplicated).
+    /// Facts and preferences a range teaches. With a model answer, what
+    /// the model returned and nothing else (keyed: a new value supersedes):
+    /// it read the offline candidates in its request and kept the lasting
+    /// ones, so adding the rules' picks back would undo its judgement. The
+    /// risk is a model that drops a real preference: it is still in the
+    /// archive and searchable, and a wrongly pinned one would cost tokens in
+    /// every context. Offline, the user's own lasting statements.
     fn learned(&self, moved: &[&Stored], model: Option<&ModelSummary>) -> Vec<(Option<String>, String, FactKind)> {
-        let mut out: Vec<(Option<String>, String, FactKind)> = Vec::new();
         let live: Vec<&Fact> = self.facts();
         let keyed = |k: &str| if k.is_empty() { None } else { Some(k.to_string()) };
-        if let Some(m) = model {
-            for (k, v) in &m.facts {
-                out.push((keyed(k), v.clone(), FactKind::Fact));
+        let mut out: Vec<(Option<String>, String, FactKind)> = match model {
+            Some(m) => {
+                let facts = m.facts.iter().map(|(k, v)| (keyed(k), v.clone(), FactKind::Fact));
+                let prefs = m.preferences.iter().map(|(k, v)| (keyed(k).map(|k| format!("preference:{k}")), v.clone(), FactKind::Preference));
+                facts.chain(prefs).collect()
             }
-            for (k, v) in &m.preferences {
-                out.push((keyed(k).map(|k| format!("preference:{k}")), v.clone(), FactKind::Preference));
-            }
-        }
-        let mut found = 0;
+            None => self.offline_statements(moved).into_iter().map(|(text, st)| (offline_key(st), text, st.kind)).collect(),
+        };
+        // A value that is already live and equal adds nothing.
+        out.retain(|(k, t, _)| !live.iter().any(|f| f.key == *k && f.text == *t));
+        out
+    }
+
+    /// The user sentences of `moved` that state something lasting about
+    /// the user, at most `MAX_LEARNED`, each text once and none already
+    /// known as an unkeyed fact.
+    fn offline_statements(&self, moved: &[&Stored]) -> Vec<(String, Statement)> {
+        let live: Vec<&Fact> = self.facts();
+        let mut out: Vec<(String, Statement)> = Vec::new();
         for s in moved.iter().filter(|s| s.message.role == Role::User) {
-            for sentence in summary::sentences(&s.message.content_text()) {
-                let lower = sentence.to_ascii_lowercase();
-                let known = live.iter().any(|f| f.text == sentence) || out.iter().any(|(_, t, _)| *t == sentence);
-                if found < MAX_PHRASE_PREFERENCES && !known && HIGH_VALUE.iter().any(|p| lower.contains(p)) && sentence.chars().count() <= 200 {
-                    out.push((None, sentence, FactKind::Preference));
-                    found += 1;
+            for (text, st) in learn::statements(&s.message.content_text()) {
+                let known = live.iter().any(|f| f.key.is_none() && f.text == text) || out.iter().any(|(t, _)| *t == text);
+                if out.len() < MAX_LEARNED && !known {
+                    out.push((text, st));
                 }
             }
         }
-        // A model's value for a key that is already live and equal adds nothing.
-        out.retain(|(k, t, _)| k.is_none() || !live.iter().any(|f| f.key == *k && f.text == *t));
         out
     }
 
@@ -252,5 +272,120 @@ impl Controller {
         let job = self.begin_compaction()?;
         let p = self.finish_compaction(job, None, now)?;
         Some(self.commit_compaction(p))
+    }
+}
+
+/// The stored key of an offline statement: preferences under
+/// `preference:`, as the model's are.
+fn offline_key(st: Statement) -> Option<String> {
+    let key = st.key?;
+    Some(match st.kind {
+        FactKind::Preference => format!("preference:{key}"),
+        _ => key.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::controller::Options;
+    use crate::tokens::estimate::Family;
+    use crate::tokens::Counter;
+    use crate::window::WindowConfig;
+
+    /// A controller whose working memory (200 tokens) holds `turns`.
+    fn chat(turns: &[&str]) -> Controller {
+        let working = WindowConfig { max_tokens: 200, ..WindowConfig::default() };
+        let opts = Options { model: "claude-sonnet-4.5".into(), working, ..Options::default() };
+        let mut c = Controller::new(opts, Counter::estimate(Family::Claude.profile())).unwrap();
+        say(&mut c, turns);
+        c
+    }
+
+    /// Adds `turns` (user first, then alternating), then a long user turn
+    /// and a reply, so a compaction archives every one of `turns`.
+    fn say(c: &mut Controller, turns: &[&str]) {
+        let filler = "word ".repeat(150);
+        for (i, t) in turns.iter().chain([&filler.as_str(), &"ok"]).enumerate() {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            let json = serde_json::json!({ "role": role, "content": t }).to_string();
+            let p = c.prepare_add(&json, i as f64).unwrap();
+            c.commit_add(p);
+        }
+    }
+
+    const TURNS: &[&str] = &[
+        "That must have been awesome. What's a favorite book you remember from your childhood?",
+        "Probably The Hobbit.",
+        "My sister always says she hates mornings. I'm allergic to penicillin.",
+        "Noted, I'll keep that in mind.",
+        "我对花生过敏。帮我查一下明天的天气。他喜欢吃辣。",
+        "好的。",
+        "I live in Toronto. Please book a table for two tonight.",
+        "Done.",
+    ];
+
+    fn learned(c: &Controller) -> Vec<(Option<String>, String, FactKind)> {
+        c.facts().into_iter().filter(|f| f.tags.iter().any(|t| t == "auto")).map(|f| (f.key.clone(), f.text.clone(), f.kind)).collect()
+    }
+
+    fn compact_all(c: &mut Controller, answer: Option<&str>) {
+        let job = c.begin_compaction().unwrap();
+        let p = c.finish_compaction(job, answer, 100.0).unwrap();
+        c.commit_compaction(p);
+    }
+
+    /// Offline, only lasting statements about the user are learned, in both
+    /// languages: constraints pinned as preferences, a home city as a keyed fact.
+    #[test]
+    fn offline_learning_keeps_lasting_statements_only() {
+        let mut c = chat(TURNS);
+        compact_all(&mut c, None);
+        let got = learned(&c);
+        let texts: Vec<&str> = got.iter().map(|(_, t, _)| t.as_str()).collect();
+        assert!(texts.contains(&"I'm allergic to penicillin."), "{texts:?}");
+        assert!(texts.contains(&"我对花生过敏。"), "{texts:?}");
+        for noise in ["That must have been awesome.", "My sister always says she hates mornings.", "他喜欢吃辣。", "帮我查一下明天的天气。", "Please book a table for two tonight."] {
+            assert!(!texts.contains(&noise), "{noise} was learned: {texts:?}");
+        }
+        assert!(got.iter().any(|(k, t, kind)| t == "I'm allergic to penicillin." && *kind == FactKind::Preference && k.is_none()));
+        assert!(got.iter().any(|(k, t, kind)| t == "I live in Toronto." && *kind == FactKind::Fact && k.as_deref() == Some("home_city")), "{got:?}");
+    }
+
+    /// A later value of a keyed attribute supersedes the earlier one.
+    #[test]
+    fn a_new_home_city_supersedes_the_old() {
+        let mut c = chat(&["I live in Toronto.", "Nice."]);
+        compact_all(&mut c, None);
+        say(&mut c, &["I moved to Berlin last year.", "Nice.", "Tell me a joke.", "Knock knock."]);
+        compact_all(&mut c, None);
+        let homes: Vec<String> = learned(&c).into_iter().filter(|(k, _, _)| k.as_deref() == Some("home_city")).map(|(_, t, _)| t).collect();
+        assert_eq!(homes, vec!["I moved to Berlin last year.".to_string()]);
+        assert_eq!(c.semantic.history("home_city").len(), 2, "the history stays");
+    }
+
+    /// The request proposes the offline picks; the model's answer alone is learned.
+    #[test]
+    fn with_a_model_the_candidates_are_proposed_and_only_its_answer_is_learned() {
+        let mut c = chat(TURNS);
+        let job = c.begin_compaction().unwrap();
+        assert!(job.request.candidates.contains(&"I'm allergic to penicillin.".to_string()), "{:?}", job.request.candidates);
+        assert!(!job.request.candidates.iter().any(|s| s.contains("awesome") || s.contains("sister")), "{:?}", job.request.candidates);
+        let json = serde_json::to_value(&job.request).unwrap();
+        assert!(json.get("candidates").is_some_and(|v| v.is_array()));
+        let answer = r#"{"summary":"chat","facts":[],"preferences":[{"key":"allergy","value":"The user is allergic to penicillin."}]}"#;
+        let p = c.finish_compaction(job, Some(answer), 100.0).unwrap();
+        c.commit_compaction(p);
+        let got = learned(&c);
+        assert_eq!(got, vec![(Some("preference:allergy".into()), "The user is allergic to penicillin.".into(), FactKind::Preference)]);
+    }
+
+    /// A range with nothing lasting asks without candidates (the field is absent).
+    #[test]
+    fn a_request_without_candidates_omits_the_field() {
+        let mut c = chat(&["Hey, how's it going?", "Fine!", "Tell me a joke.", "Why did the chicken cross the road?"]);
+        let job = c.begin_compaction().unwrap();
+        assert!(job.request.candidates.is_empty());
+        assert!(serde_json::to_value(&job.request).unwrap().get("candidates").is_none());
     }
 }

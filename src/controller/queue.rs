@@ -9,7 +9,8 @@
 //! - no request passes `summary_input_tokens`: a larger range is split
 //!   when its turn comes, a single message larger on its own takes the
 //!   offline summary (`SUMMARIZER_INPUT_LIMIT`), and the previous summary
-//!   goes along only when it is within `summary_tokens`;
+//!   goes along only when it is within `summary_tokens`, and the offline
+//!   candidates only those that fit beside the messages;
 //! - at most `summary_backlog` ranges wait for the model behind the one it
 //!   is writing; past that the oldest take the offline summary
 //!   (`SUMMARIZER_BACKLOG`). They keep their turn, so episodes stay in
@@ -83,7 +84,16 @@ impl Controller {
             };
             let previous = self.episodic.episodes.last().filter(|e| e.tokens <= self.opts.summary_tokens).map(|e| e.summary.clone());
             // No compaction event is reported for a summarized range: no tokens before.
-            return Some(self.job_for(&members, previous, 0, failure));
+            let mut job = self.job_for(&members, previous, 0, failure);
+            // The candidates quote the range's sentences: they share its budget, first come first kept.
+            let used: usize = members.iter().filter_map(|&i| self.window.log.get(i)).map(|s| s.tokens(count)).sum();
+            let mut room = budget.saturating_sub(used);
+            job.request.candidates.retain(|c| {
+                let fits = counter.count(c) <= room;
+                room = if fits { room - counter.count(c) } else { room };
+                fits
+            });
+            return Some(job);
         }
         None
     }
@@ -122,10 +132,11 @@ mod tests {
         c.commit_add(p).0
     }
 
-    /// What `countMessages(request.messages)` + `countTokens(previousSummary)` says.
+    /// What `countMessages(request.messages)` + `countTokens(previousSummary)` + the candidates' `countTokens` says.
     fn request_tokens(c: &Controller, job: &CompactionJob) -> usize {
         let messages: Vec<serde_json::Value> = job.request.messages.iter().map(|m| serde_json::to_value(m).unwrap()).collect();
-        c.count_messages(&messages, &[]).unwrap() + job.request.previous_summary.as_deref().map_or(0, |s| c.count_tokens(s))
+        let candidates: usize = job.request.candidates.iter().map(|s| c.count_tokens(s)).sum();
+        c.count_messages(&messages, &[]).unwrap() + job.request.previous_summary.as_deref().map_or(0, |s| c.count_tokens(s)) + candidates
     }
 
     /// Runs the queue as the driver does until one request is answered (a

@@ -7,6 +7,7 @@
 
 pub mod block;
 pub mod chunk;
+pub mod learn;
 
 use serde::{Deserialize, Serialize};
 

@@ -367,6 +367,12 @@ export type SummarySource = "model" | "fallback";
 export type SummaryRequest = {
   messages: Array<ChatMessage>;
   previousSummary?: string;
+  /**
+   * User sentences the offline rules read as lasting statements about
+   * the user, for the model to confirm: its `facts` and `preferences`
+   * are what is learned, these only point at what to look at.
+   */
+  candidates?: Array<string>;
 };
 
 /**

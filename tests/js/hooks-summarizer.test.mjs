@@ -47,7 +47,10 @@ test("the request carries the JSON instructions, the language rule, the previous
   for (const key of ["summary", "keyPoints", "pendingTasks", "facts", "preferences", "importance"]) assert.ok(system.content.includes(`"${key}"`), key);
   assert.match(system.content, /ONLY a JSON object/);
   assert.match(system.content, /language the user writes in — Chinese if they write Chinese/);
-  for (const cue of ["我要", "请帮我", "记住", "偏好", "不要", "之前说的", "按这个", "I want", "remember", "prefer", "don't", "as I said", "like this"]) assert.ok(system.content.includes(cue), cue);
+  // Only lasting statements about the user are facts and preferences; the candidates are checked, not copied.
+  assert.match(system.content, /only lasting statements by the user about the user/);
+  for (const excluded of ["one-off requests", "questions", "other people's preferences"]) assert.ok(system.content.includes(excluded), excluded);
+  assert.match(system.content, /If "Candidates" are given/);
   const prompt = user.content;
   assert.match(prompt, /Previous summary:\n用户计划五月去成都旅行。/);
   assert.ok(prompt.indexOf("Previous summary") < prompt.indexOf("Transcript"));
@@ -70,6 +73,14 @@ test("options: an explicit language, jsonMode, maxTokens and temperature reach t
   assert.equal(body.temperature, 0);
   assert.match(body.messages[0].content, /Write every string value in English/);
   assert.ok(!body.messages[1].content.includes("Previous summary"));
+  assert.ok(!body.messages[1].content.includes("Candidates"), "no candidates, no section");
+});
+
+test("the offline candidates follow the transcript, one per line, for the model to confirm", async () => {
+  await summarizer()({ ...request, candidates: ["记住：我对花生过敏。", "I prefer aisle seats."] });
+  const prompt = server.requests[0].body.messages[1].content;
+  assert.ok(prompt.indexOf("Transcript") < prompt.indexOf("Candidates"));
+  assert.match(prompt, /^Candidates \(.*keep only those that do\):\n- 记住：我对花生过敏。\n- I prefer aisle seats\.$/m);
 });
 
 test("500s: retried, then SUMMARIZER_HTTP after maxRetries + 1 attempts (the controller then falls back)", async () => {

@@ -123,7 +123,7 @@ test("forgetting a thread removes it from every stored byte, while another threa
   const storage = memoryStorage();
   const a = await open(storage, "secret", { workingMemory: { maxTokens: 80 } });
   await a.remember({ text: "Alice lives in Lyon", key: "city" });
-  await a.add({ role: "user", content: "I prefer the codename BLUEHERON for the surprise party." });
+  await a.add({ role: "user", content: "My favorite codename is BLUEHERON, use it for every surprise party." });
   for (let i = 0; i < 12; i++) await a.add({ role: i % 2 ? "user" : "assistant", content: `BLUEHERON planning detail ${i} with the guest list` });
   assert.ok((await a.episodes()).length > 0);
   assert.ok((await a.facts()).some((f) => f.tags?.includes("auto") && f.text.includes("BLUEHERON")), "the thread taught a fact");

@@ -134,8 +134,8 @@ test("a bilingual conversation fills working memory and the inspector shows comp
   assert.match(await page.locator("#budget .legend [data-section=recent]").innerText(), /recent\s*\d+/);
   assert.match(await page.locator("#budget .sub").innerText(), /[\d,]+ of [\d,]+ tokens used · 300 reserved/);
 
-  // The page stores "I prefer …" itself; compaction's high-value-phrase pass
-  // may add the user's archived "记住…" sentence as a preference too.
+  // The page stores "I prefer …" itself; compaction may learn the user's
+  // archived "记住：我对花生过敏" (a constraint) as a preference too.
   const prefs = await texts("#semantic .fact[data-kind=preference] .text");
   assert.ok(prefs.includes("I prefer short answers"), JSON.stringify(prefs));
   assert.ok(prefs.every((p) => ["I prefer short answers", "记住：我对花生过敏"].includes(p)), JSON.stringify(prefs));

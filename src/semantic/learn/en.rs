@@ -1,0 +1,278 @@
+//! The English rules of `learn` (see its module docs): words are matched
+//! lowercased, at the start of a clause, after fillers and adverbs.
+
+use super::{fact, is_han, preference, Statement};
+
+/// Openers that say nothing: "Hi, I'm Marcus", "By the way, I'm vegan".
+const FILLERS: &[&[&str]] = &[
+    &["hi"], &["hey"], &["hello"], &["oh"], &["ok"], &["okay"], &["btw"], &["also"], &["well"], &["so"], &["honestly"],
+    &["fyi"], &["haha"], &["and"], &["but"], &["by", "the", "way"], &["just", "so", "you", "know"], &["for", "the", "record"],
+    &["remember", "that"], &["remember"], &["keep", "in", "mind", "that"], &["note", "that"], &["please"], &["actually"],
+];
+
+/// Adverbs dropped before matching: "I really like", "I just turned".
+const ADVERBS: &[&str] = &["really", "so", "very", "totally", "absolutely", "just", "also", "actually", "definitely", "kind", "sort", "pretty", "honestly", "truly", "generally"];
+
+/// Other people: "my sister …" is about her.
+const RELATIONS: &[&str] = &[
+    "sister", "brother", "mom", "mother", "dad", "father", "parents", "boss", "friend", "friends", "husband", "wife", "son",
+    "daughter", "kids", "roommate", "partner", "colleague", "coworker", "girlfriend", "boyfriend", "neighbor", "team", "manager", "family",
+];
+
+/// Words of one occasion: what they qualify is not lasting.
+const ONCE: &[&[&str]] = &[
+    &["today"], &["tonight"], &["tomorrow"], &["yesterday"], &["this"], &["right", "now"], &["next", "week"], &["next", "month"],
+    &["next", "year"], &["next", "time"], &["last", "night"], &["for", "now"],
+];
+
+/// Plans, past states and hypotheticals: no lasting fact.
+const NOT_NOW: &[&[&str]] = &[&["used", "to"], &["going", "to"], &["i'll"], &["will"], &["next"], &["tomorrow"], &["tonight"], &["yesterday"], &["thinking"], &["never", "been"]];
+
+/// Clause openings that state a preference or constraint.
+const LIKES: &[&[&str]] = &[
+    &["i", "like"], &["i", "love"], &["i", "enjoy"], &["i", "hate"], &["i", "dislike"], &["i", "adore"], &["i", "prefer"],
+    &["i", "usually", "prefer"], &["i'd", "prefer"], &["i'd", "rather"], &["i", "can't", "stand"], &["i", "don't", "like"],
+    &["i", "do", "not", "like"], &["i'm", "a", "fan", "of"], &["i'm", "a", "big", "fan", "of"], &["i'm", "not", "a", "fan", "of"], &["i'm", "into"],
+    &["i'm", "not", "into"], &["i'm", "afraid", "of"], &["i'm", "scared", "of"], &["i'm", "a", "night", "owl"], &["i'm", "a", "morning", "person"],
+];
+
+/// Constraints: eating, drinking, health, money.
+const CONSTRAINTS: &[&[&str]] = &[
+    &["i'm", "allergic"], &["i", "am", "allergic"], &["i", "don't", "eat"], &["i", "don't", "drink"], &["i", "do", "not", "eat"],
+    &["i", "never", "eat"], &["i", "never", "drink"], &["i", "can't", "eat"], &["i", "can't", "have"], &["i", "cannot", "eat"],
+    &["i", "avoid"], &["i'm", "trying", "to", "avoid"], &["i", "must", "have"], &["i", "always", "take"], &["i", "always", "drink"],
+    &["i", "always", "eat"], &["i", "only", "eat"], &["i", "only", "drink"], &["i", "have", "type"], &["i", "have", "diabetes"],
+    &["i", "have", "celiac"], &["i", "have", "asthma"], &["i", "have", "high", "blood"],
+];
+
+/// Words that make a constraint a diet, or name one after "I'm".
+const DIETS: &[&str] = &["vegetarian", "vegan", "pescatarian", "keto", "diet", "halal", "kosher"];
+
+/// Lasting-behaviour markers of a rule for the assistant.
+const LASTING: &[&[&str]] = &[
+    &["always"], &["never"], &["ever"], &["anymore"], &["any", "more"], &["from", "now", "on"], &["in", "the", "future"], &["when", "you"],
+    &["whenever"], &["every", "time"], &["unless", "i"], &["even", "if"], &["per", "answer"], &["any"], &["anything"], &["with", "me"],
+];
+
+/// What a rule about the answers' form talks about.
+const FORM: &[&str] = &[
+    "spelling", "tone", "units", "emoji", "emojis", "markdown", "tables", "bullet", "answers", "answer", "replies", "reply",
+    "responses", "jargon", "formally", "comments", "english", "chinese", "spanish", "french", "german", "japanese", "words",
+];
+
+/// How an imperative to the assistant starts.
+const IMPERATIVES: &[&str] = &["always", "never", "don't", "do", "stop", "avoid", "use", "keep", "reply", "respond", "answer", "write", "call", "address", "no", "when", "whenever", "from"];
+
+/// Languages an answer can be asked in.
+const LANGUAGES: &[&str] = &["english", "chinese", "spanish", "french", "german", "japanese"];
+
+struct Word {
+    lower: String,
+    capital: bool,
+}
+
+pub(super) fn classify(s: &str) -> Option<Statement> {
+    let words = words(s);
+    let lower: Vec<&str> = words.iter().map(|w| w.lower.as_str()).collect();
+    if is_question(&lower) {
+        return None;
+    }
+    if let Some(st) = name_called(&words, &lower) {
+        return Some(st);
+    }
+    // "My partner and I share a flat": the user and family, said as "we".
+    let lower = joint_subject(&lower);
+    let clauses: Vec<Vec<&str>> = lower.split(|w| *w == ",").map(clause).collect();
+    let first = clauses.first()?;
+    if first.first().is_some_and(|w| IMPERATIVES.contains(w)) {
+        return rule(first, &lower);
+    }
+    let once = ONCE.iter().any(|p| contains(&lower, p)) && !contains(&lower, &["these", "days"]);
+    let not_now = NOT_NOW.iter().any(|p| contains(&lower, p));
+    clauses.iter().find_map(|c| about_user(c, &words, once, not_now))
+}
+
+/// One clause whose subject is the user.
+fn about_user(c: &[&str], words: &[Word], once: bool, not_now: bool) -> Option<Statement> {
+    let head = *c.first()?;
+    if !matches!(head, "i" | "i'm" | "i've" | "i'd" | "my" | "we" | "we're" | "english") && !c.windows(3).any(|w| w == ["is", "my", "thing"]) {
+        return None;
+    }
+    if head == "my" && c.get(1).is_some_and(|w| RELATIONS.contains(w)) {
+        return None;
+    }
+    if !once {
+        if let Some(st) = likes(c) {
+            return Some(st);
+        }
+    }
+    if not_now {
+        return None;
+    }
+    facts(c, words)
+}
+
+fn likes(c: &[&str]) -> Option<Statement> {
+    let diet = || c.iter().any(|w| DIETS.contains(w) || *w == "low-sodium").then_some("diet");
+    if starts_any(c, CONSTRAINTS) || c.contains(&"intolerant") || c.contains(&"allergic") {
+        return preference(diet());
+    }
+    if starts(c, &["i'm", "on", "a"]) && c.iter().any(|w| DIETS.contains(w)) {
+        return preference(Some("diet"));
+    }
+    if matches!(c, ["i'm", d, ..] | ["i'm", "a", d, ..] | ["i", "am", d, ..] if DIETS.contains(d)) {
+        return preference(Some("diet"));
+    }
+    if c.contains(&"budget") && (starts(c, &["my"]) || starts(c, &["i"])) {
+        return preference(Some("budget"));
+    }
+    if starts(c, &["my", "favorite"]) || starts(c, &["my", "favourite"]) || c.windows(3).any(|w| w == ["is", "my", "thing"]) {
+        return preference(None);
+    }
+    if starts_any(c, &[&["i'd", "like", "you", "to"], &["i'd", "prefer", "you"], &["i'd", "rather", "you"]]) {
+        return rule(c, c);
+    }
+    let cue = LIKES.iter().find(|p| starts(c, p))?;
+    // "I love it", "I hate when this happens": a feeling about the moment.
+    let object = c.get(cue.len()).copied().unwrap_or("");
+    if matches!(object, "" | "it" | "that" | "this" | "how" | "when" | "what" | "the" | "your" | "you" | "these" | "those") {
+        return None;
+    }
+    preference(None)
+}
+
+fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
+    let home = [&["i", "live", "in"][..], &["i've", "lived", "in"], &["i", "have", "lived", "in"], &["i'm", "based", "in"], &["we're", "based", "in"], &["we", "live", "in"], &["i'm", "from"], &["i", "am", "from"], &["i'm", "originally", "from"], &["my", "home", "is", "in"], &["i", "moved", "to"]];
+    if starts_any(c, &home) {
+        return fact(Some("home_city"));
+    }
+    if starts(c, &["my", "name", "is"]) || starts(c, &["my", "name's"]) {
+        return fact(Some("name"));
+    }
+    if starts_any(c, &[&["i", "work", "at"], &["i", "work", "for"], &["i've", "been", "at"], &["i'm", "working", "at"]]) {
+        return fact(Some("employer"));
+    }
+    if starts_any(c, &[&["i", "work", "as"], &["i", "teach"], &["i've", "been", "a"], &["i've", "been", "an"], &["my", "job", "is"]]) {
+        return fact(Some("job"));
+    }
+    if let ["i'm" | "i", ..] = c {
+        let after = if starts(c, &["i", "am"]) { c.get(2..) } else { c.get(1..) };
+        let after = after.unwrap_or(&[]);
+        match after {
+            [n, ..] if n.chars().all(|ch| ch.is_ascii_digit()) => return fact(Some("age")),
+            ["in", "my", ..] => return fact(Some("age")),
+            ["a" | "an", w, ..] if !matches!(*w, "bit" | "little" | "lot" | "huge" | "big" | "fan") => return fact(Some("job")),
+            ["married" | "single" | "divorced" | "engaged" | "widowed" | "retired" | "left-handed" | "right-handed", ..] => return fact(None),
+            ["the", "oldest" | "youngest" | "eldest" | "middle" | "only", ..] | ["an", "only", ..] => return fact(None),
+            _ => {}
+        }
+        // "I'm Priya": a capitalized word right after "I'm" is a name.
+        let named = c.first() == Some(&"i'm") && words.iter().position(|w| w.lower == "i'm").and_then(|i| words.get(i + 1)).is_some_and(|w| w.capital);
+        if named {
+            return fact(Some("name"));
+        }
+    }
+    if c.windows(2).any(|w| w.first() == Some(&"turned") && w.get(1).is_some_and(|n| n.parse::<u32>().is_ok())) {
+        return fact(Some("age"));
+    }
+    if starts_any(c, &[&["i", "have"], &["i've", "got"], &["we", "have"], &["we", "share"]]) && c.iter().any(|w| FAMILY.contains(w)) {
+        return fact(None);
+    }
+    if starts(c, &["i", "drive", "a"]) || starts(c, &["i", "grew", "up", "in"]) {
+        return fact(None);
+    }
+    if c.windows(2).any(|w| w.first() == Some(&"my") && w.get(1).is_some_and(|x| matches!(*x, "first" | "second" | "native"))) && c.contains(&"language") {
+        return fact(None);
+    }
+    None
+}
+
+/// The user's family and household: "I have two kids".
+const FAMILY: &[&str] = &[
+    "kid", "kids", "children", "child", "son", "sons", "daughter", "daughters", "brother", "brothers", "sister", "sisters", "siblings",
+    "toddler", "baby", "dog", "dogs", "cat", "cats", "named", "wife", "husband", "flat", "house", "twins",
+];
+
+/// An imperative or a request addressed to the assistant (`first` its
+/// first clause, `all` the sentence): a rule when it is lasting or about
+/// the answers' form, and not about one occasion.
+fn rule(first: &[&str], all: &[&str]) -> Option<Statement> {
+    let lasting = first.first() == Some(&"stop") || LASTING.iter().any(|p| contains(all, p)) || contains(all, &["call", "me"]) || contains(all, &["address", "me"]);
+    let form = all.iter().any(|w| FORM.contains(w));
+    // "Write it shorter": the instruction's own object is at hand.
+    let once = ONCE.iter().any(|p| contains(all, p)) || first.iter().any(|w| matches!(*w, "it" | "here"));
+    if once || !(lasting || form && !all.contains(&"the")) {
+        return None;
+    }
+    let language = all.iter().any(|w| LANGUAGES.contains(w)) && all.iter().any(|w| matches!(*w, "answer" | "answers" | "reply" | "replies" | "respond" | "write"));
+    preference(language.then_some("answer_language"))
+}
+
+/// "You can call me Tom", "call me Sam": a name (not "don't call me buddy").
+fn name_called(words: &[Word], lower: &[&str]) -> Option<Statement> {
+    let at = lower.windows(2).position(|w| w == ["call", "me"])?;
+    let negated = at > 0 && lower.get(at - 1).is_some_and(|w| matches!(*w, "don't" | "never" | "not"));
+    if negated || !words.get(at + 2).is_some_and(|w| w.capital) {
+        return None;
+    }
+    fact(Some("name"))
+}
+
+fn is_question(w: &[&str]) -> bool {
+    matches!(w, ["what" | "what's" | "which" | "who" | "where" | "why" | "how" | "do" | "does" | "did" | "can" | "could" | "would" | "should" | "is" | "are" | "will", next, ..] if !(*next == "not" || *next == "n't"))
+        && !matches!(w, ["do", "not", ..])
+}
+
+/// "my partner and i …" → "we …".
+fn joint_subject<'a>(w: &[&'a str]) -> Vec<&'a str> {
+    match w {
+        ["my", r, "and", "i", rest @ ..] if RELATIONS.contains(r) => std::iter::once("we").chain(rest.iter().copied()).collect(),
+        _ => w.to_vec(),
+    }
+}
+
+/// A clause without its leading fillers and with its adverbs dropped.
+fn clause<'a>(c: &[&'a str]) -> Vec<&'a str> {
+    let mut c = c;
+    while let Some(f) = FILLERS.iter().find(|f| starts(c, f) && c.len() > f.len()) {
+        c = c.get(f.len()..).unwrap_or(&[]);
+    }
+    c.iter().copied().filter(|w| !ADVERBS.contains(w)).collect()
+}
+
+/// Words, lowercased, with apostrophes kept and clause punctuation as ",".
+fn words(s: &str) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let push = |cur: &mut String, out: &mut Vec<Word>| {
+        if !cur.is_empty() {
+            let capital = cur.starts_with(|c: char| c.is_uppercase());
+            out.push(Word { lower: cur.to_lowercase(), capital });
+            cur.clear();
+        }
+    };
+    for ch in s.chars() {
+        if ch.is_alphanumeric() && !is_han(ch) || ch == '\'' || ch == '-' || ch == '$' {
+            cur.push(ch);
+        } else {
+            push(&mut cur, &mut out);
+            if matches!(ch, ',' | ';' | ':' | '，' | '；' | '：') {
+                out.push(Word { lower: ",".into(), capital: false });
+            }
+        }
+    }
+    push(&mut cur, &mut out);
+    out
+}
+
+fn starts(c: &[&str], p: &[&str]) -> bool {
+    c.len() >= p.len() && c.iter().zip(p).all(|(a, b)| a == b)
+}
+
+fn starts_any(c: &[&str], ps: &[&[&str]]) -> bool {
+    ps.iter().any(|p| starts(c, p))
+}
+
+fn contains(c: &[&str], p: &[&str]) -> bool {
+    c.windows(p.len()).any(|w| w == p)
+}

@@ -1,0 +1,166 @@
+//! What a user sentence teaches about the user, if anything: the rule
+//! behind the preferences and facts a compaction learns offline, and the
+//! candidates it proposes to a model summarizer.
+//!
+//! A sentence is learned only when it states something *lasting* about
+//! the user: a preference (likes and dislikes, a style or format wanted),
+//! a rule for the assistant ("always answer in Chinese", "don't use
+//! emojis"), a constraint (allergy, diet, budget, medical) or a personal
+//! fact (name, home city, job or employer, the user's family, age). It
+//! stays silent on one-off requests, feelings and exclamations, small talk,
+//! questions, plans and one-time events, past states, and other people's
+//! preferences and facts. Precision comes first: an unlearned turn is still
+//! in the archive and searchable, a wrongly learned one is pinned into
+//! every context.
+//!
+//! The rules, in both languages (a mixed sentence is read by the language
+//! it starts in):
+//! - a question is never learned;
+//! - the subject must be the user ("I", "my", "我", or "my partner and I"),
+//!   never "my sister", "他", "我老板"; or the sentence is an imperative
+//!   addressed to the assistant that is lasting (always, never, from now
+//!   on, when you…, 以后, 每次…) or about the answers' form (language,
+//!   spelling, tone, emojis, tables, length);
+//! - a cue word then says what the statement is (like, hate, allergic,
+//!   vegetarian, 喜欢, 过敏; my name is, I live in, I work at, 我叫, 住在…),
+//!   tested at the start of a clause so that "I don't know what I prefer"
+//!   is not a preference;
+//! - a word of one occasion (today, tomorrow, this, right now, 今天, 明天,
+//!   这, 打算) silences a preference or rule; a plan or past marker ("going
+//!   to", "used to", 下周, 要去) silences a fact; a liking of "it", "that"
+//!   or "how you…" is a feeling about the moment, not a preference.
+//!
+//! Kinds: likes, dislikes, rules and constraints are `Preference`, so they
+//! are pinned in every context: an allergy or a diet matters in an answer
+//! about restaurants whatever the query was, and retrieval would bring it
+//! only when the query names it. Name, home city, job, family and age are
+//! `Fact`, retrieved when relevant. A key names an attribute with one value
+//! (`name`, `home_city`, `employer`, `job`, `age`, `diet`, `budget`,
+//! `answer_language`), so a later value supersedes the earlier; likes and
+//! allergies are unkeyed, since several hold at once.
+//!
+//! Pure and deterministic; small tables of words, no regex.
+
+mod en;
+mod zh;
+
+use crate::semantic::FactKind;
+use crate::summary::sentences;
+
+/// What a sentence states about the user.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Statement {
+    pub kind: FactKind,
+    /// The attribute, for one that has a single value at a time.
+    pub key: Option<&'static str>,
+}
+
+/// Longest sentence learned, in chars: a long one is a story or a pasted
+/// text, not a statement to pin.
+const MAX_CHARS: usize = 200;
+
+/// What `sentence` states lastingly about the user, or `None`.
+pub fn classify(sentence: &str) -> Option<Statement> {
+    let s = sentence.trim();
+    if s.is_empty() || s.chars().count() > MAX_CHARS || s.contains(['?', '？']) {
+        return None;
+    }
+    let s = s.replace(['’', '‘'], "'");
+    let rest = strip_please(&s);
+    if rest.chars().next().is_some_and(is_han) {
+        zh::classify(rest)
+    } else {
+        en::classify(&s)
+    }
+}
+
+/// The sentences of a user's turn that state something lasting, with what.
+pub fn statements(text: &str) -> Vec<(String, Statement)> {
+    sentences(text).into_iter().filter_map(|s| classify(&s).map(|st| (s, st))).collect()
+}
+
+/// `s` without a leading English "please" (a mixed "please 用中文回答"
+/// is read as Chinese).
+fn strip_please(s: &str) -> &str {
+    let t = s.trim_start();
+    match t.get(..6) {
+        Some(p) if p.eq_ignore_ascii_case("please") => t.get(6..).unwrap_or("").trim_start_matches([' ', ',', '，']),
+        _ => t,
+    }
+}
+
+pub(crate) fn is_han(c: char) -> bool {
+    ('\u{4e00}'..='\u{9fff}').contains(&c)
+}
+
+fn preference(key: Option<&'static str>) -> Option<Statement> {
+    Some(Statement { kind: FactKind::Preference, key })
+}
+
+fn fact(key: Option<&'static str>) -> Option<Statement> {
+    Some(Statement { kind: FactKind::Fact, key })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(s: &str) -> Option<FactKind> {
+        classify(s).map(|st| st.kind)
+    }
+
+    #[test]
+    fn the_issues_examples() {
+        assert_eq!(kind("That must have been awesome."), None);
+        assert_eq!(kind("What's a favorite book you remember from your childhood?"), None);
+        assert_eq!(kind("My sister always says she hates mornings"), None);
+        assert_eq!(kind("I'm allergic to penicillin."), Some(FactKind::Preference));
+        assert_eq!(kind("我对青霉素过敏。"), Some(FactKind::Preference));
+        assert_eq!(kind("帮我查一下明天的天气"), None);
+        assert_eq!(kind("他喜欢吃辣。"), None);
+        assert_eq!(kind("Please book a table for tonight."), None);
+        assert_eq!(kind("I'm going to Paris next week."), None);
+    }
+
+    #[test]
+    fn rules_for_the_assistant_are_preferences_and_one_offs_are_not() {
+        let rule = classify("Please always answer in Chinese from now on.");
+        assert_eq!(rule, Some(Statement { kind: FactKind::Preference, key: Some("answer_language") }));
+        assert_eq!(kind("Don't use emojis in your replies."), Some(FactKind::Preference));
+        assert_eq!(kind("以后回答都用中文。"), Some(FactKind::Preference));
+        assert_eq!(kind("Please keep the comments in this file."), None);
+        assert_eq!(kind("这次写短一点。"), None);
+        assert_eq!(kind("Remember to include the tax in the total."), None);
+    }
+
+    #[test]
+    fn personal_facts_are_keyed_by_attribute() {
+        let key = |s: &str| classify(s).and_then(|st| st.key);
+        assert_eq!(key("My name is Daniel."), Some("name"));
+        assert_eq!(key("我叫李明。"), Some("name"));
+        assert_eq!(key("I live in Toronto."), Some("home_city"));
+        assert_eq!(key("我住在上海。"), Some("home_city"));
+        assert_eq!(key("I work at Stripe."), Some("employer"));
+        assert_eq!(key("I'm vegetarian."), Some("diet"));
+        assert_eq!(kind("I live in Toronto."), Some(FactKind::Fact));
+        assert_eq!(kind("I used to live in Boston."), None);
+        assert_eq!(kind("My friend lives in Chicago."), None);
+        assert_eq!(kind("我朋友住在深圳。"), None);
+    }
+
+    #[test]
+    fn feelings_about_the_moment_are_not_likes() {
+        assert_eq!(kind("I love that idea!"), None);
+        assert_eq!(kind("Haha I love it."), None);
+        assert_eq!(kind("我特别喜欢你这个想法！"), None);
+        assert_eq!(kind("I love sushi, especially salmon nigiri."), Some(FactKind::Preference));
+        assert_eq!(kind("My favorite codename is BLUEHERON, use it for every surprise party."), Some(FactKind::Preference));
+    }
+
+    #[test]
+    fn a_turn_is_read_sentence_by_sentence() {
+        let found = statements("Thanks! By the way, I'm allergic to peanuts. Can you find a bakery?");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found.first().map(|(s, _)| s.as_str()), Some("By the way, I'm allergic to peanuts."));
+    }
+}

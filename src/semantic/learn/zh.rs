@@ -1,0 +1,137 @@
+//! The Chinese rules of `learn` (see its module docs), matched on the
+//! text: the subject is "我" at the start (after fillers), or the sentence
+//! is an instruction to the assistant.
+
+use super::{fact, preference, Statement};
+
+/// Openers that say nothing: "记住，我不喝酒".
+const FILLERS: &[&str] = &["记住", "记得", "对了", "另外", "其实", "顺便说一下", "顺便说一句", "说一下", "跟你说", "告诉你", "还有", "嗯", "哦", "OK", "ok", "好的"];
+
+/// Other people: "我妈妈…" is about her.
+const RELATIONS: &[&str] = &[
+    "妈", "爸", "母亲", "父亲", "父母", "妹", "姐", "哥", "弟", "老板", "领导", "朋友", "同事", "同学", "老公", "老婆", "丈夫", "妻子",
+    "男朋友", "女朋友", "儿子", "女儿", "孩子", "家人", "室友", "邻居", "爷爷", "奶奶", "boss",
+];
+
+/// Words of one occasion, or of a plan: what they qualify is not lasting.
+const ONCE: &[&str] = &["这", "今天", "今晚", "明天", "昨天", "刚", "下周", "下个月", "上周", "打算", "准备", "要去", "帮我", "想去", "正在", "一会"];
+
+/// Likes, dislikes and constraints.
+const LIKES: &[&str] = &[
+    "喜欢", "爱吃", "爱喝", "讨厌", "受不了", "偏好", "过敏", "不耐受", "不吃", "不喝", "能吃", "吃不惯", "吃不了", "素食", "吃素", "怕",
+    "习惯", "减肥", "预算", "高血压", "糖尿病", "降压药", "哮喘", "痛风",
+];
+
+/// Habits: "我一般喝美式", "我每天都要喝咖啡".
+const HABITS: &[&str] = &["一般", "平时", "每天", "总是", "从来"];
+const HABIT_VERBS: &[&str] = &["吃", "喝", "用", "穿", "睡", "看", "听", "坐", "买", "点"];
+
+/// What an instruction to the assistant starts with.
+const IMPERATIVES: &[&str] = &["以后", "今后", "不要", "别", "回答", "回复", "用", "给我回复", "写", "请", "每次", "尽量", "代码", "从现在"];
+
+/// Lasting markers of an instruction.
+const LASTING: &[&str] = &["以后", "今后", "都", "总是", "永远", "每次", "的时候", "尽量", "再", "从现在", "always"];
+
+/// What an instruction about the answers' form talks about.
+const FORM: &[&str] = &["中文", "英文", "English", "表情", "表格", "繁体", "简体", "简短", "注释", "markdown", "回答", "回复", "语气", "推荐"];
+
+pub(super) fn classify(s: &str) -> Option<Statement> {
+    let s = s.trim_end_matches(['。', '！', '!', '.', '…', ' ']);
+    if s.ends_with('吗') || s.ends_with('呢') || ["什么", "哪", "怎么", "几点", "多少", "为什么"].iter().any(|q| s.contains(q)) {
+        return None;
+    }
+    // "买车的话，我的预算…": the topic goes first, the statement after it.
+    let s = strip_fillers(s.split_once("的话").map_or(s, |(_, r)| r));
+    let once = ONCE.iter().any(|w| s.contains(w));
+    if let Some(rest) = s.strip_prefix('我').filter(|r| !r.starts_with('们')) {
+        return about_user(rest.trim_start(), once);
+    }
+    if IMPERATIVES.iter().any(|w| s.starts_with(w)) {
+        return instruction(s, once);
+    }
+    None
+}
+
+fn about_user(rest: &str, once: bool) -> Option<Statement> {
+    let rest = match RELATIONS.iter().find(|r| rest.starts_with(*r)) {
+        // "我老婆和我都是老师": the user and family together.
+        Some(_) => rest.split_once("和我").or_else(|| rest.split_once("跟我")).map(|(_, r)| r)?,
+        None => rest,
+    };
+    let rest = rest.trim_start_matches(['都', '也', '还']);
+    let diet = || ["素食", "吃素", "饮食", "减肥", "少盐"].iter().any(|w| rest.contains(w)).then_some("diet");
+    if !once {
+        if rest.starts_with("喜欢你") || rest.starts_with("爱你") {
+            return None;
+        }
+        if LIKES.iter().any(|w| rest.contains(w)) {
+            let key = if rest.contains("预算") { Some("budget") } else { diet() };
+            return preference(key);
+        }
+        if HABITS.iter().any(|h| rest.starts_with(h) || rest.contains(&format!("决定{h}"))) && HABIT_VERBS.iter().any(|v| rest.contains(v)) {
+            return preference(None);
+        }
+    }
+    if once || ["以前", "小时候", "曾经", "要", "想"].iter().any(|w| rest.starts_with(w)) {
+        return None;
+    }
+    facts(rest)
+}
+
+fn facts(rest: &str) -> Option<Statement> {
+    if rest.starts_with('叫') || rest.starts_with("的名字") || rest.starts_with('姓') {
+        return fact(Some("name"));
+    }
+    if rest.contains('住') || rest.starts_with("老家") || rest.contains("定居") {
+        return fact(Some("home_city"));
+    }
+    if rest.starts_with('在') && ["工作", "上班", "实习"].iter().any(|w| rest.contains(w)) {
+        return fact(Some("employer"));
+    }
+    if rest.starts_with('在') && rest.contains('做') {
+        return fact(Some("employer"));
+    }
+    if rest.starts_with('在') && rest.contains('当') {
+        return fact(Some("job"));
+    }
+    if rest.contains('岁') && !rest.contains("孩子") && !rest.contains('女') && !rest.contains('儿') {
+        return fact(Some("age"));
+    }
+    if let Some(what) = rest.strip_prefix('是') {
+        let job = what.starts_with("一名") || ["师", "员", "经理", "护士", "医生", "律师", "工程师", "designer", "engineer"].iter().any(|j| what.ends_with(j));
+        return fact(job.then_some("job"));
+    }
+    let family = ["孩子", "女儿", "儿子", "哥哥", "姐姐", "弟弟", "妹妹", "猫", "狗"];
+    if (rest.starts_with('有') || rest.starts_with("养了")) && family.iter().any(|w| rest.contains(w)) {
+        return fact(None);
+    }
+    if ["结婚", "独生", "左撇子", "在读"].iter().any(|w| rest.contains(w)) {
+        return fact(None);
+    }
+    None
+}
+
+/// An instruction to the assistant: a rule when it is lasting or about
+/// the answers' form, and not about one occasion.
+fn instruction(s: &str, once: bool) -> Option<Statement> {
+    if once {
+        return None;
+    }
+    let s = s.trim_start_matches(['以', '后', '请']);
+    if s.starts_with("叫我") {
+        return fact(Some("name"));
+    }
+    if !(LASTING.iter().any(|w| s.contains(w)) || FORM.iter().any(|w| s.contains(w))) {
+        return None;
+    }
+    let language = ["中文", "英文", "English", "简体", "繁体"].iter().any(|w| s.contains(w)) && ["回答", "回复"].iter().any(|w| s.contains(w));
+    preference(language.then_some("answer_language"))
+}
+
+fn strip_fillers(s: &str) -> &str {
+    let mut s = s.trim_start();
+    while let Some(rest) = FILLERS.iter().find_map(|f| s.strip_prefix(f)) {
+        s = rest.trim_start_matches([' ', ',', '，', ':', '：', '、']);
+    }
+    s
+}
