@@ -257,7 +257,7 @@ function outputText(output, at) {
  * instructions there, never messages).
  */
 export function toModelMessages(messages) {
-  const all = convert(messages, "model");
+  const all = convert(recallIntoUserTurn(messages), "model");
   return { instructions: all.filter((m) => m.role === "system"), messages: all.filter((m) => m.role !== "system") };
 }
 
@@ -266,7 +266,37 @@ export function toModelMessages(messages) {
  * or V3 for ai 6), what a middleware hands the provider.
  */
 export function toPrompt(messages, version = "v4") {
-  return convert(messages, version);
+  return convert(recallIntoUserTurn(messages), version);
+}
+
+/**
+ * A context's recall block is a system message right before the newest
+ * user turn; where system text is only allowed at the top (ai 7's
+ * `instructions`, Anthropic) it goes into that turn instead, as a leading
+ * text part (the block is delimited by its own tags). Any system or
+ * developer message after the first turn moves so; one with no user turn
+ * after it stays where it is. The messages before it are unchanged, so the
+ * prompt's cacheable prefix is too.
+ */
+export function recallIntoUserTurn(messages) {
+  const first = messages.findIndex((m) => m.role !== "system" && m.role !== "developer");
+  if (first < 0) return messages;
+  const out = [];
+  let pending = [];
+  for (const [i, m] of messages.entries()) {
+    if (i > first && (m.role === "system" || m.role === "developer") && messages.slice(i + 1).some((n) => n.role === "user")) {
+      pending.push(plainText(m.content, `messages[${i}]`));
+      continue;
+    }
+    if (pending.length > 0 && m.role === "user") {
+      const parts = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
+      out.push({ ...m, content: [...pending.map((text) => ({ type: "text", text })), ...parts] });
+      pending = [];
+      continue;
+    }
+    out.push(m);
+  }
+  return out;
 }
 
 // form: "model" (user-facing ModelMessage), "v4" or "v3" (provider prompt).

@@ -16,9 +16,9 @@ import { CONTENT_FIELD, fromModelMessages, toPrompt } from "./ai-sdk-messages.js
 import { align, fingerprint } from "./ai-sdk-align.js";
 import { isAbort, recorded } from "./ai-sdk-stream.js";
 
-const OPTIONS = new Set(["maxTokens", "reserveOutput", "conversation", "procedureTools", "model", "onStored", "specificationVersion", "semanticTokens", "episodicTokens", "preferenceTokens", "taskId", "taskTokens"]);
+const OPTIONS = new Set(["maxTokens", "reserveOutput", "conversation", "procedureTools", "model", "onStored", "specificationVersion", "semanticTokens", "episodicTokens", "preferenceTokens", "taskId", "taskTokens", "layout"]);
 // Passed to buildContext as they are.
-const CONTEXT_OPTIONS = ["semanticTokens", "episodicTokens", "preferenceTokens", "taskId", "taskTokens"];
+const CONTEXT_OPTIONS = ["semanticTokens", "episodicTokens", "preferenceTokens", "taskId", "taskTokens", "layout"];
 // Above any context window: buildContext lowers maxTokens to the model's window.
 const WHOLE_WINDOW = 2 ** 31;
 
@@ -121,7 +121,23 @@ async function prepare(memory, params, model, opts) {
     ...Object.fromEntries(CONTEXT_OPTIONS.filter((k) => opts[k] !== undefined).map((k) => [k, opts[k]])),
   });
   const version = model?.specificationVersion === "v4" ? "v4" : "v3";
-  return { stored, superseded, prompt: toPrompt(withLoopContent(ctx, messages), version), tools: mergeTools(params.tools, ctx.tools, opts) };
+  const prompt = withCacheBreakpoint(toPrompt(withLoopContent(ctx, messages), version), ctx);
+  return { stored, superseded, prompt, tools: mergeTools(params.tools, ctx.tools, opts) };
+}
+
+// Anthropic caches a prompt prefix only up to a breakpoint: one goes on the
+// last message of the context's stable prefix (ctx.cache), which in the
+// prompt ends right before the newest user turn (the recall block moved
+// into it), or, with the recall block at the top, right before the block.
+// Other providers ignore Anthropic's options.
+function withCacheBreakpoint(prompt, ctx) {
+  if (!(ctx.cache?.messages > 0)) return prompt;
+  const block = ctx.sections.knowledge.message;
+  const top = block !== undefined && ctx.messages.slice(0, block).every((m) => m.role === "system" || m.role === "developer");
+  const at = top ? block - 1 : prompt.findLastIndex((m) => m.role === "user") - 1;
+  if (at < 0) return prompt;
+  const anthropic = { ...prompt[at].providerOptions?.anthropic, cacheControl: { type: "ephemeral" } };
+  return prompt.map((m, i) => (i === at ? { ...m, providerOptions: { ...m.providerOptions, anthropic } } : m));
 }
 
 // The current tool loop's answers (after the last user message) carry the

@@ -86,7 +86,8 @@ export declare function fromModelMessages(messages: readonly ModelMessageLike[])
  *
  * | OpenAI chat message | AI SDK |
  * |---|---|
- * | `system` / `developer` | an `instructions` entry `{ role: "system", content }` (text parts joined by `"\n"`) |
+ * | `system` / `developer` before the first turn | an `instructions` entry `{ role: "system", content }` (text parts joined by `"\n"`) |
+ * | `system` / `developer` after it (a context's recall block) | a leading text part of the next user message, so the prefix before it stays cacheable (kept as an instruction when no user message follows) |
  * | user `content: string` | `content: string` |
  * | user `{ type: "text" }` | `{ type: "text", text }` |
  * | user `{ type: "image_url", image_url: { url, detail? } }` | `{ type: "file", mediaType, data }`: a `data:` URL becomes base64 `data` and its `mediaType`; another URL stays a string with `mediaType: "image/*"`; `detail` → `providerOptions.openai.imageDetail` |
@@ -229,6 +230,8 @@ export interface MemoryMiddlewareOptions {
   preferenceTokens?: number;
   taskId?: string;
   taskTokens?: number;
+  /** Passed to buildContext: "stable" (default) puts the recall block into the newest user turn and an Anthropic cache breakpoint before it; "recall-first" keeps it at the top. */
+  layout?: "stable" | "recall-first";
 }
 
 /**

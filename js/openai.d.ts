@@ -133,6 +133,8 @@ export declare function addResponse(memory: MemoryController, response: Response
  *   the API drops it anyway.
  * - `tools`: the context's function tools in the Responses form
  *   (`strict: false` unless a tool says otherwise, as in chat completions).
+ * - `prompt_cache_key`: {@link promptCacheKey} of `memory`, so the calls of
+ *   one conversation reach the cache that holds their prefix.
  *
  * `ctx.tokens` counts the chat form of the messages; the reasoning items
  * of the current tool loop are sent on top of it. When the current turn has
@@ -147,4 +149,12 @@ export declare function addResponse(memory: MemoryController, response: Response
 export declare function toResponsesRequest(
   memory: MemoryController,
   ctx: Pick<Context, "messages" | "tools" | "sections">,
-): Promise<{ instructions?: string; input: ResponsesInputItem[]; tools?: ResponsesFunctionTool[] }>;
+): Promise<{ instructions?: string; input: ResponsesInputItem[]; tools?: ResponsesFunctionTool[]; prompt_cache_key: string }>;
+
+/**
+ * A stable `prompt_cache_key` for the controller's namespace and thread
+ * (`"am-"` and 16 hex digits of their FNV-1a hash: the user's id is not
+ * sent). Pass it to `chat.completions.create` too: OpenAI routes requests
+ * with the same key to the same prompt cache.
+ */
+export declare function promptCacheKey(memory: MemoryController): string;

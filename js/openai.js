@@ -65,6 +65,26 @@ export async function addResponse(memory, response) {
 
 // ------------------------------------------------------------- context → request
 
+const cacheKeys = new WeakMap();
+
+/**
+ * A stable `prompt_cache_key` for this controller's conversation: OpenAI
+ * routes requests with the same key to the same cache, so consecutive
+ * calls of one thread find their prefix. A hash of the namespace and the
+ * thread (FNV-1a, 64 bits), so the user's id is not sent.
+ */
+export function promptCacheKey(memory) {
+  let key = cacheKeys.get(memory);
+  if (key === undefined) {
+    const { namespace, thread } = memory.stats();
+    let h = 0xcbf29ce484222325n;
+    for (const b of new TextEncoder().encode(`${namespace}\u0000${thread}`)) h = BigInt.asUintN(64, (h ^ BigInt(b)) * 0x100000001b3n);
+    key = `am-${h.toString(16).padStart(16, "0")}`;
+    cacheKeys.set(memory, key);
+  }
+  return key;
+}
+
 const textOf = (content, at) => {
   if (typeof content === "string") return content;
   if (content === null || content === undefined) return "";
@@ -208,7 +228,7 @@ export async function toResponsesRequest(memory, ctx) {
         throw memoryError("INVALID_ROLE", `${at}.role: unknown role ${JSON.stringify(m.role)}`);
     }
   });
-  const request = { input };
+  const request = { input, prompt_cache_key: promptCacheKey(memory) };
   if (instructions) request.instructions = instructions;
   if (ctx.tools?.length) request.tools = ctx.tools.map((t, i) => chatTool(t, `context.tools[${i}]`));
   return request;

@@ -76,6 +76,9 @@ pub struct CostLedger {
     pub by_model: Vec<ModelCost>,
     /// The same spending split by what it was for: "chat", "summarizer", "embedder".
     pub by_purpose: Vec<PurposeCost>,
+    /// Share of all recorded prompt tokens the provider read from its
+    /// prompt cache (billed at the cached price); 0 before any usage.
+    pub cached_share: f64,
 }
 
 /// Spending on one purpose.
@@ -115,6 +118,8 @@ impl CostLedger {
             entry.usd = entry.usd.zip(usd).map(|(a, b)| a + b);
         }
         self.usd += usd.unwrap_or(0.0);
+        let (prompt, cached) = self.by_model.iter().fold((0u64, 0u64), |(p, c), m| (p + m.prompt_tokens, c + m.cached_prompt_tokens));
+        self.cached_share = if prompt == 0 { 0.0 } else { cached as f64 / prompt as f64 };
         usd
     }
 
@@ -178,6 +183,16 @@ mod tests {
         assert_eq!(ledger.by_model[0].usd, None);
         assert_eq!(ledger.by_model[0].prompt_tokens, 2640);
         assert_eq!(ledger.unpriced().collect::<Vec<_>>(), ["llama-9"]);
+    }
+
+    #[test]
+    fn the_cached_share_is_of_every_prompt_token_recorded() {
+        let mut ledger = CostLedger::default();
+        assert_eq!(ledger.cached_share, 0.0);
+        let gpt4o = lookup("gpt-4o", &[]).unwrap();
+        ledger.record("gpt-4o", Some(&gpt4o), &Usage { prompt_tokens: 3000, cached_prompt_tokens: 2048, ..Usage::default() });
+        ledger.record("mystery-model", None, &Usage { prompt_tokens: 1000, ..Usage::default() });
+        assert_eq!(ledger.cached_share, 2048.0 / 4000.0);
     }
 
     #[test]

@@ -32,7 +32,7 @@ const fmt = (n) => n.toLocaleString("en-US");
 const usd = (x) => (x === 0 ? "$0" : x < 0.01 ? `$${x.toFixed(6)}` : `$${x.toFixed(4)}`);
 
 // Budget bar order follows the order of the context itself, top to bottom.
-const SECTIONS = ["system", "procedures", "tools", "preferences", "knowledge", "summary", "recent", "overhead"];
+const SECTIONS = ["system", "procedures", "tools", "preferences", "summary", "recent", "knowledge", "overhead"];
 
 function card(id, titleKey, ...body) {
   return h("section", { class: "card", id }, h("h2", {}, t(titleKey)), ...body);
@@ -68,7 +68,9 @@ function budgetCard(ctx) {
     ),
   );
   const total = h("p", { class: "sub" }, t("budgetTotal", { tokens: fmt(ctx.tokens), available: fmt(s.budget.available), reserve: fmt(s.budget.reserveOutput), max: fmt(max) }));
-  return card("budget", "budget", bar, legend, total);
+  const share = ctx.tokens > 0 ? `${Math.round((100 * ctx.cache.tokens) / ctx.tokens)}%` : "0%";
+  const cache = h("p", { class: "sub", id: "budget-cache" }, t("budgetCache", { tokens: fmt(ctx.cache.tokens), share }));
+  return card("budget", "budget", bar, legend, total, cache);
 }
 
 function statsCard(stats, simulatedModel) {
@@ -88,6 +90,7 @@ function statsCard(stats, simulatedModel) {
       cell(t("st_episodes"), fmt(stats.episodes)),
       cell(t("st_calls"), fmt(calls)),
       cell(t("st_cost"), usd(stats.cost.usd), "stat-cost"),
+      cell(t("st_cached"), `${Math.round(100 * stats.cost.cachedShare)}%`, "stat-cached"),
     ),
     simulatedModel ? h("p", { class: "sub" }, t("st_simulated", { model: simulatedModel })) : null,
   );

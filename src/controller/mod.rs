@@ -328,7 +328,6 @@ impl Controller {
         self.window.log.iter().any(|s| s.id == id)
     }
 
-
     /// The log position of a message other than an instruction, by id.
     fn message_at(&self, id: &str) -> Option<usize> {
         if self.index.stale {
