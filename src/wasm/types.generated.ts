@@ -445,6 +445,11 @@ export type CostLedger = {
    * The same spending split by what it was for: "chat", "summarizer", "embedder".
    */
   byPurpose: Array<PurposeCost>;
+  /**
+   * Share of all recorded prompt tokens the provider read from its
+   * prompt cache (billed at the cached price); 0 before any usage.
+   */
+  cachedShare: number;
 };
 
 /**
