@@ -279,6 +279,8 @@ export function toPrompt(messages, version = "v4") {
  * prompt's cacheable prefix is too.
  */
 export function recallIntoUserTurn(messages) {
+  // What is not an array of messages is left for the conversion to reject.
+  if (!Array.isArray(messages) || !messages.every((m) => m !== null && typeof m === "object")) return messages;
   const first = messages.findIndex((m) => m.role !== "system" && m.role !== "developer");
   if (first < 0) return messages;
   const out = [];

@@ -121,8 +121,8 @@ async function prepare(memory, params, model, opts) {
     ...Object.fromEntries(CONTEXT_OPTIONS.filter((k) => opts[k] !== undefined).map((k) => [k, opts[k]])),
   });
   const version = model?.specificationVersion === "v4" ? "v4" : "v3";
-  const prompt = withCacheBreakpoint(toPrompt(withLoopContent(ctx, messages), version), ctx);
-  return { stored, superseded, prompt, tools: mergeTools(params.tools, ctx.tools, opts) };
+  const sent = withCacheBreakpoint(toPrompt(withLoopContent(ctx, messages), version), ctx);
+  return { stored, superseded, prompt: sent, tools: mergeTools(params.tools, ctx.tools, opts) };
 }
 
 // Anthropic caches a prompt prefix only up to a breakpoint: one goes on the

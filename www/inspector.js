@@ -67,7 +67,7 @@ function budgetCard(ctx) {
       h("li", { class: n > 0 ? "" : "zero", "data-section": k }, h("i", { class: `swatch seg-${k}` }), h("span", {}, t(`sec_${k}`)), h("b", {}, fmt(n))),
     ),
   );
-  const total = h("p", { class: "sub" }, t("budgetTotal", { tokens: fmt(ctx.tokens), available: fmt(s.budget.available), reserve: fmt(s.budget.reserveOutput), max: fmt(max) }));
+  const total = h("p", { class: "sub", id: "budget-total" }, t("budgetTotal", { tokens: fmt(ctx.tokens), available: fmt(s.budget.available), reserve: fmt(s.budget.reserveOutput), max: fmt(max) }));
   const share = ctx.tokens > 0 ? `${Math.round((100 * ctx.cache.tokens) / ctx.tokens)}%` : "0%";
   const cache = h("p", { class: "sub", id: "budget-cache" }, t("budgetCache", { tokens: fmt(ctx.cache.tokens), share }));
   return card("budget", "budget", bar, legend, total, cache);

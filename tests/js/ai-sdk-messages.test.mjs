@@ -228,6 +228,24 @@ test("fromModelMessages errors", () => {
   expectError(() => fromModelMessages({ role: "user", content: "x" }), "INVALID_INPUT");
 });
 
+test("toModelMessages: a context's recall block goes into the newest user turn, the instructions are the system messages above the first turn", () => {
+  const block = '<memory type="knowledge">\nStored notes that may be relevant.\n- 2026-03-01 user: the hostel on Jinli street\n</memory>';
+  const messages = [
+    { role: "system", content: SYSTEM },
+    { role: "system", content: "[Conversation memory] 40 earlier messages are not shown." },
+    { role: "user", content: "Hi" },
+    { role: "assistant", content: "Hello!" },
+    { role: "system", content: block },
+    { role: "user", content: [{ type: "text", text: "Which hostel?" }] },
+  ];
+  const { instructions, messages: turns } = toModelMessages(messages);
+  assert.deepEqual(instructions.map((m) => m.content), [SYSTEM, "[Conversation memory] 40 earlier messages are not shown."]);
+  assert.deepEqual(turns.at(-1), { role: "user", content: [{ type: "text", text: block }, { type: "text", text: "Which hostel?" }] });
+  assert.deepEqual(turns.slice(0, 2), [{ role: "user", content: "Hi" }, { role: "assistant", content: [{ type: "text", text: "Hello!" }] }]);
+  // With no user turn after it, it stays an instruction.
+  assert.equal(toModelMessages(messages.slice(0, 5)).instructions.length, 3);
+});
+
 test("toModelMessages errors", () => {
   const user = (part) => [{ role: "user", content: [part] }];
   expectError(() => toModelMessages(user({ type: "video_url", video_url: {} })), "INVALID_CONTENT", /"video_url"/);

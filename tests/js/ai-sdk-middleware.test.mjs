@@ -260,6 +260,28 @@ test("response parts a chat message cannot hold are left out, never a failed cal
   assert.deepEqual(await conversation(memory), [user("Weather?"), assistant("Sunny, 21°C.")]);
 });
 
+test("the provider gets the stable layout: instructions and the memory note at the top, the recall block in the newest user turn, an Anthropic cache breakpoint before it", async () => {
+  let now = Date.UTC(2026, 2, 1);
+  const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 300 }, clock: () => (now += 60_000) });
+  await memory.add(user("Our backup hotel is the hostel on Jinli street."));
+  for (let i = 0; i < 40; i++) await memory.add(i % 2 ? assistant(`Noted, day ${i}.`) : user(`Day ${i}: groceries, the gym and dinner plans.`));
+  const usage = { inputTokens: { total: 12, noCache: 12, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 4, text: 4, reasoning: undefined } };
+  const mock = new MockLanguageModelV4({ doGenerate: async () => ({ content: [{ type: "text", text: "The hostel on Jinli street." }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) });
+  const model = wrapLanguageModel({ model: mock, middleware: memoryMiddleware(memory, { maxTokens: 3000, reserveOutput: 500 }) });
+  const question = "What is our backup hotel on Jinli street?";
+  await generateText({ model, instructions: INSTRUCTIONS, prompt: question });
+  const prompt = mock.doGenerateCalls[0].prompt;
+  const firstTurn = prompt.findIndex((m) => m.role !== "system");
+  assert.ok(prompt.slice(firstTurn).every((m) => m.role !== "system"), "system text only at the top");
+  assert.match(prompt[firstTurn - 1].content, /^\[Conversation memory\]/);
+  const last = prompt.at(-1);
+  assert.equal(last.role, "user");
+  assert.match(last.content[0].text, /^<memory type="knowledge">[\s\S]*\n- 2026-03-01 user: Our backup hotel is the hostel on Jinli street\./);
+  assert.equal(last.content.at(-1).text, question);
+  assert.deepEqual(prompt.at(-2).providerOptions?.anthropic?.cacheControl, { type: "ephemeral" });
+  assert.equal(prompt.filter((m) => m.providerOptions?.anthropic?.cacheControl).length, 1);
+});
+
 test("options are checked", async (t) => {
   const memory = await MemoryController.create({ model: "gpt-4o" });
   const bad = (options, pattern) => assert.throws(() => memoryMiddleware(memory, options), (e) => e.name === "MemoryError" && e.code === "INVALID_INPUT" && pattern.test(e.message));

@@ -155,7 +155,7 @@ test("preferences stated early in Chinese and English survive 20 compactions and
   assert.deepEqual((await m2.factHistory("preference:answer_language")).map((f) => f.text).slice(0, 2), ["English", "Chinese"]);
 });
 
-test("recall: an old episode comes back for its topic hundreds of turns later; weights change the order", async () => {
+test("recall: an old topic comes back hundreds of turns later in the recall block, dated; the note shows the newest episodes", async () => {
   let now = Date.UTC(2026, 0, 1);
   const clock = () => (now += 60_000);
   const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 200 }, clock });
@@ -163,20 +163,18 @@ test("recall: an old episode comes back for its topic hundreds of turns later; w
   await memory.add({ role: "assistant", content: "Passport renewal needs the household register and two photos with a white background." });
   for (let i = 0; i < 300; i++) await memory.add({ role: i % 2 ? "assistant" : "user", content: `daily chat ${i} about cooking dinner, groceries and the gym` });
   const question = "办护照需要带什么材料？passport photos";
+  await memory.add({ role: "user", content: question });
   const ctx = await memory.buildContext({ maxTokens: 1200, query: question, episodicTokens: 150 });
   const episodes = await memory.episodes();
-  const passport = episodes.find((e) => /护照|Passport/.test(e.summary));
-  assert.ok(passport, "the passport turns were summarized");
-  assert.ok(ctx.sections.summary.episodeIds.includes(passport.id), "recalled by relevance");
-  const note = ctx.messages.find((m) => m.content.startsWith("[Conversation memory]"));
-  assert.match(note.content, /护照|Passport/);
-  // Without relevance, pure recency prefers the newest episodes instead.
-  const recent = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 200 }, clock, recall: { recency: 1, importance: 0, relevance: 0 } });
-  for (const h of await memory.history()) await recent.add(h.message);
-  const ctx2 = await recent.buildContext({ maxTokens: 1200, query: question, episodicTokens: 150 });
-  const eps2 = await recent.episodes();
-  assert.equal(ctx2.sections.summary.episodeIds.at(-1), eps2.at(-1).id, "recency weight picks the newest");
-  assert.ok(!ctx2.sections.summary.episodeIds.includes(eps2[0].id));
+  assert.ok(episodes.some((e) => /护照|Passport/.test(e.summary)), "the passport turns were summarized");
+  const block = ctx.messages[ctx.sections.knowledge.message];
+  assert.match(block.content, /\n- 2026-01-01 (user|assistant): (我们的护照办理|Passport renewal)/, "recalled with its date and speaker");
+  assert.equal(ctx.messages[ctx.sections.knowledge.message + 1].content, question, "right before the question");
+  assert.equal(ctx.cache.messages, ctx.sections.knowledge.message);
+  // The note does not depend on the query: the newest episodes.
+  assert.equal(ctx.sections.summary.episodeIds.at(-1), episodes.at(-1).id);
+  const other = await memory.buildContext({ maxTokens: 1200, query: "gym", episodicTokens: 150 });
+  assert.deepEqual(other.messages.slice(0, other.cache.messages), ctx.messages.slice(0, ctx.cache.messages));
 });
 
 test("task history: a task's completed steps and pending tasks, in order, within a budget", async () => {

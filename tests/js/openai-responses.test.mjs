@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import { MemoryController } from "agent-memory";
-import { addResponse, fromResponse, toResponsesRequest, RESPONSE_FIELD } from "agent-memory/openai";
+import { addResponse, fromResponse, promptCacheKey, toResponsesRequest, RESPONSE_FIELD } from "agent-memory/openai";
 import { startFakeOpenAI } from "./fake-openai/server.mjs";
 
 const weatherTool = {
@@ -162,4 +162,20 @@ test("fromResponse: text, refusal, annotations and calls in chat form, the items
   } finally {
     await api.close();
   }
+});
+
+test("the request carries a prompt_cache_key: the same for a thread's calls, another for another thread, never the user's id", async (t) => {
+  const { api, client, memory } = await setup([{ content: "Hi!" }, { content: "Hello again." }]);
+  t.after(() => api.close());
+  await turn(memory, client, "Hi");
+  await turn(memory, client, "Hi again");
+  const keys = api.requests.map((r) => r.body.prompt_cache_key);
+  assert.equal(keys.length, 2);
+  assert.match(keys[0], /^am-[0-9a-f]{16}$/);
+  assert.equal(keys[1], keys[0]);
+  const { namespace, thread } = memory.stats();
+  assert.ok(!keys[0].includes(namespace) && !keys[0].includes(thread));
+  const other = await MemoryController.create({ model: "o4-mini", namespace, thread: "another" });
+  assert.notEqual(promptCacheKey(other), keys[0]);
+  assert.equal(promptCacheKey(memory), keys[0]);
 });

@@ -132,7 +132,9 @@ test("a bilingual conversation fills working memory and the inspector shows comp
     assert.equal(await page.locator(`#budget .bar [data-section=${section}]`).count(), 1, `bar has ${section}`);
   }
   assert.match(await page.locator("#budget .legend [data-section=recent]").innerText(), /recent\s*\d+/);
-  assert.match(await page.locator("#budget .sub").innerText(), /[\d,]+ of [\d,]+ tokens used · 300 reserved/);
+  assert.match(await page.locator("#budget-total").innerText(), /[\d,]+ of [\d,]+ tokens used · 300 reserved/);
+  assert.match(await page.locator("#budget-cache").innerText(), /Stable prefix: [\d,]+ tokens \(\d+%\) before the recall block/);
+  assert.match(await page.locator("#stat-cached").innerText(), /\d+%/);
 
   // The page stores "I prefer …" itself; compaction may learn the user's
   // archived "记住：我对花生过敏" (a constraint) as a preference too.
