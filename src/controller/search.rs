@@ -128,6 +128,11 @@ impl SearchIndex {
 /// tokens at 8,000 and left evidence out; at 0.1 / 0.2 hybrid recall on the
 /// longchat tune chats went 0.86 → 0.93 but the billed input passed the
 /// whole history's (bench/context-quality.mjs, bench/cache.mjs).
+pub struct Floors {
+    pub lexical: [f32; 2],
+    pub hybrid: [f32; 2],
+}
+
 pub const RELEVANCE_FLOOR: Floors = Floors { lexical: [0.2, 0.12], hybrid: [0.3, 0.0] };
 
 /// BM25 for chat turns and facts: `b` 0.3, not the usual 0.75. Turns are

@@ -173,13 +173,15 @@ pub fn split_hooks(options: &JsValue) -> Result<(JsValue, [JsValue; 5]), JsValue
 pub fn core_options(js: JsOptions, writer: String) -> Result<Options, JsValue> {
     let d = Options::default();
     let w = Small::of(js.working_memory.unwrap_or_default(), "options.workingMemory", &["maxTokens", "compressionThreshold", "targetRatio", "recentMessages"])?;
-    let dw = WindowConfig::default();
+    let model = js.model.unwrap_or(d.model);
+    let models: Vec<_> = js.models.unwrap_or_default().into_iter().collect();
+    let dw = WindowConfig::for_model(crate::models::resolve(&model, &models).as_ref());
     Ok(Options {
         namespace: js.namespace.unwrap_or(d.namespace),
         thread: js.thread.unwrap_or(d.thread),
         writer,
-        model: js.model.unwrap_or(d.model),
-        models: js.models.unwrap_or_default().into_iter().collect(),
+        model,
+        models,
         working: WindowConfig {
             max_tokens: w.size("maxTokens")?.unwrap_or(dw.max_tokens),
             compression_threshold: w.number("compressionThreshold")?.unwrap_or(dw.compression_threshold),
