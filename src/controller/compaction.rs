@@ -213,14 +213,16 @@ impl Controller {
     }
 
     /// The user sentences of `moved` that state something lasting about
-    /// the user, at most `MAX_LEARNED`, each text once and none already
-    /// known as an unkeyed fact.
+    /// the user, at most `MAX_LEARNED`, each once and none already known:
+    /// a live fact that says the same, give or take a cue around it
+    /// ("记住：我偏好用 Python 写代码。" when the app stored
+    /// "我偏好用 Python 写代码。" as the user said it).
     fn offline_statements(&self, moved: &[&Stored]) -> Vec<(String, Statement)> {
         let live: Vec<&Fact> = self.facts();
         let mut out: Vec<(String, Statement)> = Vec::new();
         for s in moved.iter().filter(|s| s.message.role == Role::User) {
             for (text, st) in learn::statements(&s.message.content_text()) {
-                let known = live.iter().any(|f| f.key.is_none() && f.text == text) || out.iter().any(|(t, _)| *t == text);
+                let known = live.iter().any(|f| says_the_same(&f.text, &text)) || out.iter().any(|(t, _)| says_the_same(t, &text));
                 if out.len() < MAX_LEARNED && !known {
                     out.push((text, st));
                 }
@@ -285,8 +287,24 @@ fn offline_key(st: Statement) -> Option<String> {
     })
 }
 
+/// Whether one text holds the other whole and is at least 3/5 of its
+/// length: the same statement, with or without a cue around it.
+fn says_the_same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.trim(), b.trim());
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    !short.is_empty() && long.contains(short) && short.chars().count() * 5 >= long.chars().count() * 3
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_statement_with_a_cue_around_it_says_the_same() {
+        assert!(super::says_the_same("我偏好用 Python 写代码。", "记住：我偏好用 Python 写代码。"));
+        assert!(super::says_the_same("I prefer window seats.", "I prefer window seats."));
+        assert!(!super::says_the_same("Python", "I prefer Python for scripts and Go for services."));
+        assert!(!super::says_the_same("", "anything"));
+    }
+
     use super::*;
     use crate::controller::Options;
     use crate::tokens::estimate::Family;
@@ -389,3 +407,4 @@ mod tests {
         assert!(serde_json::to_value(&job.request).unwrap().get("candidates").is_none());
     }
 }
+
