@@ -17,8 +17,10 @@
 //! - a group enters whole or not at all; an open group (unanswered tool
 //!   calls) or an orphan tool result never enters, since the API rejects it;
 //! - `cache.messages` messages come first and do not depend on the query:
-//!   between two compactions, each context begins with the previous one's
-//!   messages up to its recall block, byte for byte.
+//!   between two compactions, while working memory fits the turns' room,
+//!   each context begins with the previous one's messages up to its recall
+//!   block, byte for byte (past that room, the cut moves a quarter of the
+//!   room at a time, and the prefix with it).
 
 use serde_json::Value;
 
@@ -192,8 +194,10 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     let bare_note = message_tokens(counter, &note::note(most_hidden, &[]));
     let note_cap = req.episodic_tokens.unwrap_or((rest as f64 * NOTE_SHARE) as usize).max(bare_note);
     let (summaries, note_tokens) = if most_hidden > 0 { note::pick(episodes, most_hidden, note_cap, counter) } else { (vec![], 0) };
-    let wants_recall = req.query.as_deref().is_some_and(|q| !q.trim().is_empty()) && !extras.recalled.is_empty();
-    let recall_floor = if wants_recall { req.semantic_tokens.map_or(usize::MAX, |c| c).min((rest as f64 * RECALL_SHARE) as usize) } else { 0 };
+    // The floor is set aside whenever there is a query, recalled or not:
+    // the turns' room must not depend on what this query found.
+    let has_query = req.query.as_deref().is_some_and(|q| !q.trim().is_empty());
+    let recall_floor = if has_query { req.semantic_tokens.unwrap_or(usize::MAX).min((rest as f64 * RECALL_SHARE) as usize) } else { 0 };
 
     // The turns: the newest always, then as many as fit beside the note and
     // the recall block's floor, cut where the previous call cut.
@@ -249,7 +253,7 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
         .filter(|r| r.message.as_deref().is_none_or(|m| !shown_turns.contains(m)) && !(r.episode && shown_episodes.contains(&r.id)))
         .collect();
     let recall_room = req.semantic_tokens.map_or(left, |c| c.min(left));
-    let block = if wants_recall { recall::fill(&candidates, recall_room, counter, &|m| shown_turns.contains(m)) } else { None };
+    let block = if has_query { recall::fill(&candidates, recall_room, counter, &|m| shown_turns.contains(m)) } else { None };
     sections.knowledge.left_out = candidates.len() - block.as_ref().map_or(0, |(_, _, ids)| ids.len());
     sections.knowledge.retrieval = RetrievalMode::of(req.query_vector.as_deref());
     sections.knowledge.degraded = req.degraded.clone();
