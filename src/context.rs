@@ -103,6 +103,9 @@ pub const NOTE_SHARE: f64 = 0.2;
 /// The recall block's share of what the pinned part leaves that the turns
 /// may not take when there is a query; it gets more when the turns leave more.
 pub const RECALL_SHARE: f64 = 0.3;
+/// The shortest prompt OpenAI caches (and Anthropic's Sonnet and Opus
+/// models): below it nothing is cached, so nothing is kept stable for it.
+pub const CACHE_MIN_TOKENS: usize = 1024;
 
 /// What the memory layers add around the turns.
 #[derive(Clone, Debug, Default)]
@@ -132,15 +135,15 @@ fn omitted_run(window: &Window, groups: &[&Group], reason: OmitReason) -> Option
 
 /// The first of `costs` to keep so that the rest fit `room`, chosen among
 /// cut points fixed by the running sum from the first item (one each
-/// quarter of `room`): appending items moves it only when the kept run
+/// `quantum` tokens): appending items moves it only when the kept run
 /// outgrows `room`, so consecutive calls share their turns. `costs.len()`
 /// when not even the last fits.
-fn sticky_start(costs: &[usize], room: usize) -> usize {
+fn sticky_start(costs: &[usize], room: usize, quantum: usize) -> usize {
     let total: usize = costs.iter().sum();
     if total <= room {
         return 0;
     }
-    let quantum = (room / 4).max(1);
+    let quantum = quantum.max(1);
     let (mut before, mut fallback) = (0, costs.len());
     for (i, &c) in costs.iter().enumerate() {
         let rest = total - before;
@@ -195,9 +198,24 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     let note_cap = req.episodic_tokens.unwrap_or((rest as f64 * NOTE_SHARE) as usize).max(bare_note);
     let (summaries, note_tokens) = if most_hidden > 0 { note::pick(episodes, most_hidden, note_cap, counter) } else { (vec![], 0) };
     // The floor is set aside whenever there is a query, recalled or not:
-    // the turns' room must not depend on what this query found.
+    // the turns' room must not depend on what this query found. Below what
+    // a provider caches at all, the block is filled first and the turns get
+    // what it leaves of the floor.
     let has_query = req.query.as_deref().is_some_and(|q| !q.trim().is_empty());
     let recall_floor = if has_query { req.semantic_tokens.unwrap_or(usize::MAX).min((rest as f64 * RECALL_SHARE) as usize) } else { 0 };
+    let small = available < CACHE_MIN_TOKENS;
+    // What the query recalled, less the turns working memory holds (they
+    // are the turns' to show) and the episodes the note may show.
+    let working: std::collections::HashSet<&str> = groups.iter().flat_map(|g| g.members.iter().filter_map(|&i| window.log.get(i)).map(|s| s.id.as_str())).collect();
+    let in_note: Vec<&str> = summaries.iter().map(|e| e.id.as_str()).collect();
+    let candidates: Vec<&Recalled> = extras
+        .recalled
+        .iter()
+        .filter(|r| r.message.as_deref().is_none_or(|m| !working.contains(m)) && !(r.episode && in_note.contains(&r.id.as_str())))
+        .collect();
+    let fill = |room: usize| if has_query { recall::fill(&candidates, req.semantic_tokens.map_or(room, |c| c.min(room)), counter, &|m| working.contains(m)) } else { None };
+    let mut block = if small { fill(recall_floor) } else { None };
+    let set_aside = if small { block.as_ref().map_or(0, |b| b.1) } else { recall_floor };
 
     // The turns: the newest always, then as many as fit beside the note and
     // the recall block's floor, cut where the previous call cut.
@@ -208,8 +226,9 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
         let id = groups.last().and_then(|g| g.members.first()).and_then(|&i| window.log.get(i)).map_or("", |s| s.id.as_str());
         return Err(MemoryError::ContextOverflow { what: format!("the newest turn ({id}) with the memory note"), needed: newest_need, available: rest });
     }
-    let room = rest.saturating_sub(note_tokens.max(bare_note) + recall_floor).max(newest);
-    let start = sticky_start(&group_tokens, room).min(groups.len().saturating_sub(1));
+    let room = rest.saturating_sub(note_tokens.max(bare_note) + set_aside).max(newest);
+    // (Below what is cached, every turn that fits: no cut point to keep.)
+    let start = if small { sticky_start(&group_tokens, room, 1) } else { sticky_start(&group_tokens, room, room / 4) }.min(groups.len().saturating_sub(1));
     let chosen: Vec<(&Group, usize)> = groups.iter().copied().zip(group_tokens.iter().copied()).skip(start).collect();
     let turns: usize = chosen.iter().map(|(_, t)| t).sum();
     let left_out: Vec<&Group> = groups.iter().take(start).copied().collect();
@@ -232,33 +251,28 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     // The note, now that the hidden count is known: it never grows past what
     // was set aside for it (fewer digits), and shrinks to fit when the
     // newest turn took the room.
-    let mut left = rest - turns;
-    let mut shown_episodes: Vec<String> = Vec::new();
+    if turns + block.as_ref().map_or(0, |b| b.1) > rest {
+        block = None;
+    }
+    let mut left = rest - turns - block.as_ref().map_or(0, |b| b.1);
     if hidden > 0 {
         let cap = note_tokens.max(bare_note).min(left);
         let (shown, tokens) = note::pick(&summaries, hidden, cap, counter);
         if tokens <= left {
             left -= tokens;
-            shown_episodes = shown.iter().map(|e| e.id.clone()).collect();
-            sections.summary = SummarySection { tokens, episode_ids: shown_episodes.clone(), hidden_messages: hidden };
+            sections.summary = SummarySection { tokens, episode_ids: shown.iter().map(|e| e.id.clone()).collect(), hidden_messages: hidden };
             messages.push(note::note(hidden, &shown));
         }
     }
 
-    // The turns, with the recall block before the newest user turn.
-    let shown_turns: std::collections::HashSet<&str> = chosen.iter().flat_map(|(g, _)| g.members.iter().filter_map(|&i| window.log.get(i)).map(|s| s.id.as_str())).collect();
-    let candidates: Vec<&Recalled> = extras
-        .recalled
-        .iter()
-        .filter(|r| r.message.as_deref().is_none_or(|m| !shown_turns.contains(m)) && !(r.episode && shown_episodes.contains(&r.id)))
-        .collect();
-    let recall_room = req.semantic_tokens.map_or(left, |c| c.min(left));
-    let block = if has_query { recall::fill(&candidates, recall_room, counter, &|m| shown_turns.contains(m)) } else { None };
+    // The recall block, in what the rest leaves; before the newest user turn.
+    if !small {
+        block = fill(left);
+    }
     sections.knowledge.left_out = candidates.len() - block.as_ref().map_or(0, |(_, _, ids)| ids.len());
     sections.knowledge.retrieval = RetrievalMode::of(req.query_vector.as_deref());
     sections.knowledge.degraded = req.degraded.clone();
     let anchor = chosen.iter().rposition(|(g, _)| g.members.first().and_then(|&i| window.log.get(i)).is_some_and(|s| s.message.role == Role::User)).unwrap_or(chosen.len());
-    let mut block = block;
     // Where the block goes, or would go: the end of the stable prefix.
     let mut volatile_from = None;
     let mut place_block = |messages: &mut Vec<Message>, sections: &mut Sections| {
@@ -329,19 +343,20 @@ mod tests {
     #[test]
     fn sticky_start_stays_put_while_turns_are_appended() {
         let mut costs = vec![10; 30];
-        let first = sticky_start(&costs, 100);
+        let first = sticky_start(&costs, 100, 25);
         assert!(costs[first..].iter().sum::<usize>() <= 100);
         let mut moves = 0;
         let mut last = first;
         for _ in 0..20 {
             costs.push(10);
-            let s = sticky_start(&costs, 100);
+            let s = sticky_start(&costs, 100, 25);
             assert!(costs[s..].iter().sum::<usize>() <= 100 && s >= last);
             moves += usize::from(s != last);
             last = s;
         }
         assert!(moves <= 10, "moves by a quarter of the room at a time, not every turn ({moves})");
-        assert_eq!(sticky_start(&[5, 5], 100), 0);
-        assert_eq!(sticky_start(&[50, 200], 100), 2, "not even the last fits");
+        assert_eq!(sticky_start(&[5, 5], 100, 25), 0);
+        assert_eq!(sticky_start(&[50, 200], 100, 25), 2, "not even the last fits");
+        assert_eq!(sticky_start(&[30, 30, 30, 30], 100, 1), 1, "a quantum of 1 keeps every item that fits");
     }
 }

@@ -116,3 +116,20 @@ fn the_recall_block_stands_right_before_the_newest_user_turn() {
     assert_eq!(first.cache.messages, 1);
     assert_eq!(first.tokens, stable.tokens, "the same parts, in another order");
 }
+
+#[test]
+fn below_what_a_provider_caches_the_turns_take_what_recall_leaves() {
+    let mut c = controller(100_000);
+    for i in 0..40 {
+        c.add_message(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, format!("Question {i}: what should I pack for day {i} of the trip to 成都?")), 1.0 + i as f64).unwrap();
+    }
+    let at = |c: &mut Controller, max: usize| c.build_context(&ContextRequest { max_tokens: max, query: Some("Last question?".into()), ..Default::default() }).unwrap();
+    let small = at(&mut c, 500);
+    assert!(small.sections.knowledge.ids.is_empty());
+    assert!(small.tokens > 450, "{} of 500: the unused recall floor went to the turns", small.tokens);
+    // At a size a provider caches, the floor stays set aside whatever the query found.
+    let large = at(&mut c, 1500);
+    let rest = 1500 - large.sections.system.tokens - large.sections.preferences - large.sections.overhead;
+    assert!(large.sections.knowledge.ids.is_empty());
+    assert!(large.sections.recent.tokens + large.sections.summary.tokens <= rest * 7 / 10, "{:?}", large.sections);
+}
