@@ -248,12 +248,13 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     }
     let after_pinned = messages.len();
 
-    // The note, now that the hidden count is known: it never grows past what
-    // was set aside for it (fewer digits), and shrinks to fit when the
-    // newest turn took the room.
+    // A block filled first leaves when the newest turn took its room.
     if turns + block.as_ref().map_or(0, |b| b.1) > rest {
         block = None;
     }
+    // The note, now that the hidden count is known: it never grows past what
+    // was set aside for it (fewer digits), and shrinks to fit when the
+    // newest turn took the room.
     let mut left = rest - turns - block.as_ref().map_or(0, |b| b.1);
     if hidden > 0 {
         let cap = note_tokens.max(bare_note).min(left);
@@ -288,9 +289,6 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
         let note = (messages.len() > after_pinned).then(|| messages.remove(after_pinned));
         place_block(&mut messages, &mut sections);
         messages.extend(note);
-        if let Some(i) = sections.knowledge.message {
-            sections.knowledge.message = Some(i.min(after_pinned));
-        }
     }
     for (gi, (g, tokens)) in chosen.iter().enumerate() {
         if gi == anchor {
