@@ -4,7 +4,7 @@
 //! the request's budget (see `crate::context::build`).
 
 use super::{Controller, PREFERENCES_HEADER};
-use crate::context::{self, Context, ContextRequest, Recalled};
+use crate::context::{self, Context, ContextRequest};
 use crate::episodic::Episode;
 use crate::error::Result;
 use crate::message::Message;
@@ -58,35 +58,6 @@ impl Controller {
         (0..steps.len()).find(|&from| cost(&render(from)) <= budget).map(render).filter(|_| !steps.is_empty())
     }
 
-    /// The episodes relevant to `query`, best first (recency × importance ×
-    /// relevance among those that match it at all), as recall items.
-    fn recalled_episodes(&self, req: &ContextRequest, query: &str) -> Vec<Recalled> {
-        let all = &self.episodic.episodes;
-        let relevance = self.episode_relevance(query, req.query_vector.as_deref());
-        // The floor of `relevant`, over the episodes' own index; a query term
-        // no summary holds weighs the most: a thread has few episodes, and
-        // idf over a few documents says little.
-        let best = relevance.iter().copied().fold(0.0, f64::max);
-        let hybrid = req.query_vector.is_some() && !self.index.episode_vectors.is_empty();
-        let floors = super::search::RELEVANCE_FLOOR;
-        let [of_best, of_query] = if hybrid { floors.hybrid } else { floors.lexical };
-        let floor = (best * f64::from(of_best)).max(f64::from(of_query * self.index.episodes.query_weight(query, 0)));
-        let now = req.now.unwrap_or(self.books.last_ts.max(0.0));
-        crate::episodic::recall::rank(all, &relevance, now, &self.opts.recall)
-            .into_iter()
-            .filter(|&i| relevance.get(i).is_some_and(|&r| r > 0.0 && r >= floor))
-            .filter_map(|i| all.get(i))
-            .map(|e| Recalled {
-                id: e.id.clone(),
-                text: format!("{} summary of earlier messages: {}", crate::context::utc_day(e.created_at), e.summary),
-                at: Some(e.created_at),
-                message: None,
-                episode: true,
-                covers: e.message_ids.clone(),
-            })
-            .collect()
-    }
-
     /// Procedures, preferences and the knowledge retrieved for the query.
     fn extras(&self, req: &ContextRequest) -> Result<context::Extras> {
         let unread = &self.books.archive;
@@ -115,27 +86,10 @@ impl Controller {
             }
         }
         if let Some(q) = req.query.as_deref().filter(|q| !q.trim().is_empty()) {
-            // Enough candidates to fill the room (a turn is some 20 to 60
-            // tokens); preferences are in their pinned block already.
-            let k = (req.max_tokens.saturating_sub(req.reserve_output) / 16).clamp(20, MAX_RECALLED);
-            let hits = self.relevant(q, req.query_vector.as_deref(), k, &["fact", "chunk", "message"])?;
-            extras.recalled = interleave(hits, self.recalled_episodes(req, q));
+            // (preferences are in their pinned block already)
+            extras.recalled = self.recalled(req, q)?;
         }
         Ok(extras)
     }
 }
 
-/// Most search hits one context considers for its recall block.
-const MAX_RECALLED: usize = 400;
-
-/// Hits and episodes in one list, best first: by reciprocal rank, an
-/// episode counting as half a hit of its rank (a summary stands for many
-/// turns but quotes few of them exactly), ties to the hit.
-fn interleave(hits: Vec<Recalled>, episodes: Vec<Recalled>) -> Vec<Recalled> {
-    const K: f64 = 10.0;
-    let mut scored: Vec<(f64, usize, Recalled)> = Vec::with_capacity(hits.len() + episodes.len());
-    scored.extend(hits.into_iter().enumerate().map(|(r, h)| (1.0 / (K + r as f64), 0, h)));
-    scored.extend(episodes.into_iter().enumerate().map(|(r, e)| (0.5 / (K + r as f64), 1, e)));
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored.into_iter().map(|(_, _, r)| r).collect()
-}

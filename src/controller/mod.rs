@@ -24,6 +24,7 @@ mod compaction;
 mod forget;
 mod knowledge;
 mod queue;
+mod recall;
 mod restore;
 mod search;
 mod stats;

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use super::Controller;
-use crate::context::{Degraded, Recalled, RetrievalMode};
+use crate::context::{Degraded, RetrievalMode};
 use crate::error::{MemoryError, Result};
 use crate::retrieval::{hybrid_search, script_of, Bm25Index, Bm25Params, Centres, HybridParams, VectorIndex, VectorMode};
 
@@ -115,25 +115,6 @@ impl SearchIndex {
     }
 }
 
-/// The floors of [`Controller::relevant`]: `[share of the best hit's score,
-/// share of the query's BM25 weight]` (the second only where scores are
-/// BM25). The share of the query is what keeps a match on one common word
-/// out ("周末的火锅店要提前预约吗？" matches 11% of its weight in
-/// "我想周末去爬青城山，需要准备什么？" among 42 messages): 0.12, with a query
-/// term the namespace lacks weighed as one a single document holds
-/// (`Bm25Index::query_weight`), so a strong match stays in on a namespace
-/// of one document and of 100,000 (tests/floor.rs). The share of the best
-/// is low since the recall block fills what the context leaves: at 0.4 /
-/// 0.5 (0.1's values, for a block of 800 tokens) the block held some 230
-/// tokens at 8,000 and left evidence out; at 0.1 / 0.2 hybrid recall on the
-/// longchat tune chats went 0.86 → 0.93 but the billed input passed the
-/// whole history's (bench/context-quality.mjs, bench/cache.mjs).
-pub struct Floors {
-    pub lexical: [f32; 2],
-    pub hybrid: [f32; 2],
-}
-
-pub const RELEVANCE_FLOOR: Floors = Floors { lexical: [0.2, 0.12], hybrid: [0.3, 0.0] };
 
 /// BM25 for chat turns and facts: `b` 0.3, not the usual 0.75. Turns are
 /// short and their length says little about relevance: on the tune half of
@@ -398,7 +379,7 @@ impl Controller {
     }
 
     /// Index ids and scores of what `search` finds, best first.
-    fn ranked(&self, query: &str, opts: &SearchOptions, query_vector: Option<&[f32]>) -> Result<Vec<(u64, f32)>> {
+    pub(super) fn ranked(&self, query: &str, opts: &SearchOptions, query_vector: Option<&[f32]>) -> Result<Vec<(u64, f32)>> {
         let kinds = opts.kinds.clone().unwrap_or_else(|| vec!["fact".into(), "preference".into(), "chunk".into(), "message".into()]);
         for k in &kinds {
             if !matches!(k.as_str(), "fact" | "preference" | "chunk" | "message") {
@@ -439,57 +420,6 @@ impl Controller {
         };
         let hits = self.search(query, opts, vector.as_deref())?;
         Ok(Found { hits, mode: RetrievalMode::of(vector.as_deref()), degraded })
-    }
-
-    /// What memory knows about `query`, best first: facts of `kinds` (a
-    /// keyed one as "key: text") and messages, dated, with their speaker
-    /// ("2026-03-04 Melanie: …"; a message of another thread says so),
-    /// never one in working memory (the turns show those). What the recall
-    /// block and the `recall` tool show.
-    ///
-    /// Weak matches are left out (see [`RELEVANCE_FLOOR`]): a hit must score
-    /// at least a share of the best hit, and, lexically, match at least a
-    /// share of what the query could match in this namespace, so one common
-    /// word ("周末") does not bring back a turn about something else.
-    ///
-    /// # Errors
-    /// As [`Controller::search`].
-    pub(crate) fn relevant(&self, query: &str, vector: Option<&[f32]>, k: usize, kinds: &[&str]) -> Result<Vec<Recalled>> {
-        let opts = SearchOptions { k: Some(k), kinds: Some(kinds.iter().map(|k| k.to_string()).collect()), ..Default::default() };
-        let mut ranked = self.ranked(query, &opts, vector)?;
-        // Working memory is in view (the turns): before the floor, or the
-        // newest turn, often the query itself, would set it.
-        ranked.retain(|&(slot, _)| !matches!(Slot::of(slot), Slot::Message(i) if self.window.log.get(i).is_some_and(|s| s.place == crate::window::Place::Working)));
-        let hybrid = vector.is_some() && !self.index.vectors.is_empty();
-        let [of_best, of_query] = if hybrid { RELEVANCE_FLOOR.hybrid } else { RELEVANCE_FLOOR.lexical };
-        let floor = (ranked.first().map_or(0.0, |h| h.1) * of_best).max(of_query * self.index.lexical.query_weight(query, 1));
-        let message = |id: &str, ts: f64, m: &crate::message::Message, other: bool| Recalled {
-            id: id.to_string(),
-            text: format!("{} {}{}: {}", crate::context::utc_day(ts), m.name.as_deref().unwrap_or(m.role.as_str()), if other { " (another conversation)" } else { "" }, m.content_text()),
-            at: Some(ts),
-            message: Some(id.to_string()),
-            episode: false,
-            covers: vec![],
-        };
-        Ok(ranked
-            .into_iter()
-            .take_while(|&(_, score)| score >= floor)
-            .filter_map(|(slot, _)| match Slot::of(slot) {
-                Slot::Message(i) => self.window.log.get(i).map(|s| message(&s.id, s.ts, &s.message, false)),
-                Slot::Other(q) => match self.others.get(q)? {
-                    crate::store::record::Record::Msg { id, message: m, ts, .. } => Some(message(id, *ts, m, true)),
-                    _ => None,
-                },
-                Slot::Fact(i) => self.semantic.facts.get(i).map(|f| Recalled {
-                    id: f.id.clone(),
-                    text: f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text)),
-                    at: None,
-                    message: None,
-                    episode: false,
-                    covers: vec![],
-                }),
-            })
-            .collect())
     }
 
     fn hit(&self, id: u64, score: f32) -> Option<Hit> {

@@ -1,0 +1,136 @@
+//! What a query recalls for the recall block and the `recall` tool: search
+//! hits above a relevance floor, as dated lines, and the episodes that match,
+//! in one list best first (`context::recall` fits them into the context).
+
+use super::search::{SearchOptions, Slot};
+use super::Controller;
+use crate::context::{ContextRequest, Recalled};
+use crate::error::Result;
+
+/// The floors of [`Controller::relevant`]: `[share of the best hit's score,
+/// share of the query's BM25 weight]` (the second only where scores are
+/// BM25). The share of the query is what keeps a match on one common word
+/// out ("周末的火锅店要提前预约吗？" matches 11% of its weight in
+/// "我想周末去爬青城山，需要准备什么？" among 42 messages): 0.12, with a query
+/// term the namespace lacks weighed as one a single document holds
+/// (`Bm25Index::query_weight`), so a strong match stays in on a namespace
+/// of one document and of 100,000 (tests/floor.rs). The share of the best
+/// is low since the recall block fills what the context leaves: at 0.4 /
+/// 0.5 (0.1's values, for a block of 800 tokens) the block held some 230
+/// tokens at 8,000 and left evidence out; at 0.1 / 0.2 hybrid recall on the
+/// longchat tune chats went 0.86 → 0.93 but the billed input passed the
+/// whole history's (bench/context-quality.mjs, bench/cache.mjs).
+pub struct Floors {
+    pub lexical: [f32; 2],
+    pub hybrid: [f32; 2],
+}
+
+pub const RELEVANCE_FLOOR: Floors = Floors { lexical: [0.2, 0.12], hybrid: [0.3, 0.0] };
+
+impl Controller {
+    /// What `query` recalls for a context, best first: search hits and
+    /// episodes, enough to fill the room (a turn is some 20 to 60 tokens).
+    ///
+    /// # Errors
+    /// As [`Controller::search`].
+    pub(super) fn recalled(&self, req: &ContextRequest, query: &str) -> Result<Vec<Recalled>> {
+        let k = (req.max_tokens.saturating_sub(req.reserve_output) / 16).clamp(20, MAX_RECALLED);
+        let hits = self.relevant(query, req.query_vector.as_deref(), k, &["fact", "chunk", "message"])?;
+        Ok(interleave(hits, self.recalled_episodes(req, query)))
+    }
+
+    /// What memory knows about `query`, best first: facts of `kinds` (a
+    /// keyed one as "key: text") and messages, dated, with their speaker
+    /// ("2026-03-04 Melanie: …"; a message of another thread says so),
+    /// never one in working memory (the turns show those). What the recall
+    /// block and the `recall` tool show.
+    ///
+    /// Weak matches are left out (see [`RELEVANCE_FLOOR`]): a hit must score
+    /// at least a share of the best hit, and, lexically, match at least a
+    /// share of what the query could match in this namespace, so one common
+    /// word ("周末") does not bring back a turn about something else.
+    ///
+    /// # Errors
+    /// As [`Controller::search`].
+    pub(crate) fn relevant(&self, query: &str, vector: Option<&[f32]>, k: usize, kinds: &[&str]) -> Result<Vec<Recalled>> {
+        let opts = SearchOptions { k: Some(k), kinds: Some(kinds.iter().map(|k| k.to_string()).collect()), ..Default::default() };
+        let mut ranked = self.ranked(query, &opts, vector)?;
+        // Working memory is in view (the turns): before the floor, or the
+        // newest turn, often the query itself, would set it.
+        ranked.retain(|&(slot, _)| !matches!(Slot::of(slot), Slot::Message(i) if self.window.log.get(i).is_some_and(|s| s.place == crate::window::Place::Working)));
+        let hybrid = vector.is_some() && !self.index.vectors.is_empty();
+        let [of_best, of_query] = if hybrid { RELEVANCE_FLOOR.hybrid } else { RELEVANCE_FLOOR.lexical };
+        let floor = (ranked.first().map_or(0.0, |h| h.1) * of_best).max(of_query * self.index.lexical.query_weight(query, 1));
+        let message = |id: &str, ts: f64, m: &crate::message::Message, other: bool| Recalled {
+            id: id.to_string(),
+            text: format!("{} {}{}: {}", crate::context::utc_day(ts), m.name.as_deref().unwrap_or(m.role.as_str()), if other { " (another conversation)" } else { "" }, m.content_text()),
+            at: Some(ts),
+            message: Some(id.to_string()),
+            episode: false,
+            covers: vec![],
+        };
+        Ok(ranked
+            .into_iter()
+            .take_while(|&(_, score)| score >= floor)
+            .filter_map(|(slot, _)| match Slot::of(slot) {
+                Slot::Message(i) => self.window.log.get(i).map(|s| message(&s.id, s.ts, &s.message, false)),
+                Slot::Other(q) => match self.others.get(q)? {
+                    crate::store::record::Record::Msg { id, message: m, ts, .. } => Some(message(id, *ts, m, true)),
+                    _ => None,
+                },
+                Slot::Fact(i) => self.semantic.facts.get(i).map(|f| Recalled {
+                    id: f.id.clone(),
+                    text: f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text)),
+                    at: None,
+                    message: None,
+                    episode: false,
+                    covers: vec![],
+                }),
+            })
+            .collect())
+    }
+
+    /// The episodes relevant to `query`, best first (recency × importance ×
+    /// relevance among those that match it at all), as recall items.
+    fn recalled_episodes(&self, req: &ContextRequest, query: &str) -> Vec<Recalled> {
+        let all = &self.episodic.episodes;
+        let relevance = self.episode_relevance(query, req.query_vector.as_deref());
+        // The floor of `relevant`, over the episodes' own index; a query term
+        // no summary holds weighs the most: a thread has few episodes, and
+        // idf over a few documents says little.
+        let best = relevance.iter().copied().fold(0.0, f64::max);
+        let hybrid = req.query_vector.is_some() && !self.index.episode_vectors.is_empty();
+        let floors = RELEVANCE_FLOOR;
+        let [of_best, of_query] = if hybrid { floors.hybrid } else { floors.lexical };
+        let floor = (best * f64::from(of_best)).max(f64::from(of_query * self.index.episodes.query_weight(query, 0)));
+        let now = req.now.unwrap_or(self.books.last_ts.max(0.0));
+        crate::episodic::recall::rank(all, &relevance, now, &self.opts.recall)
+            .into_iter()
+            .filter(|&i| relevance.get(i).is_some_and(|&r| r > 0.0 && r >= floor))
+            .filter_map(|i| all.get(i))
+            .map(|e| Recalled {
+                id: e.id.clone(),
+                text: format!("{} summary of earlier messages: {}", crate::context::utc_day(e.created_at), e.summary),
+                at: Some(e.created_at),
+                message: None,
+                episode: true,
+                covers: e.message_ids.clone(),
+            })
+            .collect()
+    }
+}
+
+/// Most search hits one context considers for its recall block.
+const MAX_RECALLED: usize = 400;
+
+/// Hits and episodes in one list, best first: by reciprocal rank, an
+/// episode counting as half a hit of its rank (a summary stands for many
+/// turns but quotes few of them exactly), ties to the hit.
+fn interleave(hits: Vec<Recalled>, episodes: Vec<Recalled>) -> Vec<Recalled> {
+    const K: f64 = 10.0;
+    let mut scored: Vec<(f64, usize, Recalled)> = Vec::with_capacity(hits.len() + episodes.len());
+    scored.extend(hits.into_iter().enumerate().map(|(r, h)| (1.0 / (K + r as f64), 0, h)));
+    scored.extend(episodes.into_iter().enumerate().map(|(r, e)| (0.5 / (K + r as f64), 1, e)));
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().map(|(_, _, r)| r).collect()
+}
