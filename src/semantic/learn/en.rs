@@ -11,12 +11,16 @@ const FILLERS: &[&[&str]] = &[
 ];
 
 /// Adverbs dropped before matching: "I really like", "I just turned".
-const ADVERBS: &[&str] = &["really", "so", "very", "totally", "absolutely", "just", "also", "actually", "definitely", "kind", "sort", "pretty", "honestly", "truly", "generally"];
+const ADVERBS: &[&str] = &[
+    "really", "so", "very", "totally", "absolutely", "just", "also", "actually", "definitely", "kind", "sort", "pretty", "honestly", "truly",
+    "generally", "mostly", "usually", "normally", "currently",
+];
 
 /// Other people: "my sister …" is about her.
 const RELATIONS: &[&str] = &[
     "sister", "brother", "mom", "mother", "dad", "father", "parents", "boss", "friend", "friends", "husband", "wife", "son",
     "daughter", "kids", "roommate", "partner", "colleague", "coworker", "girlfriend", "boyfriend", "neighbor", "team", "manager", "family",
+    "grandmother", "grandfather", "grandma", "grandpa", "uncle", "aunt", "cousin", "niece", "nephew", "neighbour", "baby", "kid",
 ];
 
 /// Words of one occasion: what they qualify is not lasting.
@@ -42,16 +46,28 @@ const CONSTRAINTS: &[&[&str]] = &[
     &["i", "never", "eat"], &["i", "never", "drink"], &["i", "can't", "eat"], &["i", "can't", "have"], &["i", "cannot", "eat"],
     &["i", "avoid"], &["i'm", "trying", "to", "avoid"], &["i", "must", "have"], &["i", "always", "take"], &["i", "always", "drink"],
     &["i", "always", "eat"], &["i", "only", "eat"], &["i", "only", "drink"], &["i", "have", "type"], &["i", "have", "diabetes"],
-    &["i", "have", "celiac"], &["i", "have", "asthma"], &["i", "have", "high", "blood"],
+    &["i", "have", "celiac"], &["i", "have", "asthma"], &["i", "have", "high", "blood"], &["i", "can't", "do"], &["i", "can't", "tolerate"],
+    &["i", "stick", "to"],
 ];
 
+/// Spending limits: "I can't go over 50k for a car".
+const BUDGET: &[&[&str]] = &[&["i", "can't", "go", "over"], &["i", "can't", "spend", "more"], &["i", "won't", "spend", "more"]];
+
+/// What "I'm a … X" says about taste rather than trade: "I'm a huge
+/// football fan", "I'm not a big coffee drinker", "a picky eater".
+const TASTE: &[&str] = &["fan", "lover", "person", "drinker", "eater", "owl", "fanatic", "addict", "nerd", "buff"];
+
+/// Family roles after "I'm a": "I'm a single mom" is a fact, not a job.
+const ROLES: &[&str] = &["mom", "mum", "dad", "mother", "father", "parent", "twin", "grandmother", "grandfather", "grandma", "grandpa", "stepmom", "stepdad"];
+
 /// Words that make a constraint a diet, or name one after "I'm".
-const DIETS: &[&str] = &["vegetarian", "vegan", "pescatarian", "keto", "diet", "halal", "kosher"];
+const DIETS: &[&str] = &["vegetarian", "vegan", "pescatarian", "keto", "diet", "halal", "kosher", "gluten-free", "dairy-free", "lactose-free"];
 
 /// Lasting-behaviour markers of a rule for the assistant.
 const LASTING: &[&[&str]] = &[
     &["always"], &["never"], &["ever"], &["anymore"], &["any", "more"], &["from", "now", "on"], &["in", "the", "future"], &["when", "you"],
     &["whenever"], &["every", "time"], &["unless", "i"], &["even", "if"], &["per", "answer"], &["any"], &["anything"], &["with", "me"],
+    &["when", "i"], &["me", "like"], &["like", "i'm"],
 ];
 
 /// What a rule about the answers' form talks about.
@@ -60,8 +76,18 @@ const FORM: &[&str] = &[
     "responses", "jargon", "formally", "comments", "english", "chinese", "spanish", "french", "german", "japanese", "words",
 ];
 
+/// The answers' form as a sentence's subject: "Markdown is fine".
+const ANSWER_FORMS: &[&str] = &["markdown", "tables", "emojis", "emoji", "bullet", "bullets", "replies", "answers", "responses", "jargon"];
+
+/// Openers that point at something at hand ("your answers are great",
+/// "that works best for me"): about the moment, not the user.
+const DETERMINERS: &[&str] = &["your", "the", "this", "that", "that's", "these", "those", "it", "it's", "my", "his", "her", "their", "our", "some"];
+
 /// How an imperative to the assistant starts.
-const IMPERATIVES: &[&str] = &["always", "never", "don't", "do", "stop", "avoid", "use", "keep", "reply", "respond", "answer", "write", "call", "address", "no", "when", "whenever", "from"];
+const IMPERATIVES: &[&str] = &[
+    "always", "never", "don't", "do", "stop", "avoid", "use", "keep", "reply", "respond", "answer", "write", "call", "address", "no", "when",
+    "whenever", "from", "talk", "speak", "treat", "assume", "skip",
+];
 
 /// Languages an answer can be asked in.
 const LANGUAGES: &[&str] = &["english", "chinese", "spanish", "french", "german", "japanese"];
@@ -84,10 +110,22 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
     let lower = joint_subject(&lower);
     let clauses: Vec<Vec<&str>> = lower.split(|w| *w == ",").map(clause).collect();
     let first = clauses.first()?;
-    if first.first().is_some_and(|w| IMPERATIVES.contains(w)) {
-        return rule(first, &lower);
-    }
     let once = ONCE.iter().any(|p| contains(&lower, p)) && !contains(&lower, &["these", "days"]);
+    if let Some(head) = first.first().filter(|w| IMPERATIVES.contains(w)) {
+        // "When I ask about code, assume …": the condition, then the order.
+        let ordered = !matches!(*head, "when" | "whenever") || clauses.iter().skip(1).any(|c| c.first().is_some_and(|w| IMPERATIVES.contains(w)));
+        return if ordered { rule(first, &lower) } else { None };
+    }
+    // "Markdown is fine", "Short replies work best for me": the answers'
+    // form as the subject says how the user wants them.
+    let form_subject = match first.as_slice() {
+        [w, ..] | [_, w, ..] if ANSWER_FORMS.contains(w) => !first.first().is_some_and(|d| DETERMINERS.contains(d)),
+        _ => false,
+    };
+    let suits = (contains(&lower, &["best", "for", "me"]) || contains(&lower, &["better", "for", "me"])) && !first.first().is_some_and(|d| DETERMINERS.contains(d));
+    if !once && (form_subject || suits) {
+        return preference(None);
+    }
     let not_now = NOT_NOW.iter().any(|p| contains(&lower, p));
     clauses.iter().find_map(|c| about_user(c, &words, once, not_now))
 }
@@ -95,6 +133,13 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
 /// One clause whose subject is the user.
 fn about_user(c: &[&str], words: &[Word], once: bool, not_now: bool) -> Option<Statement> {
     let head = *c.first()?;
+    if starts(c, &["name's"]) {
+        return fact(Some("name"));
+    }
+    // "Home for me is Vancouver", "Born and raised in Chicago".
+    if starts(c, &["home", "for", "me", "is"]) || starts(c, &["home", "is"]) || starts(c, &["born", "and", "raised", "in"]) {
+        return (!not_now).then_some(Statement { kind: crate::semantic::FactKind::Fact, key: Some("home_city") });
+    }
     if !matches!(head, "i" | "i'm" | "i've" | "i'd" | "my" | "we" | "we're" | "english") && !c.windows(3).any(|w| w == ["is", "my", "thing"]) {
         return None;
     }
@@ -114,7 +159,12 @@ fn about_user(c: &[&str], words: &[Word], once: bool, not_now: bool) -> Option<S
 
 fn likes(c: &[&str]) -> Option<Statement> {
     let diet = || c.iter().any(|w| DIETS.contains(w) || *w == "low-sodium").then_some("diet");
-    if starts_any(c, CONSTRAINTS) || c.contains(&"intolerant") || c.contains(&"allergic") {
+    if let Some(cue) = CONSTRAINTS.iter().find(|p| starts(c, p)) {
+        // "I can't do this": the object at hand, not a constraint.
+        let object = c.get(cue.len()).copied().unwrap_or("");
+        return if matches!(object, "it" | "that" | "this") { None } else { preference(diet()) };
+    }
+    if c.contains(&"intolerant") || c.contains(&"allergic") {
         return preference(diet());
     }
     if starts(c, &["i'm", "on", "a"]) && c.iter().any(|w| DIETS.contains(w)) {
@@ -123,14 +173,23 @@ fn likes(c: &[&str]) -> Option<Statement> {
     if matches!(c, ["i'm", d, ..] | ["i'm", "a", d, ..] | ["i", "am", d, ..] if DIETS.contains(d)) {
         return preference(Some("diet"));
     }
-    if c.contains(&"budget") && (starts(c, &["my"]) || starts(c, &["i"])) {
+    if c.contains(&"budget") && (starts(c, &["my"]) || starts(c, &["i"])) || starts_any(c, BUDGET) {
         return preference(Some("budget"));
     }
     if starts(c, &["my", "favorite"]) || starts(c, &["my", "favourite"]) || c.windows(3).any(|w| w == ["is", "my", "thing"]) {
         return preference(None);
     }
+    if let ["i'm", "a" | "an", np @ ..] | ["i'm", "not", "a" | "an", np @ ..] = c {
+        if np.iter().take(3).any(|w| TASTE.contains(w)) {
+            return preference(None);
+        }
+    }
     if starts_any(c, &[&["i'd", "like", "you", "to"], &["i'd", "prefer", "you"], &["i'd", "rather", "you"]]) {
         return rule(c, c);
+    }
+    // "I'd love it if you always …": the "it" is the wish, not an object.
+    if starts_any(c, &[&["i'd", "love", "it", "if", "you"], &["i'd", "like", "it", "if", "you"]]) {
+        return rule(c.get(5..).unwrap_or(&[]), c);
     }
     let cue = LIKES.iter().find(|p| starts(c, p))?;
     // "I love it", "I hate when this happens": a feeling about the moment.
@@ -142,24 +201,34 @@ fn likes(c: &[&str]) -> Option<Statement> {
 }
 
 fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
-    let home = [&["i", "live", "in"][..], &["i've", "lived", "in"], &["i", "have", "lived", "in"], &["i'm", "based", "in"], &["we're", "based", "in"], &["we", "live", "in"], &["i'm", "from"], &["i", "am", "from"], &["i'm", "originally", "from"], &["my", "home", "is", "in"], &["i", "moved", "to"]];
+    let home = [
+        &["i", "live", "in"][..], &["i've", "lived", "in"], &["i", "have", "lived", "in"], &["i'm", "based", "in"], &["we're", "based", "in"], &["we", "live", "in"],
+        &["i'm", "from"], &["i", "am", "from"], &["i'm", "originally", "from"], &["my", "home", "is", "in"], &["i", "moved", "to"], &["i'm", "living", "in"],
+        &["we're", "living", "in"], &["i've", "been", "living", "in"],
+    ];
     if starts_any(c, &home) {
         return fact(Some("home_city"));
     }
     if starts(c, &["my", "name", "is"]) || starts(c, &["my", "name's"]) {
         return fact(Some("name"));
     }
-    if starts_any(c, &[&["i", "work", "at"], &["i", "work", "for"], &["i've", "been", "at"], &["i'm", "working", "at"]]) {
+    // "I've worked at Amazon since 2019": the perfect says it still holds
+    // only with a "since" (else it is a past job).
+    let since = c.contains(&"since");
+    let perfect = [&["i've", "worked", "at"][..], &["i've", "worked", "for"], &["i've", "been", "working", "at"], &["i've", "been", "working", "for"]];
+    if starts_any(c, &[&["i", "work", "at"], &["i", "work", "for"], &["i've", "been", "at"], &["i'm", "working", "at"]]) || since && starts_any(c, &perfect) {
         return fact(Some("employer"));
     }
-    if starts_any(c, &[&["i", "work", "as"], &["i", "teach"], &["i've", "been", "a"], &["i've", "been", "an"], &["my", "job", "is"]]) {
+    let trade = ["company", "firm", "living", "startup", "agency"];
+    if starts_any(c, &[&["i", "work", "as"], &["i", "teach"], &["i've", "been", "a"], &["i've", "been", "an"], &["my", "job", "is"]]) || starts(c, &["i", "do"]) && c.iter().any(|w| trade.contains(w)) {
         return fact(Some("job"));
     }
     if let ["i'm" | "i", ..] = c {
         let after = if starts(c, &["i", "am"]) { c.get(2..) } else { c.get(1..) };
         let after = after.unwrap_or(&[]);
         match after {
-            [n, ..] if n.chars().all(|ch| ch.is_ascii_digit()) => return fact(Some("age")),
+            [n, ..] | ["turning", n, ..] if n.chars().all(|ch| ch.is_ascii_digit()) => return fact(Some("age")),
+            ["a" | "an", np @ ..] if np.iter().take(3).any(|w| ROLES.contains(w)) => return fact(None),
             ["in", "my", ..] => return fact(Some("age")),
             ["a" | "an", w, ..] if !matches!(*w, "bit" | "little" | "lot" | "huge" | "big" | "fan") => return fact(Some("job")),
             ["married" | "single" | "divorced" | "engaged" | "widowed" | "retired" | "left-handed" | "right-handed", ..] => return fact(None),
@@ -240,19 +309,24 @@ fn clause<'a>(c: &[&'a str]) -> Vec<&'a str> {
     c.iter().copied().filter(|w| !ADVERBS.contains(w)).collect()
 }
 
-/// Words, lowercased, with apostrophes kept and clause punctuation as ",".
+/// Words, lowercased, with apostrophes kept and clause punctuation as ",";
+/// a run of Han characters is one word, counted as capitalized (a name in
+/// "I'm 李娜", an object in "I love 火锅").
 fn words(s: &str) -> Vec<Word> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let push = |cur: &mut String, out: &mut Vec<Word>| {
         if !cur.is_empty() {
-            let capital = cur.starts_with(|c: char| c.is_uppercase());
+            let capital = cur.starts_with(|c: char| c.is_uppercase() || is_han(c));
             out.push(Word { lower: cur.to_lowercase(), capital });
             cur.clear();
         }
     };
     for ch in s.chars() {
-        if ch.is_alphanumeric() && !is_han(ch) || ch == '\'' || ch == '-' || ch == '$' {
+        if cur.chars().last().is_some_and(|l| is_han(l) != is_han(ch)) {
+            push(&mut cur, &mut out);
+        }
+        if ch.is_alphanumeric() || ch == '\'' || ch == '-' || ch == '$' {
             cur.push(ch);
         } else {
             push(&mut cur, &mut out);

@@ -25,6 +25,14 @@
 //!   vegetarian, 喜欢, 过敏; my name is, I live in, I work at, 我叫, 住在…),
 //!   tested at the start of a clause so that "I don't know what I prefer"
 //!   is not a preference;
+//! - a lasting state said another way counts too: the progressive or
+//!   "these days" ("I'm living in Lisbon these days"), the perfect with
+//!   "since" ("I've worked at Amazon since 2019"), "I'm turning 40", a
+//!   taste noun ("a huge football fan", "not a big coffee drinker"), the
+//!   answers' form as subject ("Markdown is fine", "short replies work
+//!   best for me"), a condition then an order ("When I ask about code,
+//!   assume Linux"), 我家在…, 我做…的, 我九五年的, and a Chinese statement
+//!   whose later clause is a standing request (我晕车，出行尽量…);
 //! - a word of one occasion (today, tomorrow, this, right now, 今天, 明天,
 //!   这, 打算) silences a preference or rule; a plan or past marker ("going
 //!   to", "used to", 下周, 要去) silences a fact; a liking of "it", "that"
@@ -155,6 +163,35 @@ mod tests {
         assert_eq!(kind("我特别喜欢你这个想法！"), None);
         assert_eq!(kind("I love sushi, especially salmon nigiri."), Some(FactKind::Preference));
         assert_eq!(kind("My favorite codename is BLUEHERON, use it for every surprise party."), Some(FactKind::Preference));
+    }
+
+    #[test]
+    fn lasting_states_said_in_other_tenses_and_shapes() {
+        let key = |s: &str| classify(s).and_then(|st| st.key);
+        assert_eq!(key("I'm living in Porto these days."), Some("home_city"));
+        assert_eq!(key("I've worked at Stripe since 2020."), Some("employer"));
+        assert_eq!(kind("I've worked at Stripe before."), None);
+        assert_eq!(key("I'm turning 30 in June."), Some("age"));
+        assert_eq!(kind("My aunt turned 60 on Monday!"), None);
+        assert_eq!(kind("I'm a big cricket fan."), Some(FactKind::Preference));
+        assert_eq!(classify("I'm a single dad."), Some(Statement { kind: FactKind::Fact, key: None }));
+        assert_eq!(kind("Tables are fine, but skip the emojis."), Some(FactKind::Preference));
+        assert_eq!(kind("Your answers are great."), None);
+        assert_eq!(kind("When I ask for SQL, assume Postgres."), Some(FactKind::Preference));
+        assert_eq!(kind("When I was a kid, I lived in Rome."), None);
+        assert_eq!(kind("I can't do gluten."), Some(FactKind::Preference));
+        assert_eq!(kind("I can't do this anymore."), None);
+    }
+
+    #[test]
+    fn chinese_home_trade_birth_year_and_standing_requests() {
+        let key = |s: &str| classify(s).and_then(|st| st.key);
+        assert_eq!(key("我家在杭州。"), Some("home_city"));
+        assert_eq!(key("我是搞金融的。"), Some("job"));
+        assert_eq!(kind("我在写一篇论文。"), None);
+        assert_eq!(key("我八九年的。"), Some("age"));
+        assert_eq!(kind("我晕船，安排行程的时候尽量别坐船。"), Some(FactKind::Preference));
+        assert_eq!(key("同事们都叫我小李。"), Some("name"));
     }
 
     #[test]

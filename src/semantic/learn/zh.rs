@@ -19,7 +19,7 @@ const ONCE: &[&str] = &["这", "今天", "今晚", "明天", "昨天", "刚", "�
 /// Likes, dislikes and constraints.
 const LIKES: &[&str] = &[
     "喜欢", "爱吃", "爱喝", "讨厌", "受不了", "偏好", "过敏", "不耐受", "不吃", "不喝", "能吃", "吃不惯", "吃不了", "素食", "吃素", "怕",
-    "习惯", "减肥", "预算", "高血压", "糖尿病", "降压药", "哮喘", "痛风",
+    "习惯", "减肥", "预算", "高血压", "糖尿病", "降压药", "哮喘", "痛风", "晕车", "晕船", "晕机",
 ];
 
 /// Habits: "我一般喝美式", "我每天都要喝咖啡".
@@ -27,13 +27,20 @@ const HABITS: &[&str] = &["一般", "平时", "每天", "总是", "从来"];
 const HABIT_VERBS: &[&str] = &["吃", "喝", "用", "穿", "睡", "看", "听", "坐", "买", "点"];
 
 /// What an instruction to the assistant starts with.
-const IMPERATIVES: &[&str] = &["以后", "今后", "不要", "别", "回答", "回复", "用", "给我回复", "写", "请", "每次", "尽量", "代码", "从现在"];
+const IMPERATIVES: &[&str] = &["以后", "今后", "不要", "别", "回答", "回复", "用", "给我回复", "写", "请", "每次", "尽量", "代码", "从现在", "说话", "叫我"];
 
 /// Lasting markers of an instruction.
 const LASTING: &[&str] = &["以后", "今后", "都", "总是", "永远", "每次", "的时候", "尽量", "再", "从现在", "always"];
 
 /// What an instruction about the answers' form talks about.
-const FORM: &[&str] = &["中文", "英文", "English", "表情", "表格", "繁体", "简体", "简短", "注释", "markdown", "回答", "回复", "语气", "推荐"];
+const FORM: &[&str] = &["中文", "英文", "English", "表情", "表格", "繁体", "简体", "简短", "注释", "markdown", "回答", "回复", "语气", "推荐", "说话"];
+
+/// Markers in a later clause that make it a standing request: "我晕车，
+/// 出行尽量别安排大巴" is a constraint stated through its consequence.
+const STANDING: &[&str] = &["尽量", "的时候", "每次", "以后", "优先"];
+
+/// Digits of a year or an age: "我九五年的".
+const NUMERALS: &str = "0123456789零〇一二三四五六七八九十";
 
 pub(super) fn classify(s: &str) -> Option<Statement> {
     let s = s.trim_end_matches(['。', '！', '!', '.', '…', ' ']);
@@ -43,6 +50,10 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
     // "买车的话，我的预算…": the topic goes first, the statement after it.
     let s = strip_fillers(s.split_once("的话").map_or(s, |(_, r)| r));
     let once = ONCE.iter().any(|w| s.contains(w));
+    // "大家都叫我阿杰": what others call the user is the user's name.
+    if s.contains("都叫我") {
+        return fact(Some("name"));
+    }
     if let Some(rest) = s.strip_prefix('我').filter(|r| !r.starts_with('们')) {
         return about_user(rest.trim_start(), once);
     }
@@ -71,8 +82,19 @@ fn about_user(rest: &str, once: bool) -> Option<Statement> {
         if HABITS.iter().any(|h| rest.starts_with(h) || rest.contains(&format!("决定{h}"))) && HABIT_VERBS.iter().any(|v| rest.contains(v)) {
             return preference(None);
         }
+        // "我喝咖啡只喝拿铁": "only" with a habit verb is a standing choice.
+        if HABIT_VERBS.iter().any(|v| rest.contains(&format!("只{v}"))) {
+            return preference(None);
+        }
+        if rest.split_once('，').is_some_and(|(_, later)| STANDING.iter().any(|w| later.contains(w))) {
+            return preference(None);
+        }
     }
     if once || ["以前", "小时候", "曾经", "要", "想"].iter().any(|w| rest.starts_with(w)) {
+        return None;
+    }
+    // "我在做一个设计稿": 在 before a verb is "in the middle of", not a place.
+    if rest.strip_prefix('在').is_some_and(|r| r.starts_with(['做', '写', '看', '学', '找', '想', '弄', '读', '听', '玩', '吃', '喝'])) {
         return None;
     }
     facts(rest)
@@ -82,8 +104,17 @@ fn facts(rest: &str) -> Option<Statement> {
     if rest.starts_with('叫') || rest.starts_with("的名字") || rest.starts_with('姓') {
         return fact(Some("name"));
     }
-    if rest.contains('住') || rest.starts_with("老家") || rest.contains("定居") {
+    if rest.contains('住') || rest.starts_with("老家") || rest.starts_with("家在") || rest.contains("定居") {
         return fact(Some("home_city"));
+    }
+    // "我做设计的", "我是搞金融的": the trade one lives by.
+    let clause = rest.split('，').next().unwrap_or(rest);
+    if ["做", "搞", "是做", "是搞"].iter().any(|w| clause.starts_with(w)) && clause.ends_with('的') {
+        return fact(Some("job"));
+    }
+    // "我九五年的": the year of birth.
+    if clause.starts_with(|c: char| NUMERALS.contains(c)) && clause.ends_with("年的") {
+        return fact(Some("age"));
     }
     if rest.starts_with('在') && ["工作", "上班", "实习"].iter().any(|w| rest.contains(w)) {
         return fact(Some("employer"));
@@ -102,7 +133,8 @@ fn facts(rest: &str) -> Option<Statement> {
         return fact(job.then_some("job"));
     }
     let family = ["孩子", "女儿", "儿子", "哥哥", "姐姐", "弟弟", "妹妹", "猫", "狗"];
-    if (rest.starts_with('有') || rest.starts_with("养了")) && family.iter().any(|w| rest.contains(w)) {
+    let home = rest.trim_start_matches("家里").trim_start_matches('家');
+    if (home.starts_with('有') || home.starts_with("养了")) && family.iter().any(|w| rest.contains(w)) {
         return fact(None);
     }
     if ["结婚", "独生", "左撇子", "在读"].iter().any(|w| rest.contains(w)) {
