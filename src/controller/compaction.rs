@@ -297,14 +297,6 @@ fn says_the_same(a: &str, b: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn a_statement_with_a_cue_around_it_says_the_same() {
-        assert!(super::says_the_same("我偏好用 Python 写代码。", "记住：我偏好用 Python 写代码。"));
-        assert!(super::says_the_same("I prefer window seats.", "I prefer window seats."));
-        assert!(!super::says_the_same("Python", "I prefer Python for scripts and Go for services."));
-        assert!(!super::says_the_same("", "anything"));
-    }
-
     use super::*;
     use crate::controller::Options;
     use crate::tokens::estimate::Family;
@@ -406,5 +398,12 @@ mod tests {
         assert!(job.request.candidates.is_empty());
         assert!(serde_json::to_value(&job.request).unwrap().get("candidates").is_none());
     }
-}
 
+    #[test]
+    fn a_statement_with_a_cue_around_it_says_the_same() {
+        assert!(says_the_same("我偏好用 Python 写代码。", "记住：我偏好用 Python 写代码。"));
+        assert!(says_the_same("I prefer window seats.", "I prefer window seats."));
+        assert!(!says_the_same("Python", "I prefer Python for scripts and Go for services."));
+        assert!(!says_the_same("", "anything"));
+    }
+}

@@ -89,8 +89,11 @@ impl Controller {
             let used: usize = members.iter().filter_map(|&i| self.window.log.get(i)).map(|s| s.tokens(count)).sum();
             let mut room = budget.saturating_sub(used);
             job.request.candidates.retain(|c| {
-                let fits = counter.count(c) <= room;
-                room = if fits { room - counter.count(c) } else { room };
+                let n = counter.count(c);
+                let fits = n <= room;
+                if fits {
+                    room -= n;
+                }
                 fits
             });
             return Some(job);
