@@ -1,4 +1,5 @@
-// Every fenced block of README.md is checked, so none can rot. The line
+// Every fenced block of README.md and of every Markdown file under docs/
+// (and HACKING.md, CHANGELOG.md) is checked, so none can rot. The line
 // before a block says how (an HTML comment, invisible on GitHub):
 //
 //   <!-- readme-test: run NAME -->            run it in Node as an app would
@@ -47,8 +48,20 @@ export function readmeBlocks(text) {
   return blocks;
 }
 
-const readme = readFileSync(join(root, "README.md"), "utf8");
-const blocks = readmeBlocks(readme);
+/** README.md, HACKING.md, CHANGELOG.md and every .md under docs/, as repo paths. */
+function documents() {
+  const out = ["README.md", "HACKING.md", "CHANGELOG.md"].filter((f) => existsSync(join(root, f)));
+  const walk = (dir) => {
+    if (!existsSync(join(root, dir))) return;
+    for (const e of readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.isDirectory()) walk(`${dir}/${e.name}`);
+      else if (e.name.endsWith(".md")) out.push(`${dir}/${e.name}`);
+    }
+  };
+  walk("docs");
+  return out;
+}
+const blocks = documents().flatMap((doc) => readmeBlocks(readFileSync(join(root, doc), "utf8")).map((b) => ({ ...b, doc })));
 const scripts = {};
 for (const f of readdirSync(join(root, "tests/js/readme")).filter((f) => f.endsWith(".mjs")).sort()) {
   for (const [name, spec] of Object.entries((await import(`./readme/${f}`)).blocks)) {
@@ -77,21 +90,21 @@ function runNode(file, env) {
   });
 }
 
-test("every README block says how it is checked, and every block script is used", () => {
-  const unmarked = blocks.filter((b) => b.marker === null).map((b) => `line ${b.line}`);
-  assert.deepEqual(unmarked, [], "README blocks without a readme-test marker");
+test("every documentation block says how it is checked, and every block script is used", () => {
+  const unmarked = blocks.filter((b) => b.marker === null).map((b) => `${b.doc} line ${b.line}`);
+  assert.deepEqual(unmarked, [], "blocks without a readme-test marker");
   const used = new Set(blocks.map((b) => b.marker.match(/^run (\S+)$/)?.[1]).filter(Boolean));
-  assert.deepEqual(Object.keys(scripts).filter((n) => !used.has(n)), [], "block scripts no README block uses");
+  assert.deepEqual(Object.keys(scripts).filter((n) => !used.has(n)), [], "block scripts no documentation block uses");
 });
 
 for (const block of blocks.filter((b) => b.marker !== null)) {
   const [mode, ...rest] = block.marker.split(/\s+/);
-  const title = `README line ${block.line} (${block.lang || "text"}): ${block.marker}`;
+  const title = `${block.doc} line ${block.line} (${block.lang || "text"}): ${block.marker}`;
   if (mode === "run") {
     test(title, async () => {
       const name = rest[0];
       const spec = scripts[name];
-      assert.ok(spec, `no script for README block ${name} in tests/js/readme/`);
+      assert.ok(spec, `no script for ${block.doc} block ${name} in tests/js/readme/`);
       assert.ok(["js", "javascript", "mjs"].includes(block.lang), "run blocks are JavaScript");
       const api = await startFakeOpenAI({ flavour: spec.flavour, script: spec.script });
       try {
