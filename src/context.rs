@@ -77,7 +77,8 @@ pub struct ContextRequest {
     pub query: Option<String>,
     /// The query's embedding, when the host has an embedder.
     pub query_vector: Option<Vec<f32>>,
-    /// Most tokens the recall block may take (default: what the rest leaves).
+    /// Most tokens the recall block may take (default [`RECALL_TOKENS`],
+    /// and never more than the rest leaves).
     pub semantic_tokens: Option<usize>,
     /// Budget of the pinned preferences block (default 300).
     pub preference_tokens: Option<usize>,
@@ -103,6 +104,16 @@ pub const NOTE_SHARE: f64 = 0.2;
 /// The recall block's share of what the pinned part leaves that the turns
 /// may not take when there is a query; it gets more when the turns leave more.
 pub const RECALL_SHARE: f64 = 0.3;
+/// The recall block's default cap. The block is the part of the prompt a
+/// provider's cache never bills at the cached price (it changes with every
+/// query), so its size is most of what a call costs beyond the cached
+/// prefix. Replaying the longchat chats at 8,000 − 1,000 tokens with an
+/// embedder (bench/cache.mjs, bench/context-quality.mjs): uncapped, the
+/// block took some 2,600 tokens at 8,000, showed 0.985 of the held-out
+/// questions' evidence and billed 2.75× the whole history's input; at 600
+/// it shows 0.946 and bills below the whole history's. A host that values
+/// recall over the bill raises `semanticTokens`.
+pub const RECALL_TOKENS: usize = 600;
 /// The shortest prompt OpenAI caches (and Anthropic's Sonnet and Opus
 /// models): below it nothing is cached, so nothing is kept stable for it.
 pub const CACHE_MIN_TOKENS: usize = 1024;
@@ -202,7 +213,8 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     // a provider caches at all, the block is filled first and the turns get
     // what it leaves of the floor.
     let has_query = req.query.as_deref().is_some_and(|q| !q.trim().is_empty());
-    let recall_floor = if has_query { req.semantic_tokens.unwrap_or(usize::MAX).min((rest as f64 * RECALL_SHARE) as usize) } else { 0 };
+    let recall_cap = req.semantic_tokens.unwrap_or(RECALL_TOKENS);
+    let recall_floor = if has_query { recall_cap.min((rest as f64 * RECALL_SHARE) as usize) } else { 0 };
     let small = available < CACHE_MIN_TOKENS;
     // What the query recalled, less the turns working memory holds (they
     // are the turns' to show) and the episodes the note may show.
@@ -213,7 +225,7 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
         .iter()
         .filter(|r| r.message.as_deref().is_none_or(|m| !working.contains(m)) && !(r.episode && in_note.contains(&r.id.as_str())))
         .collect();
-    let fill = |room: usize| if has_query { recall::fill(&candidates, req.semantic_tokens.map_or(room, |c| c.min(room)), counter, &|m| working.contains(m)) } else { None };
+    let fill = |room: usize| if has_query { recall::fill(&candidates, recall_cap.min(room), counter, &|m| working.contains(m)) } else { None };
     let mut block = if small { fill(recall_floor) } else { None };
     let set_aside = if small { block.as_ref().map_or(0, |b| b.1) } else { recall_floor };
 

@@ -15,17 +15,19 @@ use crate::error::Result;
 /// term the namespace lacks weighed as one a single document holds
 /// (`Bm25Index::query_weight`), so a strong match stays in on a namespace
 /// of one document and of 100,000 (tests/floor.rs). The share of the best
-/// is low since the recall block fills what the context leaves: at 0.4 /
-/// 0.5 (0.1's values, for a block of 800 tokens) the block held some 230
-/// tokens at 8,000 and left evidence out; at 0.1 / 0.2 hybrid recall on the
-/// longchat tune chats went 0.86 → 0.93 but the billed input passed the
-/// whole history's (bench/context-quality.mjs, bench/cache.mjs).
+/// is low, since the recall block's own cap ([`crate::context::RECALL_TOKENS`])
+/// bounds what it costs: hybrid scores are reciprocal ranks, so a share of
+/// the best is a rank cut (0.05: a hit among the vectors' first 70 or the
+/// words' first 30), and at 0.3 the block left out evidence its cap had
+/// room for (longchat held-out, hybrid, 8,000 tokens: 0.869 shown at 0.3
+/// uncapped, 0.946 at 0.05 within 600 tokens; bench/context-quality.mjs). Lexically the share of the
+/// query decides: 0.2 → 0.1 of the best changed nothing shown.
 pub struct Floors {
     pub lexical: [f32; 2],
     pub hybrid: [f32; 2],
 }
 
-pub const RELEVANCE_FLOOR: Floors = Floors { lexical: [0.2, 0.12], hybrid: [0.3, 0.0] };
+pub const RELEVANCE_FLOOR: Floors = Floors { lexical: [0.1, 0.12], hybrid: [0.05, 0.0] };
 
 impl Controller {
     /// What `query` recalls for a context, best first: search hits and

@@ -216,7 +216,7 @@ export interface ContextOptions {
   tools?: ToolDefinition[];
   /** The user's question: selects what the recall block shows (facts, chunks, earlier messages and episode summaries), placed right before the newest user turn. */
   query?: string;
-  /** Most tokens the recall block may take. Default: what the pinned part, the memory note and the turns leave (at least 30% of what the pinned part leaves when there is a query). */
+  /** Most tokens the recall block may take. Default 600, and never more than the pinned part, the memory note and the turns leave (up to 30% of what the pinned part leaves is kept for it when there is a query). The block is the part of each prompt a provider's cache bills at the full price: raise this for more recall at a higher bill. */
   semanticTokens?: number;
   /** Budget of the pinned preferences block. Default 300. */
   preferenceTokens?: number;
