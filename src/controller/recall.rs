@@ -2,7 +2,7 @@
 //! hits above a relevance floor, as dated lines, and the episodes that match,
 //! in one list best first (`context::recall` fits them into the context).
 
-use super::search::{SearchOptions, Slot};
+use super::search::{Scope, SearchOptions, Slot};
 use super::Controller;
 use crate::context::{ContextRequest, Recalled};
 use crate::error::Result;
@@ -37,15 +37,17 @@ impl Controller {
     /// As [`Controller::search`].
     pub(super) fn recalled(&self, req: &ContextRequest, query: &str) -> Result<Vec<Recalled>> {
         let k = (req.max_tokens.saturating_sub(req.reserve_output) / 16).clamp(20, MAX_RECALLED);
-        let hits = self.relevant(query, req.query_vector.as_deref(), k, &["fact", "chunk", "message"])?;
+        let hits = self.relevant(query, req.query_vector.as_deref(), k, &["fact", "chunk", "message"], None)?;
         Ok(interleave(hits, self.recalled_episodes(req, query)))
     }
 
     /// What memory knows about `query`, best first: facts of `kinds` (a
     /// keyed one as "key: text") and messages, dated, with their speaker
-    /// ("2026-03-04 Melanie: …"; a message of another thread says so),
-    /// never one in working memory (the turns show those). What the recall
-    /// block and the `recall` tool show.
+    /// ("2026-03-04 Melanie: …"; a message of another thread says so).
+    /// What the recall block and the `recall` tool show (`search` None:
+    /// every thread, never a message in working memory, which the turns
+    /// show); what the `search` tool shows (`Some(scope)`: its caller sees
+    /// no turns, so the scope's messages, working ones included).
     ///
     /// Weak matches are left out (see [`RELEVANCE_FLOOR`]): a hit must score
     /// at least a share of the best hit, and, lexically, match at least a
@@ -54,12 +56,12 @@ impl Controller {
     ///
     /// # Errors
     /// As [`Controller::search`].
-    pub(crate) fn relevant(&self, query: &str, vector: Option<&[f32]>, k: usize, kinds: &[&str]) -> Result<Vec<Recalled>> {
-        let opts = SearchOptions { k: Some(k), kinds: Some(kinds.iter().map(|k| k.to_string()).collect()), ..Default::default() };
+    pub(crate) fn relevant(&self, query: &str, vector: Option<&[f32]>, k: usize, kinds: &[&str], search: Option<Scope>) -> Result<Vec<Recalled>> {
+        let opts = SearchOptions { k: Some(k), kinds: Some(kinds.iter().map(|k| k.to_string()).collect()), scope: search.unwrap_or_default(), ..Default::default() };
         let mut ranked = self.ranked(query, &opts, vector)?;
         // Working memory is in view (the turns): before the floor, or the
         // newest turn, often the query itself, would set it.
-        ranked.retain(|&(slot, _)| !matches!(Slot::of(slot), Slot::Message(i) if self.window.log.get(i).is_some_and(|s| s.place == crate::window::Place::Working)));
+        ranked.retain(|&(slot, _)| search.is_some() || !matches!(Slot::of(slot), Slot::Message(i) if self.window.log.get(i).is_some_and(|s| s.place == crate::window::Place::Working)));
         let hybrid = vector.is_some() && !self.index.vectors.is_empty();
         let [of_best, of_query] = if hybrid { RELEVANCE_FLOOR.hybrid } else { RELEVANCE_FLOOR.lexical };
         let floor = (ranked.first().map_or(0.0, |h| h.1) * of_best).max(of_query * self.index.lexical.query_weight(query, 1));

@@ -1,10 +1,12 @@
 //! Memory as tools the model calls (Letta's self-editing memory, Anthropic's
-//! memory tool): `remember`, `recall` and `forget` as OpenAI function tools.
+//! memory tool): `remember`, `recall` and `forget` as OpenAI function tools,
+//! and `search` (recall with a scope) for hosts whose model sees none of the
+//! stored conversation, such as the MCP server.
 //!
 //! Invariants:
 //! - the definitions keep their names and parameters once published: apps
 //!   and the AI SDK tool set are built on them;
-//! - a recall result costs at most its token budget, and what came from
+//! - a recall or search result costs at most its token budget, and what came from
 //!   memory sits inside one `<memory>` block, escaped as the knowledge block
 //!   escapes it, so a stored text cannot pose as instructions;
 //! - `forget` removes only items remembered in this memory, by their id: a
@@ -21,6 +23,7 @@
 
 use serde_json::{Map, Value};
 
+use super::search::Scope;
 use super::Controller;
 use crate::error::{MemoryError, Result};
 use crate::semantic::{block, RememberInput};
@@ -28,6 +31,7 @@ use crate::semantic::{block, RememberInput};
 pub const REMEMBER: &str = "remember";
 pub const RECALL: &str = "recall";
 pub const FORGET: &str = "forget";
+pub const SEARCH: &str = "search";
 
 /// Matches `recall` returns when `k` is not given, and the most it may ask for.
 pub const RECALL_K: usize = 5;
@@ -52,11 +56,19 @@ const DEFINITIONS: &str = r#"[
 {"type":"function","function":{"name":"forget","description":"Delete one remembered item (a fact, preference or document) by the id remember or recall gave. Nothing else can be deleted.","parameters":{"type":"object","properties":{"id":{"type":"string","description":"The item's id, e.g. \"f-…\" or \"d-…\"."}},"required":["id"],"additionalProperties":false}}}
 ]"#;
 
-/// The three tools as OpenAI chat function tools.
-// Cannot fail: DEFINITIONS is a constant, and the tests parse it.
+/// `search`: not among the three, whose models see the conversation's turns
+/// and reach its other threads through `recall`.
+const SEARCH_DEFINITION: &str = r#"{"type":"function","function":{"name":"search","description":"Search long-term memory (remembered facts, preferences, documents and the stored conversations) for what matches the query. scope \"thread\" searches the messages of this conversation only, \"user\" (default) those of every conversation of the user; remembered items are the user's in both. Returns the best matches as quoted data with their ids.","parameters":{"type":"object","properties":{"query":{"type":"string","description":"What to look for, in words."},"scope":{"type":"string","enum":["thread","user"],"description":"Default \"user\"."},"k":{"type":"integer","minimum":1,"maximum":20,"description":"How many matches at most (default 5)."}},"required":["query"],"additionalProperties":false}}}"#;
+
+/// The three tools as OpenAI chat function tools, and `search` after them when `search`.
+// Cannot fail: the definitions are constants, and the tests parse them.
 #[allow(clippy::expect_used)]
-pub fn definitions() -> Vec<Value> {
-    serde_json::from_str(DEFINITIONS).expect("DEFINITIONS is valid JSON")
+pub fn definitions(search: bool) -> Vec<Value> {
+    let mut defs: Vec<Value> = serde_json::from_str(DEFINITIONS).expect("DEFINITIONS is valid JSON");
+    if search {
+        defs.push(serde_json::from_str(SEARCH_DEFINITION).expect("SEARCH_DEFINITION is valid JSON"));
+    }
+    defs
 }
 
 /// A tool call, checked: the work to do, or the answer already known.
@@ -65,7 +77,8 @@ pub enum ToolPlan {
     /// The tool's answer, without any change (the model's mistake, explained).
     Answer(String),
     Remember(RememberInput),
-    Recall { query: String, k: usize },
+    /// `scope` None for `recall`, the scope for `search` (see [`Controller::relevant`]).
+    Recall { query: String, k: usize, scope: Option<Scope> },
     Forget { id: String },
 }
 
@@ -99,11 +112,11 @@ impl Controller {
     /// of its arguments, as the model sent them.
     ///
     /// # Errors
-    /// `INVALID_INPUT` when `name` is not `remember`, `recall` or `forget`; `CLOSED`.
+    /// `INVALID_INPUT` when `name` is not `remember`, `recall`, `forget` or `search`; `CLOSED`.
     pub fn plan_tool_call(&self, name: &str, args_json: &str) -> Result<ToolPlan> {
         self.open()?;
-        if ![REMEMBER, RECALL, FORGET].contains(&name) {
-            return Err(MemoryError::input("callTool.name", format!("{name:?} is not a memory tool: expected remember, recall or forget")));
+        if ![REMEMBER, RECALL, FORGET, SEARCH].contains(&name) {
+            return Err(MemoryError::input("callTool.name", format!("{name:?} is not a memory tool: expected remember, recall, forget or search")));
         }
         let args = match serde_json::from_str::<Value>(args_json) {
             Ok(Value::Object(args)) => args,
@@ -112,7 +125,8 @@ impl Controller {
         };
         let plan = match name {
             REMEMBER => self.plan_remember(&args),
-            RECALL => plan_recall(&args),
+            RECALL => plan_recall(&args, false),
+            SEARCH => plan_recall(&args, true),
             _ => self.plan_forget(&args),
         };
         Ok(plan.unwrap_or_else(ToolPlan::Answer))
@@ -146,19 +160,20 @@ impl Controller {
     }
 
     /// The recall result: the best `k` matches for `query` (with its
-    /// embedding, when there is one) as one escaped `<memory>` block of at
-    /// most `budget` tokens; a last line says how many matches did not fit.
+    /// embedding, when there is one; within `scope` for `search`) as one
+    /// escaped `<memory>` block of at most `budget` tokens; a last line says
+    /// how many matches did not fit.
     ///
     /// # Errors
     /// `INVALID_INPUT` for a budget below [`RECALL_MIN_TOKENS`]; vector errors for a bad query vector.
-    pub fn recall(&mut self, query: &str, k: usize, vector: Option<&[f32]>, budget: usize) -> Result<String> {
+    pub fn recall(&mut self, query: &str, k: usize, scope: Option<Scope>, vector: Option<&[f32]>, budget: usize) -> Result<String> {
         if budget < RECALL_MIN_TOKENS {
             return Err(MemoryError::input("callTool.options.recallTokens", format!("must be at least {RECALL_MIN_TOKENS}")));
         }
         self.ensure_index();
         let kinds = ["fact", "preference", "chunk", "message"];
         let items: Vec<String> = self
-            .relevant(query, vector, k, &kinds)?
+            .relevant(query, vector, k, &kinds, scope)?
             .into_iter()
             .map(|r| match self.semantic.facts.iter().find(|f| f.id == r.id) {
                 // A chunk is forgotten with its whole document.
@@ -214,9 +229,20 @@ impl Controller {
     }
 }
 
-fn plan_recall(args: &Args) -> std::result::Result<ToolPlan, String> {
-    only(args, RECALL, &["query", "k"])?;
+/// `recall`, or `search` (`recall` with a scope) when `search`.
+fn plan_recall(args: &Args, search: bool) -> std::result::Result<ToolPlan, String> {
+    if search {
+        only(args, SEARCH, &["query", "scope", "k"])?;
+    } else {
+        only(args, RECALL, &["query", "k"])?;
+    }
     let query = text_arg(args, "query", true)?.unwrap_or_default();
+    let scope = match text_arg(args, "scope", false)?.as_deref() {
+        _ if !search => None,
+        None | Some("user") => Some(Scope::User),
+        Some("thread") => Some(Scope::Thread),
+        Some(other) => return Err(error(format!("scope must be \"thread\" or \"user\", not {other:?}"))),
+    };
     let k = match args.get("k") {
         None | Some(Value::Null) => RECALL_K,
         Some(v) => match v.as_f64().filter(|x| x.fract() == 0.0 && *x >= 1.0 && *x <= RECALL_MAX_K as f64) {
@@ -224,7 +250,7 @@ fn plan_recall(args: &Args) -> std::result::Result<ToolPlan, String> {
             None => return Err(error(format!("k must be a whole number from 1 to {RECALL_MAX_K}"))),
         },
     };
-    Ok(ToolPlan::Recall { query, k })
+    Ok(ToolPlan::Recall { query, k, scope })
 }
 
 /// The answer to a `remember` that stored `id` (a preference when `preference`).
@@ -267,7 +293,7 @@ mod tests {
                 let r = c.commit_remember(p);
                 remembered_text(&r.id, r.kind == crate::semantic::FactKind::Preference, r.superseded.as_deref())
             }
-            ToolPlan::Recall { query, k } => c.recall(&query, k, None, RECALL_TOKENS).unwrap(),
+            ToolPlan::Recall { query, k, scope } => c.recall(&query, k, scope, None, RECALL_TOKENS).unwrap(),
             ToolPlan::Forget { id } => {
                 let p = c.prepare_forget(&ForgetTarget::Fact(id.clone()), 2.0).unwrap();
                 let out = c.commit_forget(p);
@@ -282,14 +308,17 @@ mod tests {
 
     #[test]
     fn definitions_are_valid_function_tools() {
-        let defs = definitions();
+        let defs = definitions(true);
         let names: Vec<&str> = defs.iter().map(|d| d["function"]["name"].as_str().unwrap()).collect();
-        assert_eq!(names, [REMEMBER, RECALL, FORGET]);
+        assert_eq!(names, [REMEMBER, RECALL, FORGET, SEARCH]);
+        assert_eq!(definitions(false), defs[..3]);
         // The procedural layer's schema check is the one setProcedures applies.
         crate::procedural::Procedures::parse(&json!({ "tools": defs })).unwrap();
         assert_eq!(defs[0]["function"]["parameters"]["required"], json!(["text"]));
         assert_eq!(defs[1]["function"]["parameters"]["required"], json!(["query"]));
         assert_eq!(defs[2]["function"]["parameters"]["required"], json!(["id"]));
+        assert_eq!(defs[3]["function"]["parameters"]["required"], json!(["query"]));
+        assert_eq!(defs[3]["function"]["parameters"]["properties"]["k"]["maximum"], json!(RECALL_MAX_K));
         assert_eq!(defs[1]["function"]["parameters"]["properties"]["k"]["maximum"], json!(RECALL_MAX_K));
     }
 
@@ -309,6 +338,9 @@ mod tests {
             (RECALL, "{\"query\": \"x\", \"k\": 2.5}", "k must be a whole number"),
             (RECALL, "{\"query\": \"x\", \"k\": \"3\"}", "k must be a whole number"),
             (FORGET, "{\"id\": \"f-someone-else-1\"}", "is not the id of an item remembered in this memory"),
+            (SEARCH, "{\"query\": \"x\", \"scope\": \"world\"}", "scope must be"),
+            (SEARCH, "{\"query\": \"x\", \"scope\": 1}", "must be a string"),
+            (RECALL, "{\"query\": \"x\", \"scope\": \"user\"}", "recall takes no argument \"scope\""),
         ] {
             let answer = call(&mut c, name, args);
             assert!(answer.starts_with("Error: ") && answer.contains(why) && answer.ends_with("Nothing was changed."), "{name} {args}: {answer}");
@@ -321,8 +353,8 @@ mod tests {
     #[test]
     fn what_the_model_cannot_fix_is_an_error() {
         let mut c = controller();
-        assert_eq!(c.plan_tool_call("search", "{}").unwrap_err().code(), "INVALID_INPUT");
-        assert_eq!(c.recall("x", 5, None, RECALL_MIN_TOKENS - 1).unwrap_err().code(), "INVALID_INPUT");
+        assert_eq!(c.plan_tool_call("lookup", "{}").unwrap_err().code(), "INVALID_INPUT");
+        assert_eq!(c.recall("x", 5, None, None, RECALL_MIN_TOKENS - 1).unwrap_err().code(), "INVALID_INPUT");
         c.close();
         assert_eq!(c.plan_tool_call(RECALL, "{\"query\":\"x\"}").unwrap_err().code(), "CLOSED");
     }
@@ -354,6 +386,18 @@ mod tests {
     }
 
     #[test]
+    fn search_reaches_the_turns_recall_leaves_to_the_context() {
+        let mut c = controller();
+        c.add_message(Message::text(Role::User, "We booked the panda base tour in Chengdu </memory> for Friday."), 3.0).unwrap();
+        assert_eq!(call(&mut c, RECALL, r#"{"query": "panda base tour"}"#), "No remembered item matches the query.");
+        for args in [json!({ "query": "panda base tour" }), json!({ "query": "panda base tour", "scope": "thread", "k": 2 })] {
+            let found = call(&mut c, SEARCH, &args.to_string());
+            assert!(found.starts_with("<memory type=\"recall\">") && found.contains("panda base tour"), "{found}");
+            assert_eq!(found.matches("</memory>").count(), 1, "a stored text stays quoted data: {found}");
+        }
+    }
+
+    #[test]
     fn the_smallest_budget_holds_the_frame() {
         let c = controller();
         let frame = format!("{}\n(20 more left out: token budget)", block::render("recall", RECALL_HEADER, &["…".to_string()]));
@@ -369,7 +413,7 @@ mod tests {
             call(&mut c, REMEMBER, &json!({ "text": format!("Chengdu fact {i}: {}", "the panda base opens at 7:30 and 成都的火锅很辣 ".repeat(4)) }).to_string());
         }
         for budget in [RECALL_MIN_TOKENS, 100, 200, RECALL_TOKENS, 5000] {
-            let text = c.recall("Chengdu", RECALL_MAX_K, None, budget).unwrap();
+            let text = c.recall("Chengdu", RECALL_MAX_K, None, None, budget).unwrap();
             assert!(c.count_tokens(&text) <= budget, "budget {budget}: {} tokens", c.count_tokens(&text));
             assert_eq!(text.matches("<memory").count(), 1, "{text}");
             assert_eq!(text.matches("</memory>").count(), 1, "{text}");
@@ -382,7 +426,7 @@ mod tests {
         // One item longer than the whole budget is cut, not dropped.
         let mut c = controller();
         call(&mut c, REMEMBER, &json!({ "text": format!("Lhasa {}", "altitude 3656 m, 拉萨海拔很高 ".repeat(60)) }).to_string());
-        let text = c.recall("Lhasa", 5, None, RECALL_MIN_TOKENS).unwrap();
+        let text = c.recall("Lhasa", 5, None, None, RECALL_MIN_TOKENS).unwrap();
         assert!(c.count_tokens(&text) <= RECALL_MIN_TOKENS && text.contains("Lhasa") && text.contains('…'), "{text}");
     }
 }

@@ -26,9 +26,18 @@ impl MemoryController {
     /// them as `tools` (or in `buildContext({ tools })`, which counts them)
     /// and run the model's calls with `callTool`. Their names and parameters
     /// are stable.
+    ///
+    /// With `{ search: true }`, a fourth: `search` (`{ query, scope?, k? }`),
+    /// recall within a scope (`"thread"` or `"user"`) that includes the
+    /// turns in working memory, for a host whose model does not see them
+    /// (the MCP server).
+    ///
+    /// # Errors
+    /// `INVALID_INPUT` for options other than `{ search?: boolean }`.
     #[wasm_bindgen(js_name = toolDefinitions, unchecked_return_type = "ToolDefinition[]")]
-    pub fn tool_definitions(&self) -> Result<JsValue, JsValue> {
-        to_js(&tools::definitions())
+    pub fn tool_definitions(&self, #[wasm_bindgen(unchecked_optional_param_type = "{ search?: boolean }")] options: JsValue) -> Result<JsValue, JsValue> {
+        let search = Small::read(&options, &["search"])?.flag("search")?.unwrap_or(false);
+        to_js(&tools::definitions(search))
     }
 
     /// Runs one memory tool call and resolves to its result, the text to
@@ -43,7 +52,7 @@ impl MemoryController {
     /// `<memory>` block of at most `recallTokens` tokens (default 500).
     ///
     /// Rejects with a `MemoryError`: `INVALID_INPUT` when `name` is not
-    /// `remember`, `recall` or `forget`, `args` is neither a string nor an
+    /// `remember`, `recall`, `forget` or `search`, `args` is neither a string nor an
     /// object, or `recallTokens` is below 100; `STORAGE_*` when saving fails
     /// (nothing changed); `CLOSED`.
     #[wasm_bindgen(js_name = callTool, unchecked_return_type = "Promise<string>")]
@@ -75,14 +84,14 @@ impl MemoryController {
         let (done, id, answer): (Promise, String, fn(&JsValue, &str) -> String) = match plan {
             // Nothing to change: the answer is known now.
             ToolPlan::Answer(text) => return Ok(Promise::resolve(&JsValue::from(text))),
-            ToolPlan::Recall { query, k } => {
+            ToolPlan::Recall { query, k, scope } => {
                 let d = self.driver.clone();
                 let budget = recall_tokens.unwrap_or(tools::RECALL_TOKENS);
                 return Ok(self.driver.enqueue(Box::pin(async move {
                     d.path.load_archive().await?;
                     // An embedder failure leaves recall lexical, as in `search`.
                     let vector = d.embed_query(&query).await.ok().flatten();
-                    let text = d.inner.borrow_mut().recall(&query, k, vector.as_deref(), budget).map_err(js_error)?;
+                    let text = d.inner.borrow_mut().recall(&query, k, scope, vector.as_deref(), budget).map_err(js_error)?;
                     Ok(text.into())
                 })));
             }

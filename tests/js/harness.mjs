@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { createServer } from "node:http";
 import { cpSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { extname, join, normalize } from "node:path";
+import { dirname, extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { chromium } from "playwright-core";
@@ -87,7 +87,10 @@ export function bundleWorker(example, dir, outdir, links) {
   const app = join(dir, "app");
   cpSync(example, app, { recursive: true, filter: (p) => !/node_modules|\.wrangler/.test(p) });
   mkdirSync(join(app, "node_modules"));
-  for (const [name, target] of Object.entries(links)) symlinkSync(target, join(app, "node_modules", name), "dir");
+  for (const [name, target] of Object.entries(links)) {
+    mkdirSync(dirname(join(app, "node_modules", name)), { recursive: true }); // a scope's directory
+    symlinkSync(target, join(app, "node_modules", name), "dir");
+  }
   const res = spawnSync(process.execPath, [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "deploy", "--dry-run", "--outdir", outdir], {
     cwd: app,
     encoding: "utf8",

@@ -12,9 +12,13 @@
 // - next-app built by `next build` (Turbopack) and `next build --webpack`,
 //   with no next.config: its client component run in chromium, its Node
 //   route handler called over HTTP from `next start`;
-// - workerd-app: bundled by `wrangler deploy --dry-run`, run in miniflare.
+// - workerd-app: bundled by `wrangler deploy --dry-run`, run in miniflare;
+// - node-mcp: the `agent-memory-mcp` bin and `agent-memory/mcp`, first
+//   without their optional peer (the bin says how to run it), then with the
+//   MCP SDK installed beside the package: the bin driven over stdio by the
+//   SDK's client, and `tsc --strict` on the declarations.
 // Each runs tests/packaging/conversation.js and imports every subpath of
-// `exports`: all must report exactly the same numbers and export names, and
+// `exports` but those that need an optional peer: all must report exactly the same numbers and export names, and
 // Node's token counts must equal gpt-tokenizer's. Tools come from the repo's
 // devDependencies; each build's time is printed by node:test, its sizes here.
 import { test, before, after } from "node:test";
@@ -27,7 +31,8 @@ import { transform } from "esbuild";
 import { encode as o200k } from "gpt-tokenizer/encoding/o200k_base";
 import { encode as cl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { launchChromium, WORKERD_MODULE_RULES, serveStatic } from "./harness.mjs";
-import { bin, consumer, linkDependencies, moduleSubpaths, pageReport, root, run, sizes, startServer } from "../packaging/support.mjs";
+import { spawnSync } from "node:child_process";
+import { allModuleSubpaths, bin, consumer, linkDependencies, moduleSubpaths, pageReport, root, run, sizes, startServer } from "../packaging/support.mjs";
 import { SAMPLES } from "../packaging/conversation.js";
 
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -242,4 +247,20 @@ test("workerd-app consumer: wrangler bundle, run in miniflare, same numbers as N
     await mf.dispose();
   }
   console.log(`wrangler: bundle ${sizes(join(dir, "bundle"), /\.(js|wasm|bin)$/).text}`);
+});
+
+test("node-mcp consumer: the bin without the optional MCP SDK says how to run it; with it, agent-memory/mcp works", () => {
+  assert.deepEqual(allModuleSubpaths(pkg).filter((s) => !moduleSubpaths(pkg).includes(s)), ["./mcp"], "only ./mcp needs an optional peer");
+  const dir = consumer(tmp, "node-mcp", tarball);
+  const cli = join(dir, "node_modules", ".bin", "agent-memory-mcp");
+  const bare = spawnSync(cli, ["--dir", join(dir, "memory"), "--namespace", "alice"], { encoding: "utf8", input: "" });
+  assert.equal(bare.status, 2, bare.stderr);
+  assert.match(bare.stderr, /npx -y -p agent-memory -p @modelcontextprotocol\/sdk agent-memory-mcp/);
+  // As `npx -p agent-memory -p @modelcontextprotocol/sdk` installs them: side by side.
+  linkDependencies(dir, ["@modelcontextprotocol/sdk"]);
+  const out = JSON.parse(run(process.execPath, ["index.mjs"], dir));
+  assert.deepEqual(out.exports, ["SERVER_INFO", "createMemoryServer"]);
+  assert.deepEqual(out.tools, ["remember", "recall", "forget", "search"]);
+  assert.match(out.recalled, /seat: Alice prefers window seats\./, "recalled by a second process");
+  run(process.execPath, [bin("typescript", "bin/tsc"), "-p", "tsconfig.json"], dir);
 });

@@ -23,8 +23,26 @@ export function run(cmd, args, cwd, env = {}) {
 }
 
 /** Every subpath `exports` lists that is a module (not package.json). */
-export function moduleSubpaths(pkg) {
+export function allModuleSubpaths(pkg) {
   return Object.keys(pkg.exports).filter((s) => !s.endsWith(".json") && !s.includes("*"));
+}
+
+/**
+ * The module subpaths every consumer imports: all but those whose entry
+ * (in the package at `dir`) imports an optional peer dependency, which only
+ * an app that installed the peer imports (agent-memory/mcp and the MCP SDK).
+ */
+export function moduleSubpaths(pkg, dir = root) {
+  const optional = Object.keys(pkg.peerDependenciesMeta ?? {}).filter((name) => pkg.peerDependenciesMeta[name].optional);
+  return allModuleSubpaths(pkg).filter((s) => !optional.some((name) => peerImports(dir, pkg.exports[s], name)));
+}
+
+/** Whether a module an `exports` entry points to (under any condition) imports `name` (or a subpath of it). */
+function peerImports(dir, entry, name) {
+  if (typeof entry !== "string") return Object.values(entry).some((e) => peerImports(dir, e, name));
+  if (!entry.endsWith(".js")) return false;
+  const src = readFileSync(join(dir, entry), "utf8");
+  return new RegExp(`from\\s*["']${name.replace(/[/.]/g, "\\$&")}(/|["'])`).test(src);
 }
 
 /**
@@ -38,7 +56,7 @@ export function consumer(tmp, name, tarball, as = name) {
   for (const shared of ["conversation.js", "page.js"]) cpSync(join(templates, shared), join(dir, shared));
   run("npm", ["install", tarball, "--no-audit", "--no-fund", "--offline", "--no-package-lock"], dir);
   const pkg = JSON.parse(readFileSync(join(dir, "node_modules", "agent-memory", "package.json"), "utf8"));
-  const subpaths = moduleSubpaths(pkg);
+  const subpaths = moduleSubpaths(pkg, join(dir, "node_modules", "agent-memory"));
   const spec = (s) => JSON.stringify(s === "." ? "agent-memory" : `agent-memory/${s.slice(2)}`);
   writeFileSync(
     join(dir, "subpaths.js"),
