@@ -3,7 +3,7 @@
 // shape) so the package does not depend on `ai`; tests/types/ai-sdk checks
 // them against ai 7's (and, for the middleware, ai 6's). The main entry
 // re-exports the two ModelMessage mappings (aisdk.d.ts).
-import type { ChatMessage, HistoryItem, MemoryController } from "./wasm/agent_memory.js";
+import type { ChatMessage, ContextOptions, HistoryItem, MemoryController } from "./wasm/agent_memory.js";
 
 // ---------------------------------------------------------------- ModelMessage
 
@@ -194,7 +194,8 @@ export interface StoredReport {
   usd?: number | null;
 }
 
-export interface MemoryMiddlewareOptions {
+/** Passed to buildContext as they are (see `ContextOptions`). */
+export interface MemoryMiddlewareOptions extends Pick<ContextOptions, "semanticTokens" | "episodicTokens" | "preferenceTokens" | "taskId" | "taskTokens"> {
   /**
    * Context budget. Default: the memory model's context window, which a long
    * memory fills with episode summaries (10,000 messages: some 126,000
@@ -224,14 +225,8 @@ export interface MemoryMiddlewareOptions {
   onStored?: (report: StoredReport) => void | Promise<void>;
   /** "v4" (default) for ai 7's wrapLanguageModel, "v3" for ai 6's. */
   specificationVersion?: "v4" | "v3";
-  /** Passed to buildContext. */
-  semanticTokens?: number;
-  episodicTokens?: number;
-  preferenceTokens?: number;
-  taskId?: string;
-  taskTokens?: number;
   /** Passed to buildContext: "stable" (default) puts the recall block into the newest user turn and an Anthropic cache breakpoint before it; "recall-first" keeps it at the top. */
-  layout?: "stable" | "recall-first";
+  layout?: ContextOptions["layout"];
 }
 
 /**

@@ -32,14 +32,18 @@ use crate::tokens::Counter;
 use crate::window::{Group, Window};
 
 mod note;
+mod options;
 mod recall;
 mod sections;
 pub use note::{utc_day, utc_minute};
+pub use options::ContextOptions;
 pub use recall::{Recalled, HEADER as KNOWLEDGE_HEADER};
 pub use sections::{Budget, CacheHint, Context, Degraded, KnowledgeSection, OmitReason, Omitted, RecentSection, RetrievalMode, Sections, SummarySection, SystemSection};
 
 /// Where the recall block goes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum Layout {
     /// Right before the newest user turn: everything before it is the
     /// cacheable prefix.
@@ -48,20 +52,6 @@ pub enum Layout {
     /// Right after the pinned blocks, as before 0.2: every call's prompt
     /// differs from there on.
     RecallFirst,
-}
-
-impl Layout {
-    /// `"stable"` (also the default, `None`) or `"recall-first"`.
-    ///
-    /// # Errors
-    /// `INVALID_INPUT` for another name.
-    pub fn parse(name: Option<&str>) -> Result<Layout> {
-        match name {
-            None | Some("stable") => Ok(Layout::Stable),
-            Some("recall-first") => Ok(Layout::RecallFirst),
-            Some(other) => Err(MemoryError::input("buildContext.layout", format!("{other:?}: expected \"stable\" or \"recall-first\""))),
-        }
-    }
 }
 
 /// What the caller asks for.

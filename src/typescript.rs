@@ -5,14 +5,15 @@
 //! The test below fails when the checked-in file differs from what the
 //! types say; `UPDATE_TYPES=1 cargo test --lib typescript` rewrites it.
 //!
-//! What JS passes in is declared by hand in `src/wasm/types.rs`: option
-//! objects are read by hand (no Rust type to derive from), and a message is
-//! a union by role of exact shapes so that the openai client's types fit it,
-//! richer than `Message`, which keeps any field as given.
+//! `buildContext`'s options are derived too (`ContextOptions`, the type the
+//! binding reads them as). The rest of what JS passes in is declared by hand
+//! in `src/wasm/types.rs`: the other option objects are read by hand, and a
+//! message is a union by role of exact shapes so that the openai client's
+//! types fit it, richer than `Message`, which keeps any field as given.
 
 use ts_rs::{Config, TS};
 
-use crate::context::{Budget, CacheHint, Context, Degraded, KnowledgeSection, OmitReason, Omitted, RecentSection, RetrievalMode, Sections, SummarySection, SystemSection};
+use crate::context::{Budget, CacheHint, Context, ContextOptions, Degraded, KnowledgeSection, Layout, OmitReason, Omitted, RecentSection, RetrievalMode, Sections, SummarySection, SystemSection};
 use crate::controller::{Added, CompactionEvent, Forgotten, Found, Hit, HitKind, HistoryItem, LayerTokens, MessageStats, Remembered, Stats, SummaryRequest, ThreadInfo, TokenizerStats};
 use crate::cost::{CostLedger, ModelCost, PurposeCost};
 use crate::episodic::{Episode, SummarySource};
@@ -116,6 +117,8 @@ fn declarations() -> Out {
     declaration::<HistoryItem>(&cfg, out);
     declaration::<Place>(&cfg, out);
     declaration::<ThreadInfo>(&cfg, out);
+    declaration::<ContextOptions>(&cfg, out);
+    declaration::<Layout>(&cfg, out);
     declaration::<Context>(&cfg, out);
     declaration::<Sections>(&cfg, out);
     declaration::<SystemSection>(&cfg, out);

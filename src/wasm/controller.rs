@@ -9,13 +9,13 @@
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::options::{core_options, read, search_options, split_hooks, JsOptions, Small, CONTEXT_OPTIONS};
+use super::options::{core_options, read, search_options, split_hooks, JsOptions, Small};
 use super::driver::{spawn, Driver, Inner};
 use super::embedder::Embedder;
 use super::storage::Storage;
 use super::summarizer::Summarizer;
 use super::{array_with_fields, degraded_by, from_js, js_error, ranks, to_js, to_json};
-use crate::context::{ContextRequest, Layout};
+use crate::context::{ContextOptions, ContextRequest};
 use crate::controller::{Added, Controller, ForgetTarget};
 use crate::error::MemoryError;
 use crate::models::Tokenizer;
@@ -202,17 +202,16 @@ impl MemoryController {
     #[wasm_bindgen(js_name = buildContext, unchecked_return_type = "Promise<Context>")]
     pub fn build_context(&self, #[wasm_bindgen(unchecked_optional_param_type = "ContextOptions")] options: JsValue) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
-        let js = Small::read(&options, CONTEXT_OPTIONS);
+        let options = read::<ContextOptions>(&options, "buildContext");
         self.enqueue(async move {
-            let js = js?;
-            let query = js.string("query")?;
-            let task_id = js.string("taskId")?;
+            let options = options?;
+            let (query, task_id) = (options.query.as_deref(), options.task_id.as_deref());
             // A query searches the archive too, and a task's history may be
             // there; if it cannot be read, the context is built from what is
             // in memory and says so.
-            let needs = d.inner.borrow().needs_archive(query.is_some(), task_id.as_deref());
+            let needs = d.inner.borrow().needs_archive(query.is_some(), task_id);
             let unread = if needs { d.path.load_archive().await.err().map(|e| degraded_by(&e)) } else { None };
-            let (query_vector, degraded) = match &query {
+            let (query_vector, degraded) = match query {
                 Some(q) => match d.embed_query(q).await {
                     Ok(v) => (v, unread),
                     Err(f) => (None, Some(f)),
@@ -220,23 +219,7 @@ impl MemoryController {
                 None => (None, None),
             };
             let mut inner = d.inner.borrow_mut();
-            let req = ContextRequest {
-                system: js.string("system")?,
-                max_tokens: js.size("maxTokens")?.unwrap_or(inner.options().working.max_tokens),
-                reserve_output: js.size("reserveOutput")?.unwrap_or(0),
-                tools: js.list("tools")?,
-                query,
-                query_vector,
-                semantic_tokens: js.size("semanticTokens")?,
-                preference_tokens: js.size("preferenceTokens")?,
-                task_id,
-                episodic_tokens: js.size("episodicTokens")?,
-                task_tokens: js.size("taskTokens")?,
-                now: Some(now),
-                keep_fields: js.strings("keepFields")?,
-                degraded,
-                layout: Layout::parse(js.string("layout")?.as_deref()).map_err(js_error)?,
-            };
+            let req = ContextRequest::new(options, inner.options().working.max_tokens, now, query_vector, degraded);
             to_js(&inner.build_context(&req).map_err(js_error)?)
         })
     }

@@ -35,12 +35,8 @@ pub struct JsOptions {
 }
 
 
-/// `buildContext`'s option names.
-pub const CONTEXT_OPTIONS: &[&str] =
-    &["system", "maxTokens", "reserveOutput", "tools", "query", "semanticTokens", "preferenceTokens", "taskId", "episodicTokens", "taskTokens", "keepFields", "layout"];
-
 /// An options object (`add`'s `{ taskId }`, `recordUsage`'s `{ model }`,
-/// `budgetAwareMaxTokens`' `{ promptTokens, floor }`, `buildContext`'s),
+/// `budgetAwareMaxTokens`' `{ promptTokens, floor }`),
 /// read by hand: a derived deserializer per struct costs the wasm more.
 pub struct Small(serde_json::Map<String, Value>, &'static str);
 

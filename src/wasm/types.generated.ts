@@ -81,6 +81,65 @@ export type ThreadInfo = {
 };
 
 /**
+ * Options of `buildContext` (all optional).
+ */
+export type ContextOptions = {
+  /**
+   * Replaces the stored system/developer messages for this call.
+   */
+  system?: string;
+  /**
+   * Default: workingMemory.maxTokens; never above the model's context window.
+   */
+  maxTokens?: number;
+  /**
+   * Tokens kept free for the reply. Default 0.
+   */
+  reserveOutput?: number;
+  /**
+   * Extra tools for this call (after the procedures' tools).
+   */
+  tools?: ToolDefinition[];
+  /**
+   * The user's question: selects what the recall block shows (facts, chunks, earlier messages and episode summaries), placed right before the newest user turn.
+   */
+  query?: string;
+  /**
+   * Most tokens the recall block may take. Default 600, and never more than the pinned part, the memory note and the turns leave (up to 30% of what the pinned part leaves is kept for it when there is a query). The block is the part of each prompt a provider's cache bills at the full price: raise this for more recall at a higher bill.
+   */
+  semanticTokens?: number;
+  /**
+   * Budget of the pinned preferences block. Default 300.
+   */
+  preferenceTokens?: number;
+  /**
+   * Selects task-tagged rules, and adds the task's completed steps and pending tasks.
+   */
+  taskId?: string;
+  /**
+   * Most tokens the memory note (the thread's newest episode summaries, chosen without the query) may take. Default 20% of what the pinned part leaves.
+   */
+  episodicTokens?: number;
+  /**
+   * Budget of the task history block. Default 400.
+   */
+  taskTokens?: number;
+  /**
+   * Stored extra fields to send as they are (counted), beyond what is sent for each role.
+   */
+  keepFields?: Array<string>;
+  /**
+   * "stable" (default): the recall block goes right before the newest user turn, so everything before it is the same from call to call between compactions (`ctx.cache`). "recall-first": right after the pinned blocks, as before 0.2.
+   */
+  layout?: Layout;
+};
+
+/**
+ * Where the recall block goes.
+ */
+export type Layout = "stable" | "recall-first";
+
+/**
  * What `buildContext` returns: the messages to send now.
  */
 export type Context = {
