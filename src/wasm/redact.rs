@@ -1,0 +1,95 @@
+//! The `redact` option: the core's policy (`true`, `false`, `{ personal,
+//! credentials }`), or the host's own function `(text) => string |
+//! Promise<string>`, called on each text of a message or fact before it is
+//! stored, in place of the built-in scanners. What it returns is stored;
+//! the `[redacted:KIND]` placeholders it added are reported as ours are.
+//! It fails closed: a throw, a rejection or a non-string rejects the call
+//! with `REDACT_FAILED` (the thrown value as `cause`) and nothing is stored.
+
+use js_sys::{Function, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::js_error;
+use crate::error::MemoryError;
+use crate::message::Message;
+use crate::redact::{count_new_placeholders, message_texts, Policy, Redacted};
+use crate::semantic::RememberInput;
+
+/// Who redacts: the core with a policy, or the host's function.
+#[derive(Clone)]
+pub enum Redactor {
+    Core(Policy),
+    Host(Function),
+}
+
+impl Redactor {
+    /// The `redact` create option (taken off with the hooks).
+    ///
+    /// # Errors
+    /// `INVALID_INPUT` for a value that is no policy and no function.
+    pub fn from_js(value: JsValue) -> Result<Redactor, JsValue> {
+        if let Some(f) = value.dyn_ref::<Function>() {
+            return Ok(Redactor::Host(f.clone()));
+        }
+        let v = if value.is_undefined() { serde_json::Value::Null } else { super::from_js::<serde_json::Value>(&value, "options.redact")? };
+        Policy::from_value(&v).map(Redactor::Core).map_err(js_error)
+    }
+
+    /// The policy the core applies itself (off when the host redacts).
+    pub fn policy(&self) -> Policy {
+        match self {
+            Redactor::Core(p) => *p,
+            Redactor::Host(_) => Policy::OFF,
+        }
+    }
+
+    /// # Errors
+    /// `REDACT_FAILED` (host function only).
+    pub async fn message(&self, mut message: Message) -> Result<(Message, Redacted), JsValue> {
+        let report = match self {
+            Redactor::Core(p) => p.message(&mut message),
+            Redactor::Host(f) => {
+                let mut report = Redacted::new();
+                for text in message_texts(&mut message) {
+                    *text = host_text(f, text, &mut report).await?;
+                }
+                report
+            }
+        };
+        Ok((message, report))
+    }
+
+    /// # Errors
+    /// `REDACT_FAILED` (host function only).
+    pub async fn remember(&self, mut input: RememberInput) -> Result<(RememberInput, Redacted), JsValue> {
+        let report = match self {
+            Redactor::Core(p) => p.remember(&mut input),
+            Redactor::Host(f) => {
+                let mut report = Redacted::new();
+                input.text = host_text(f, &input.text, &mut report).await?;
+                report
+            }
+        };
+        Ok((input, report))
+    }
+}
+
+async fn host_text(f: &Function, text: &str, report: &mut Redacted) -> Result<String, JsValue> {
+    let got = match f.call1(&JsValue::NULL, &text.into()) {
+        Ok(v) => JsFuture::from(Promise::resolve(&v)).await,
+        Err(e) => Err(e),
+    }
+    .map_err(|e| failed(&e, "options.redact threw"))?;
+    let out = got.as_string().ok_or_else(|| failed(&got, "options.redact returned no string"))?;
+    count_new_placeholders(text, &out, report);
+    Ok(out)
+}
+
+fn failed(cause: &JsValue, why: &str) -> JsValue {
+    let reason = Reflect::get(cause, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_default();
+    let err = js_error(MemoryError::input("options.redact", format!("{why} {reason}").trim_end()));
+    let _ = Reflect::set(&err, &"code".into(), &"REDACT_FAILED".into());
+    let _ = Reflect::set(&err, &"cause".into(), cause);
+    err
+}
