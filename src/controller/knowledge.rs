@@ -39,7 +39,7 @@ pub struct Remembered {
     pub superseded: Option<String>,
     /// What was redacted from the text before it was stored (see `AddResult`).
     #[serde(skip_serializing_if = "crate::redact::Redacted::is_empty")]
-    #[cfg_attr(test, ts(as = "Option<_>"))]
+    #[cfg_attr(test, ts(as = "Option<std::collections::BTreeMap<String, usize>>"))]
     pub redacted: crate::redact::Redacted,
 }
 

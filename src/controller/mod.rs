@@ -122,7 +122,7 @@ pub struct Added {
     /// What was redacted before the message was stored: placeholder kind →
     /// count (`{ "openai-key": 1 }`), never a value. Absent when nothing was.
     #[serde(skip_serializing_if = "crate::redact::Redacted::is_empty")]
-    #[cfg_attr(test, ts(as = "Option<_>"))]
+    #[cfg_attr(test, ts(as = "Option<std::collections::BTreeMap<String, usize>>"))]
     pub redacted: crate::redact::Redacted,
 }
 

@@ -12,31 +12,57 @@ use super::scan::{at, before, classes, is_alnum, is_b64, is_b64url, run, slice, 
 /// Every credential in `b`, in no particular order (they may overlap).
 pub fn find(b: &[u8], out: &mut Vec<Span>) {
     for i in 0..b.len() {
-        let found = match at(b, i) {
-            b's' | b'r' | b'w' if word_start(b, i) => sk(b, i).or_else(|| stripe(b, i)),
-            b'A' if word_start(b, i) => aws_access(b, i).or_else(|| prefixed(b, i, &[b"AIza"], is_b64url, 30, "google-api-key")),
-            b'g' if word_start(b, i) => github(b, i),
-            b'y' if word_start(b, i) => prefixed(b, i, &[b"ya29."], is_b64url, 20, "google-api-key"),
-            b'G' if word_start(b, i) => prefixed(b, i, &[b"GOCSPX-"], is_b64url, 20, "google-api-key"),
-            b'x' if word_start(b, i) => slack(b, i),
+        let c = at(b, i);
+        let keyed = if is_alnum(c) && word_start(b, i) { sk(b, i).or_else(|| aws_access(b, i)).or_else(|| slack(b, i)).or_else(|| prefixed(b, i)) } else { None };
+        let found = keyed.or_else(|| match c {
             b'h' => slack_webhook(b, i),
             b'e' if !is_b64url(before(b, i)) && before(b, i) != b'.' => jwt(b, i),
             b'-' => private_key(b, i),
             b':' => url_password(b, i),
+            b's' | b'S' | b'a' | b'A' => aws_secret(b, i),
             _ => None,
-        };
-        let found = found.or_else(|| if matches!(at(b, i), b's' | b'S' | b'a' | b'A') { aws_secret(b, i) } else { None });
+        });
         if let Some(span) = found {
             out.push(span);
         }
     }
 }
 
-/// `prefix` then at least `min` bytes of `class`: the whole run.
-fn prefixed(b: &[u8], i: usize, prefixes: &[&[u8]], class: fn(u8) -> bool, min: usize, kind: &'static str) -> Option<Span> {
-    let p = prefixes.iter().find(|p| starts(b, i, p))?;
-    let end = run(b, i + p.len(), class);
-    (end - i - p.len() >= min).then_some(Span { start: i, end, kind })
+fn is_word(c: u8) -> bool {
+    is_alnum(c) || c == b'_'
+}
+
+/// Keys known by their prefix alone: the prefix, the body's alphabet, its
+/// least length, the kind. Stripe's publishable `pk_` keys are public by
+/// design and kept. A table rather than a function per provider: smaller.
+#[allow(clippy::type_complexity)]
+const PREFIXED: [(&[u8], fn(u8) -> bool, usize, &str); 14] = [
+    (b"sk_live_", is_alnum, 16, "stripe-key"),
+    (b"sk_test_", is_alnum, 16, "stripe-key"),
+    (b"rk_live_", is_alnum, 16, "stripe-key"),
+    (b"rk_test_", is_alnum, 16, "stripe-key"),
+    (b"whsec_", is_alnum, 24, "stripe-key"),
+    (b"AIza", is_b64url, 30, "google-api-key"),
+    (b"ya29.", is_b64url, 20, "google-api-key"),
+    (b"GOCSPX-", is_b64url, 20, "google-api-key"),
+    (b"ghp_", is_alnum, 30, "github-token"),
+    (b"gho_", is_alnum, 30, "github-token"),
+    (b"ghu_", is_alnum, 30, "github-token"),
+    (b"ghs_", is_alnum, 30, "github-token"),
+    (b"ghr_", is_alnum, 30, "github-token"),
+    (b"github_pat_", is_word, 40, "github-token"),
+];
+
+/// A key of [`PREFIXED`] at `i`: its prefix, then the whole run of its
+/// alphabet, at least its least length.
+fn prefixed(b: &[u8], i: usize) -> Option<Span> {
+    PREFIXED.iter().find_map(|&(prefix, class, min, kind)| {
+        if !starts(b, i, prefix) {
+            return None;
+        }
+        let end = run(b, i + prefix.len(), class);
+        (end - i - prefix.len() >= min).then_some(Span { start: i, end, kind })
+    })
 }
 
 /// OpenAI (`sk-`, `sk-proj-`, `sk-svcacct-`, `sk-admin-`) and Anthropic
@@ -51,12 +77,6 @@ fn sk(b: &[u8], i: usize) -> Option<Span> {
     let generated = classes(body) >= 2 && body.iter().any(u8::is_ascii_digit);
     let kind = if body.starts_with(b"ant-") { "anthropic-key" } else { "openai-key" };
     (body.len() >= 20 && generated).then_some(Span { start: i, end, kind })
-}
-
-/// Stripe secret and restricted keys and webhook secrets (publishable
-/// `pk_` keys are public by design and kept).
-fn stripe(b: &[u8], i: usize) -> Option<Span> {
-    prefixed(b, i, &[b"sk_live_", b"sk_test_", b"rk_live_", b"rk_test_"], is_alnum, 16, "stripe-key").or_else(|| prefixed(b, i, &[b"whsec_"], is_alnum, 24, "stripe-key"))
 }
 
 /// AWS access key ids: a four-letter type prefix, then exactly 16 upper
@@ -83,13 +103,6 @@ fn aws_secret(b: &[u8], i: usize) -> Option<Span> {
     }
     j = run(b, start, is_b64);
     (j - start == 40 && at(b, j) != b'=').then_some(Span { start, end: j, kind: "aws-secret-key" })
-}
-
-/// GitHub tokens: classic (`ghp_` and its kin, 36 bytes) and fine-grained
-/// (`github_pat_`).
-fn github(b: &[u8], i: usize) -> Option<Span> {
-    let word = |c: u8| is_alnum(c) || c == b'_';
-    prefixed(b, i, &[b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_"], is_alnum, 30, "github-token").or_else(|| prefixed(b, i, &[b"github_pat_"], word, 40, "github-token"))
 }
 
 /// Slack tokens (`xoxb-`, `xoxp-`, …).
@@ -163,7 +176,10 @@ fn url_password(b: &[u8], i: usize) -> Option<Span> {
     if !starts(b, i, b"://") {
         return None;
     }
-    let scheme = i - (0..i).rev().take_while(|&j| at(b, j).is_ascii_alphanumeric() || matches!(at(b, j), b'+' | b'.' | b'-')).count();
+    let mut scheme = i;
+    while scheme > 0 && (is_alnum(before(b, scheme)) || matches!(before(b, scheme), b'+' | b'.' | b'-')) {
+        scheme -= 1;
+    }
     if i - scheme < 2 || !at(b, scheme).is_ascii_alphabetic() {
         return None;
     }

@@ -16,8 +16,7 @@ mod credentials;
 mod personal;
 mod scan;
 
-use std::collections::BTreeMap;
-
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
 use crate::error::{MemoryError, Result};
@@ -25,8 +24,54 @@ use crate::message::Message;
 use crate::semantic::RememberInput;
 use scan::{at, is_b64, run, starts_ci, Span};
 
-/// What was redacted: placeholder kind → how many.
-pub type Redacted = BTreeMap<String, usize>;
+/// What was redacted: placeholder kind → how many, in kind order;
+/// serialized as a JSON object. A sorted list, not a `BTreeMap`: it holds
+/// a few kinds, and a map's code costs the wasm about 5 KB.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Redacted(Vec<(String, usize)>);
+
+impl Redacted {
+    pub fn new() -> Redacted {
+        Redacted::default()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// How many of `kind`.
+    pub fn get(&self, kind: &str) -> Option<usize> {
+        self.0.iter().find(|(k, _)| k == kind).map(|&(_, n)| n)
+    }
+
+    /// Counts `n` more of `kind`.
+    pub fn add(&mut self, kind: &str, n: usize) {
+        match self.0.iter().position(|(k, _)| k.as_str() >= kind) {
+            Some(i) if self.0.get(i).is_some_and(|(k, _)| k == kind) => {
+                if let Some((_, c)) = self.0.get_mut(i) {
+                    *c += n;
+                }
+            }
+            Some(i) => self.0.insert(i, (kind.to_string(), n)),
+            None => self.0.push((kind.to_string(), n)),
+        }
+    }
+
+    /// Each kind and its count, in kind order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.0.iter().map(|(k, n)| (k.as_str(), *n))
+    }
+}
+
+impl Serialize for Redacted {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, n) in &self.0 {
+            map.serialize_entry(k, n)?;
+        }
+        map.end()
+    }
+}
 
 /// The placeholder a `kind` is replaced by.
 pub fn placeholder(kind: &str) -> String {
@@ -96,9 +141,15 @@ impl Policy {
         }
         let opaque = data_urls(b);
         found.retain(|s| !opaque.iter().any(|&(a, z)| s.start < z && a < s.end));
-        found.sort_by_key(|s| (s.start, usize::MAX - s.end));
-        let mut kept: Vec<Span> = Vec::with_capacity(found.len());
+        // Few matches per text: an insertion sort, not the standard sort
+        // (about 10 KB of wasm; see `Controller::others`).
+        let mut sorted: Vec<Span> = Vec::with_capacity(found.len());
         for s in found {
+            let at = sorted.iter().position(|k| (k.start, usize::MAX - k.end) > (s.start, usize::MAX - s.end)).unwrap_or(sorted.len());
+            sorted.insert(at, s);
+        }
+        let mut kept: Vec<Span> = Vec::with_capacity(sorted.len());
+        for s in sorted {
             if kept.last().is_none_or(|k| s.start >= k.end) {
                 kept.push(s);
             }
@@ -118,7 +169,7 @@ impl Policy {
         for s in spans {
             out.push_str(text.get(from..s.start)?);
             out.push_str(&placeholder(s.kind));
-            *report.entry(s.kind.to_string()).or_insert(0) += 1;
+            report.add(s.kind, 1);
             from = s.end;
         }
         out.push_str(text.get(from..)?);
@@ -185,27 +236,25 @@ fn strings<'a>(v: &'a mut Value, out: &mut Vec<&'a mut String>) {
 /// Counts the placeholders `after` holds beyond those `before` held, by
 /// kind: what a host's own redaction function did, reported as ours is.
 pub fn count_new_placeholders(before: &str, after: &str, report: &mut Redacted) {
-    let mut counts = placeholders(after);
-    for (kind, n) in placeholders(before) {
-        if let Some(c) = counts.get_mut(&kind) {
-            *c = c.saturating_sub(n);
+    let had = placeholders(before);
+    for (kind, n) in placeholders(after).iter() {
+        let new = n.saturating_sub(had.get(kind).unwrap_or(0));
+        if new > 0 {
+            report.add(kind, new);
         }
-    }
-    for (kind, n) in counts.into_iter().filter(|(_, n)| *n > 0) {
-        *report.entry(kind).or_insert(0) += n;
     }
 }
 
 /// `[redacted:KIND]` occurrences by kind (a kind: letters, digits, `-`, `_`).
 fn placeholders(text: &str) -> Redacted {
     let mut out = Redacted::new();
+    let b = text.as_bytes();
     for (i, _) in text.match_indices("[redacted:") {
         let from = i + 10;
-        let b = text.as_bytes();
         let end = run(b, from, scan::is_b64url);
         if end > from && at(b, end) == b']' {
             if let Some(kind) = text.get(from..end) {
-                *out.entry(kind.to_string()).or_insert(0) += 1;
+                out.add(kind, 1);
             }
         }
     }
@@ -240,7 +289,7 @@ mod tests {
         let mut report = Redacted::new();
         let out = Policy::default().text(&format!("a {KEY} b {KEY}"), &mut report).unwrap();
         assert_eq!(out, "a [redacted:openai-key] b [redacted:openai-key]");
-        assert_eq!(report, Redacted::from([("openai-key".to_string(), 2)]));
+        assert_eq!(report.iter().collect::<Vec<_>>(), [("openai-key", 2)]);
         // Redacted text has nothing left to redact.
         assert_eq!(Policy { personal: true, ..Policy::default() }.text(&out, &mut report), None);
     }
@@ -267,7 +316,7 @@ mod tests {
         let json = serde_json::json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "login", "arguments": format!("{{\"key\":\"{KEY}\"}}")}}], "reasoning_content": format!("use {KEY}")});
         let mut m = Message::parse(&json).unwrap();
         let report = Policy::default().message(&mut m);
-        assert_eq!(report.get("openai-key"), Some(&2));
+        assert_eq!(report.get("openai-key"), Some(2));
         let calls = m.tool_calls.as_ref().unwrap();
         assert_eq!(calls[0].function.arguments, "{\"key\":\"[redacted:openai-key]\"}");
         assert!(serde_json::from_str::<Value>(&calls[0].function.arguments).is_ok());
@@ -282,6 +331,7 @@ mod tests {
         assert!(Policy::from_value(&serde_json::json!(3)).is_err());
         let mut report = Redacted::new();
         count_new_placeholders("[redacted:acme-id] x y", "[redacted:acme-id] [redacted:acme-id] [redacted:x]", &mut report);
-        assert_eq!(report, Redacted::from([("acme-id".to_string(), 1), ("x".to_string(), 1)]));
+        assert_eq!(report.iter().collect::<Vec<_>>(), [("acme-id", 1), ("x", 1)]);
+        assert_eq!(serde_json::to_string(&report).unwrap(), r#"{"acme-id":1,"x":1}"#);
     }
 }

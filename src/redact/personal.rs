@@ -49,7 +49,10 @@ fn number_end(b: &[u8], i: usize) -> bool {
 /// image name (`icon@2x.png`) are not addresses.
 fn email(b: &[u8], at_sign: usize) -> Option<Span> {
     let local = |c: u8| is_alnum(c) || matches!(c, b'.' | b'_' | b'%' | b'+' | b'-');
-    let start = at_sign - (0..at_sign).rev().take_while(|&j| local(at(b, j))).count();
+    let mut start = at_sign;
+    while start > 0 && local(before(b, start)) {
+        start -= 1;
+    }
     let start = start + slice(b, start, at_sign).iter().take_while(|&&c| c == b'.').count();
     if start == at_sign || matches!(before(b, start), b'/' | b':') {
         return None;

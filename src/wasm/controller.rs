@@ -48,7 +48,6 @@ pub struct MemoryController {
     pub(super) driver: Driver,
     pub(super) inner: Inner,
     clock: Option<Function>,
-    redactor: Redactor,
 }
 
 
@@ -132,10 +131,11 @@ impl MemoryController {
             None => Controller::new(opts, counter),
         }
         .map_err(js_error)?;
-        let driver = Driver::new(inner, storage, embedder, summarizer);
+        let mut driver = Driver::new(inner, storage, embedder, summarizer);
+        driver.redactor = redactor;
         // A failure leaves the data readable; the next fold retries.
         let _ = driver.path.upgrade().await;
-        Ok(MemoryController { inner: driver.inner.clone(), driver, clock, redactor })
+        Ok(MemoryController { inner: driver.inner.clone(), driver, clock })
     }
 
     fn now(&self) -> f64 {
@@ -147,7 +147,7 @@ impl MemoryController {
 
     /// `add`, or with `replacing` `replace`: one queued job for both.
     fn add_in_place_of(&self, replacing: Option<String>, message: &JsValue, options: &JsValue) -> Async {
-        let (d, now, redactor) = (self.driver.clone(), self.now(), self.redactor.clone());
+        let (d, now, redactor) = (self.driver.clone(), self.now(), self.driver.redactor.clone());
         let json = to_json(message, "message");
         let task_id = Small::read(options, &["taskId"]).and_then(|o| o.string("taskId"));
         self.enqueue(async move {
@@ -251,7 +251,7 @@ impl MemoryController {
     /// a document (long text, split into chunks). Resolves once saved.
     #[wasm_bindgen(unchecked_return_type = "Promise<Remembered>")]
     pub fn remember(&self, #[wasm_bindgen(unchecked_param_type = "RememberInput")] input: JsValue) -> Async {
-        let (d, now, redactor) = (self.driver.clone(), self.now(), self.redactor.clone());
+        let (d, now, redactor) = (self.driver.clone(), self.now(), self.driver.redactor.clone());
         let parsed = from_js::<crate::semantic::RememberInput>(&input, "remember");
         self.enqueue(async move {
             let (input, redacted) = redactor.remember(parsed?).await?;

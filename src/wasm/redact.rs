@@ -5,6 +5,7 @@
 //! the `[redacted:KIND]` placeholders it added are reported as ours are.
 //! It fails closed: a throw, a rejection or a non-string rejects the call
 //! with `REDACT_FAILED` (the thrown value as `cause`) and nothing is stored.
+//! A search query is redacted the same way before it reaches the embedder.
 
 use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
@@ -60,6 +61,18 @@ impl Redactor {
         Ok((message, report))
     }
 
+    /// A search query as the embedder may see it.
+    ///
+    /// # Errors
+    /// `REDACT_FAILED` (host function only).
+    pub async fn query(&self, query: &str) -> Result<String, JsValue> {
+        let mut report = Redacted::new();
+        match self {
+            Redactor::Core(p) => Ok(p.text(query, &mut report).unwrap_or_else(|| query.to_string())),
+            Redactor::Host(f) => host_text(f, query, &mut report).await,
+        }
+    }
+
     /// # Errors
     /// `REDACT_FAILED` (host function only).
     pub async fn remember(&self, mut input: RememberInput) -> Result<(RememberInput, Redacted), JsValue> {
@@ -92,4 +105,27 @@ fn failed(cause: &JsValue, why: &str) -> JsValue {
     let _ = Reflect::set(&err, &"code".into(), &"REDACT_FAILED".into());
     let _ = Reflect::set(&err, &"cause".into(), cause);
     err
+}
+
+/// `text` redacted by the built-in scanners, as `create({ redact: options })`
+/// redacts what it stores: `{ text, redacted }` (kinds and counts). For a
+/// host's own `redact` function that adds rules to the built-in ones, and
+/// for redacting what the host logs. The module must be loaded (`ready()`).
+///
+/// Throws a `MemoryError` `INVALID_INPUT` for options other than `{
+/// personal?, credentials? }` (or a boolean).
+#[wasm_bindgen(js_name = redactText, unchecked_return_type = "{ text: string; redacted: Record<string, number> }")]
+pub fn redact_text(text: String, #[wasm_bindgen(unchecked_optional_param_type = "boolean | { personal?: boolean; credentials?: boolean }")] options: JsValue) -> Result<JsValue, JsValue> {
+    let policy = match Redactor::from_js(options)? {
+        Redactor::Core(p) => p,
+        Redactor::Host(_) => return Err(js_error(MemoryError::input("redactText(options)", "expected { personal?, credentials? }, not a function"))),
+    };
+    #[derive(serde::Serialize)]
+    struct Out {
+        text: String,
+        redacted: Redacted,
+    }
+    let mut redacted = Redacted::new();
+    let text = policy.text(&text, &mut redacted).unwrap_or(text);
+    super::to_js(&Out { text, redacted })
 }

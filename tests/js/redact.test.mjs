@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MemoryController, memoryStorage, nodeFileStorage, localStorageAdapter } from "../../dist/node.js";
+import { MemoryController, memoryStorage, nodeFileStorage, localStorageAdapter, redactText } from "../../dist/node.js";
 import { scenario, credentialValues, personalValues, leaked, SECRETS, PERSONAL } from "./redact/scenario.mjs";
 
 async function filesText(dir) {
@@ -141,4 +141,15 @@ test("bad redact options are INVALID_INPUT", async () => {
   const personalOnly = await MemoryController.create({ redact: { credentials: false, personal: true } });
   const out = await personalOnly.add({ role: "user", content: `${SECRETS["github-token"]} ${PERSONAL.email}` });
   assert.deepEqual(out.redacted, { email: 1 });
+});
+
+test("redactText: the built-in scanners for a host's own function or its logs", async () => {
+  await (await MemoryController.create()).close(); // loads the module
+  const text = `key ${SECRETS["openai-key"]}, mail ${PERSONAL.email}, badge ACME-123456`;
+  assert.deepEqual(redactText(text), { text: `key [redacted:openai-key], mail ${PERSONAL.email}, badge ACME-123456`, redacted: { "openai-key": 1 } });
+  assert.deepEqual(redactText(text, { personal: true }).redacted, { "openai-key": 1, email: 1 });
+  assert.throws(() => redactText(text, { pii: true }), { code: "INVALID_INPUT" });
+  // Composed: the built-in scanners, then the host's rule; both reported.
+  const memory = await MemoryController.create({ redact: (t) => redactText(t).text.replace(/ACME-\d{6}/g, "[redacted:acme-id]") });
+  assert.deepEqual((await memory.add({ role: "user", content: text })).redacted, { "openai-key": 1, "acme-id": 1 });
 });

@@ -72,8 +72,9 @@ export async function scenario(MemoryController, storage, extra = {}) {
     await memory.add({ role: i % 2 ? "assistant" : "user", content: `turn ${i}: the deploy to 成都 region step ${i} and its logs, build ${i * 37}` });
   }
   await memory.flush();
-  await memory.search("OpenAI 密钥 401");
-  const context = await memory.buildContext({ query: "Stripe key deploy", maxTokens: 3000 });
+  // Queries that quote a secret: the embedder gets them redacted.
+  await memory.search(`OpenAI 密钥 ${S["openai-key"]} 401`);
+  const context = await memory.buildContext({ query: `is ${S.jwt} still valid?`, maxTokens: 3000 });
   const readable = JSON.stringify([await memory.history(), await memory.facts(), await memory.episodes(), context, await memory.export({ embeddings: true })]);
   const summarized = (await memory.episodes()).length;
   await memory.close();
