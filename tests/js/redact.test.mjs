@@ -3,7 +3,8 @@
 // embedded or counted. Checked on the raw bytes each adapter keeps
 // (memoryStorage, nodeFileStorage's files, localStorageAdapter's items over
 // a Web Storage object; cloudflareKVStorage and durableObjectStorage in
-// workerd: redact-workerd.test.mjs), on every summarizer and embedder
+// workerd: redact-workerd.test.mjs; indexedDBStorage and localStorage in
+// Chromium: redact-browser.test.mjs), on every summarizer and embedder
 // request, and on what the controller reads back. The options (`false`,
 // `{ personal }`, a host function) and what `add` reports.
 import { test } from "node:test";
