@@ -11,6 +11,8 @@ use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+use super::controller::MemoryController;
+use super::driver::spawn;
 use super::js_error;
 use crate::error::MemoryError;
 use crate::message::Message;
@@ -61,16 +63,25 @@ impl Redactor {
         Ok((message, report))
     }
 
+    /// `text` as this redactor stores it, and what it redacted.
+    ///
+    /// # Errors
+    /// `REDACT_FAILED` (host function only).
+    pub async fn text(&self, text: &str) -> Result<(String, Redacted), JsValue> {
+        let mut report = Redacted::new();
+        let out = match self {
+            Redactor::Core(p) => p.text(text, &mut report).unwrap_or_else(|| text.to_string()),
+            Redactor::Host(f) => host_text(f, text, &mut report).await?,
+        };
+        Ok((out, report))
+    }
+
     /// A search query as the embedder may see it.
     ///
     /// # Errors
     /// `REDACT_FAILED` (host function only).
     pub async fn query(&self, query: &str) -> Result<String, JsValue> {
-        let mut report = Redacted::new();
-        match self {
-            Redactor::Core(p) => Ok(p.text(query, &mut report).unwrap_or_else(|| query.to_string())),
-            Redactor::Host(f) => host_text(f, query, &mut report).await,
-        }
+        Ok(self.text(query).await?.0)
     }
 
     /// # Errors
@@ -107,6 +118,32 @@ fn failed(cause: &JsValue, why: &str) -> JsValue {
     err
 }
 
+/// What is redacted, as kinds and counts, and the text.
+#[derive(serde::Serialize)]
+struct Out {
+    text: String,
+    redacted: Redacted,
+}
+
+#[wasm_bindgen]
+impl MemoryController {
+    /// `text` redacted as this controller redacts what it stores (its
+    /// `redact` option: the built-in scanners or the host's function):
+    /// `{ text, redacted }`. For text the app sends elsewhere: its logs, a
+    /// reranker (the package's reranker hook gets queries through it).
+    /// Not queued: it reads no memory.
+    ///
+    /// Rejects with `REDACT_FAILED` when the host's function fails.
+    #[wasm_bindgen(unchecked_return_type = "Promise<{ text: string; redacted: Record<string, number> }>")]
+    pub fn redact(&self, text: String) -> Result<js_sys::Promise, JsValue> {
+        let redactor = self.driver.redactor.clone();
+        Ok(spawn(Box::pin(async move {
+            let (text, redacted) = redactor.text(&text).await?;
+            super::to_js(&Out { text, redacted })
+        })))
+    }
+}
+
 /// `text` redacted by the built-in scanners, as `create({ redact: options })`
 /// redacts what it stores: `{ text, redacted }` (kinds and counts). For a
 /// host's own `redact` function that adds rules to the built-in ones, and
@@ -120,11 +157,6 @@ pub fn redact_text(text: String, #[wasm_bindgen(unchecked_optional_param_type = 
         Redactor::Core(p) => p,
         Redactor::Host(_) => return Err(js_error(MemoryError::input("redactText(options)", "expected { personal?, credentials? }, not a function"))),
     };
-    #[derive(serde::Serialize)]
-    struct Out {
-        text: String,
-        redacted: Redacted,
-    }
     let mut redacted = Redacted::new();
     let text = policy.text(&text, &mut redacted).unwrap_or(text);
     super::to_js(&Out { text, redacted })

@@ -154,3 +154,19 @@ test("redactText: the built-in scanners for a host's own function or its logs", 
   const memory = await MemoryController.create({ redact: (t) => redactText(t).text.replace(/ACME-\d{6}/g, "[redacted:acme-id]") });
   assert.deepEqual((await memory.add({ role: "user", content: text })).redacted, { "openai-key": 1, "acme-id": 1 });
 });
+
+test("memory.redact redacts as the controller does; the reranker gets the query redacted", async () => {
+  const query = `why does ${SECRETS["openai-key"]} fail`;
+  const seen = [];
+  const reranker = async (q, texts) => (seen.push(q), texts.map((t) => t.length));
+  const memory = await MemoryController.create({ reranker, redact: { personal: true } });
+  assert.deepEqual(await memory.redact(`${query} for ${PERSONAL.email}`), { text: "why does [redacted:openai-key] fail for [redacted:email]", redacted: { "openai-key": 1, email: 1 } });
+  await memory.add({ role: "user", content: "why does the deploy fail with 401" });
+  await memory.add({ role: "assistant", content: "it does fail because the key was rotated" });
+  await memory.search(query);
+  assert.deepEqual(seen, ["why does [redacted:openai-key] fail"]);
+  const hosted = await MemoryController.create({ redact: (t) => t.toUpperCase() });
+  assert.deepEqual(await hosted.redact("abc"), { text: "ABC", redacted: {} });
+  const broken = await MemoryController.create({ redact: () => null });
+  await assert.rejects(broken.redact("abc"), { code: "REDACT_FAILED" });
+});

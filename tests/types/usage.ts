@@ -28,6 +28,8 @@ async function main(): Promise<void> {
   const factRedacted: number | undefined = (await careful.remember({ text: "y" })).redacted?.email;
   const scrubbed: { text: string; redacted: Record<string, number> } = redactText("z", { personal: true });
   const failed: MemoryErrorCode = "REDACT_FAILED";
+  const same: string = (await careful.redact("log line")).text;
+  console.log(same);
   console.log(redacted, factRedacted, scrubbed, failed);
   // @ts-expect-error: redact takes a boolean, a policy or a function
   await MemoryController.create({ redact: "yes" });
