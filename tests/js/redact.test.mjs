@@ -14,6 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryController, memoryStorage, nodeFileStorage, localStorageAdapter, redactText } from "../../dist/node.js";
 import { scenario, credentialValues, personalValues, leaked, SECRETS, PERSONAL } from "./redact/scenario.mjs";
+import { generateText } from "ai";
+import { assertSound, setup } from "./ai-sdk-support.mjs";
 
 async function filesText(dir) {
   const out = [];
@@ -169,4 +171,23 @@ test("memory.redact redacts as the controller does; the reranker gets the query 
   assert.deepEqual(await hosted.redact("abc"), { text: "ABC", redacted: {} });
   const broken = await MemoryController.create({ redact: () => null });
   await assert.rejects(broken.redact("abc"), { code: "REDACT_FAILED" });
+});
+
+test("AI SDK middleware, the whole conversation on every call: turns that carried a secret are stored once, redacted", async (t) => {
+  const key = SECRETS["openai-key"];
+  const s = await setup(t, { script: [`Your key ${key} is revoked; rotate it.`, "You're welcome."] });
+  const first = { role: "user", content: `my key ${key} leaked` };
+  await generateText({ model: s.model, messages: [first] });
+  // The reply echoed the key: neither turn the app sends back matches memory byte for byte.
+  await generateText({ model: s.model, messages: [first, { role: "assistant", content: `Your key ${key} is revoked; rotate it.` }, { role: "user", content: "thanks" }] });
+  const held = await assertSound(s, {
+    requests: 2,
+    stored: [
+      { role: "user", content: "my key [redacted:openai-key] leaked" },
+      { role: "assistant", content: "Your key [redacted:openai-key] is revoked; rotate it." },
+      { role: "user", content: "thanks" },
+      { role: "assistant", content: "You're welcome." },
+    ],
+  });
+  assert.deepEqual(leaked(JSON.stringify(held), credentialValues()), []);
 });
