@@ -98,7 +98,12 @@ async function prepare(memory, params, model, opts) {
   const system = prompt.filter((m) => m.role === "system").map((m) => m.content);
   const incoming = fromModelMessages(prompt.filter((m) => m.role !== "system"));
   const held = (await memory.history()).filter((h) => h.message.role !== "system" && h.message.role !== "developer");
-  const { from, supersede } = align(incoming.map(fingerprint), held.map((h) => fingerprint(h.message)), opts.conversation);
+  const heldPrints = held.map((h) => fingerprint(h.message));
+  // Memory holds each turn redacted (the `redact` option): a turn that
+  // carried a secret matches its stored form once redacted the same way.
+  const known = new Set(heldPrints);
+  const prints = await Promise.all(incoming.map(fingerprint).map((f) => (known.has(f) ? f : memory.redact(f).then((r) => r.text, () => f))));
+  const { from, supersede } = align(prints, heldPrints, opts.conversation);
 
   // Newest first: a tool result goes before the call it answers.
   const superseded = held.slice(supersede).map((h) => h.id);

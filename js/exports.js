@@ -2,7 +2,7 @@
 // runtime gets the wasm and rank files (see loader.js).
 
 // The wasm module, loaded on the first `ready()` / `MemoryController.create`.
-export { MemoryController, ready, wasmMemoryBytes, Bm25Index, VectorIndex } from "./loader.js";
+export { MemoryController, ready, wasmMemoryBytes, redactText, Bm25Index, VectorIndex } from "./loader.js";
 
 // The package's error type: `instanceof MemoryError`, or the `isMemoryError` guard.
 export { MemoryError, isMemoryError } from "./errors.js";

@@ -1,7 +1,7 @@
 // Types of the browser and workerd entries, and of what every entry exports
 // (js/exports.js); the Node entry adds nodeFileStorage (node.d.ts). The
 // classes and interfaces are generated from the Rust side by wasm-bindgen.
-export { MemoryController, wasmMemoryBytes, Bm25Index, VectorIndex } from "./wasm/agent_memory.js";
+export { MemoryController, wasmMemoryBytes, redactText, Bm25Index, VectorIndex } from "./wasm/agent_memory.js";
 export type * from "./wasm/agent_memory.js";
 // The package's error type: `instanceof MemoryError` or `isMemoryError(e)`.
 export * from "./errors.js";

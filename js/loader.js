@@ -306,6 +306,12 @@ export function wasmMemoryBytes() {
   return loaded ? guard(binding, "wasmMemoryBytes", binding.wasmMemoryBytes)() : 0;
 }
 
+/** `text` redacted by the built-in scanners: `{ text, redacted }`; before `ready()` it throws `NOT_READY`. */
+export function redactText(text, options) {
+  requireLoaded("redactText()");
+  return guard(binding, "redactText", binding.redactText)(text, options);
+}
+
 /** `Bm25Index` of the wasm module; constructing it before `ready()` throws `NOT_READY`. */
 export class Bm25Index {
   constructor(options) {

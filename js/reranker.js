@@ -59,7 +59,8 @@ export function withReranker(memory, reranker) {
     if (hits.length < 2) return keep(hits);
     let scores;
     try {
-      scores = await reranker(query, hits.map((h) => h.text));
+      // The query as memory stores text: redacted, like the candidates.
+      scores = await reranker(typeof query === "string" ? (await memory.redact(query)).text : query, hits.map((h) => h.text));
       if (!Array.isArray(scores) || scores.length !== hits.length || scores.some((s) => typeof s !== "number" || Number.isNaN(s))) {
         throw memoryError("RERANKER_INVALID", `the reranker returned ${Array.isArray(scores) ? `${scores.length} scores` : typeof scores} for ${hits.length} candidates`);
       }

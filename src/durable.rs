@@ -141,10 +141,11 @@ impl<S: Storage> Durable<S> {
     ///
     /// # Errors
     /// As [`Durable::add`].
-    pub fn add_in_task(&mut self, message: Message, task: Option<String>, now: f64) -> Result<Added> {
+    pub fn add_in_task(&mut self, mut message: Message, task: Option<String>, now: f64) -> Result<Added> {
+        let redacted = self.policy().message(&mut message);
         let (id, tokens) = ready(self.path.add(message, task, now))??;
         let compaction = self.settle(now)?;
-        Ok(Added { id, tokens, compaction, forgotten: None })
+        Ok(Added { id, tokens, compaction, forgotten: None, redacted })
     }
 
     /// # Errors
@@ -157,10 +158,11 @@ impl<S: Storage> Durable<S> {
 
     /// # Errors
     /// See [`Controller::prepare_remember`]; `STORAGE_ERROR` (nothing changed).
-    pub fn remember(&mut self, input: RememberInput, now: f64) -> Result<Remembered> {
+    pub fn remember(&mut self, mut input: RememberInput, now: f64) -> Result<Remembered> {
+        let redacted = self.policy().remember(&mut input);
         let out = ready(self.path.remember(input, now))??;
         self.settle(now)?;
-        Ok(out)
+        Ok(Remembered { redacted, ..out })
     }
 
     /// # Errors
@@ -192,10 +194,16 @@ impl<S: Storage> Durable<S> {
     ///
     /// # Errors
     /// See [`Controller::prepare_replace`]; `STORAGE_ERROR` (nothing changed).
-    pub fn replace(&mut self, id: &str, message: Message, now: f64) -> Result<Added> {
+    pub fn replace(&mut self, id: &str, mut message: Message, now: f64) -> Result<Added> {
+        let redacted = self.policy().message(&mut message);
         let (forgotten, (id, tokens)) = ready(self.path.replace(id, message, None, now))??;
         let compaction = self.settle(now)?;
-        Ok(Added { id, tokens, compaction, forgotten: Some(forgotten) })
+        Ok(Added { id, tokens, compaction, forgotten: Some(forgotten), redacted })
+    }
+
+    /// What `add`, `replace` and `remember` redact (`Options::redact`).
+    fn policy(&self) -> crate::redact::Policy {
+        self.path.controller.borrow().options().redact
     }
 
     /// Imports a snapshot ([`Controller::export`]'s text) into this namespace.

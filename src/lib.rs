@@ -19,6 +19,7 @@ pub mod error;
 pub mod message;
 pub mod models;
 pub mod procedural;
+pub mod redact;
 pub mod retrieval;
 pub mod semantic;
 pub mod store;

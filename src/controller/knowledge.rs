@@ -37,6 +37,10 @@ pub struct Remembered {
     /// The fact this one superseded (same key), kept in the key's history.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub superseded: Option<String>,
+    /// What was redacted from the text before it was stored (see `AddResult`).
+    #[serde(skip_serializing_if = "crate::redact::Redacted::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<std::collections::BTreeMap<String, usize>>"))]
+    pub redacted: crate::redact::Redacted,
 }
 
 #[derive(Debug)]
@@ -111,6 +115,7 @@ impl Controller {
             kind: first.kind,
             chunks: if first.kind == FactKind::Chunk { p.facts.iter().map(|(f, _)| f.id.clone()).collect() } else { vec![] },
             superseded,
+            redacted: Default::default(),
         };
         let lcs: Vec<u64> = p.facts.iter().map(|(f, seq)| self.lc_at(f.created_at, *seq)).collect();
         for (((fact, seq), write), lc) in p.facts.into_iter().zip(p.writes).zip(lcs) {

@@ -93,11 +93,16 @@ pub struct Options {
     pub segment_bytes: usize,
     /// How episodes are ranked for the memory note.
     pub recall: crate::episodic::recall::RecallWeights,
+    /// What is redacted from a message or fact before it is stored
+    /// (`crate::redact`): credentials by default. Applied by the host entry
+    /// points (`add`, `remember`, `Durable`, the wasm layer), not by
+    /// `prepare_*`, so a record read back from storage is never rewritten.
+    pub redact: crate::redact::Policy,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { namespace: "default".into(), thread: DEFAULT_THREAD.into(), writer: "local".into(), model: "gpt-4o".into(), models: Vec::new(), working: WindowConfig::default(), summary_tokens: 200, summary_input_tokens: 6000, summary_backlog: 8, fold_after: 1024, segment_bytes: 1 << 20, recall: Default::default() }
+        Options { namespace: "default".into(), thread: DEFAULT_THREAD.into(), writer: "local".into(), model: "gpt-4o".into(), models: Vec::new(), working: WindowConfig::default(), summary_tokens: 200, summary_input_tokens: 6000, summary_backlog: 8, fold_after: 1024, segment_bytes: 1 << 20, recall: Default::default(), redact: Default::default() }
     }
 }
 
@@ -114,6 +119,11 @@ pub struct Added {
     /// What a `replace` removed to make room for the message.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forgotten: Option<Forgotten>,
+    /// What was redacted before the message was stored: placeholder kind →
+    /// count (`{ "openai-key": 1 }`), never a value. Absent when nothing was.
+    #[serde(skip_serializing_if = "crate::redact::Redacted::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<std::collections::BTreeMap<String, usize>>"))]
+    pub redacted: crate::redact::Redacted,
 }
 
 /// What one compaction moved out of working memory: `messages` messages,
@@ -309,11 +319,12 @@ impl Controller {
     ///
     /// # Errors
     /// See [`Controller::prepare_add`].
-    pub fn add_message(&mut self, message: Message, now: f64) -> Result<Added> {
+    pub fn add_message(&mut self, mut message: Message, now: f64) -> Result<Added> {
+        let redacted = self.opts.redact.message(&mut message);
         let prepared = self.prepare_add_message(message, now)?;
         let (id, tokens) = self.commit_add(prepared);
         let compaction = self.compact_offline(now);
-        Ok(Added { id, tokens, compaction, forgotten: None })
+        Ok(Added { id, tokens, compaction, forgotten: None, redacted })
     }
 
     /// Every message ever added, in order.

@@ -12,6 +12,7 @@ use wasm_bindgen::prelude::*;
 use super::options::{core_options, read, search_options, split_hooks, JsOptions, Small};
 use super::driver::{spawn, Driver, Inner};
 use super::embedder::Embedder;
+use super::redact::Redactor;
 use super::storage::Storage;
 use super::summarizer::Summarizer;
 use super::{array_with_fields, degraded_by, from_js, js_error, ranks, to_js, to_json};
@@ -104,7 +105,8 @@ impl MemoryController {
     }
 
     async fn open(options: JsValue) -> Result<MemoryController, JsValue> {
-        let (data, [clock, storage, embedder, summarizer, ranks]) = split_hooks(&options)?;
+        let (data, [clock, storage, embedder, summarizer, ranks, redact]) = split_hooks(&options)?;
+        let redactor = Redactor::from_js(redact)?;
         let clock = match &clock {
             v if v.is_undefined() => None,
             v => Some(v.clone().dyn_into::<Function>().map_err(|_| js_error(MemoryError::input("options.clock", "expected a function returning milliseconds")))?),
@@ -113,7 +115,8 @@ impl MemoryController {
         let embedder = if embedder.is_undefined() { None } else { Some(Embedder::from_js(embedder)?) };
         let js_opts = read::<JsOptions>(&data, "options")?;
         let summarizer = if summarizer.is_undefined() { None } else { Some(Summarizer::from_js(summarizer)?) };
-        let opts = core_options(js_opts, random_writer())?;
+        let mut opts = core_options(js_opts, random_writer())?;
+        opts.redact = redactor.policy();
         let counter = match Controller::tokenizer_for(&opts.model, &opts.models) {
             Tokenizer::O200kBase => Counter::Exact(ranks::load(Encoding::O200kBase, &ranks).await?),
             Tokenizer::Cl100kBase => Counter::Exact(ranks::load(Encoding::Cl100kBase, &ranks).await?),
@@ -128,7 +131,8 @@ impl MemoryController {
             None => Controller::new(opts, counter),
         }
         .map_err(js_error)?;
-        let driver = Driver::new(inner, storage, embedder, summarizer);
+        let mut driver = Driver::new(inner, storage, embedder, summarizer);
+        driver.redactor = redactor;
         // A failure leaves the data readable; the next fold retries.
         let _ = driver.path.upgrade().await;
         Ok(MemoryController { inner: driver.inner.clone(), driver, clock })
@@ -143,17 +147,18 @@ impl MemoryController {
 
     /// `add`, or with `replacing` `replace`: one queued job for both.
     fn add_in_place_of(&self, replacing: Option<String>, message: &JsValue, options: &JsValue) -> Async {
-        let (d, now) = (self.driver.clone(), self.now());
+        let (d, now, redactor) = (self.driver.clone(), self.now(), self.driver.redactor.clone());
         let json = to_json(message, "message");
         let task_id = Small::read(options, &["taskId"]).and_then(|o| o.string("taskId"));
         self.enqueue(async move {
             let message = crate::message::Message::parse_json(&json?).map_err(js_error)?;
+            let (message, redacted) = redactor.message(message).await?;
             let (forgotten, (id, tokens)) = match replacing {
                 Some(old) => d.path.replace(&old, message, task_id?, now).await.map(|(f, added)| (Some(f), added))?,
                 None => (None, d.path.add(message, task_id?, now).await?),
             };
             let compaction = d.after_change(now).await;
-            to_js(&Added { id, tokens, compaction, forgotten })
+            to_js(&Added { id, tokens, compaction, forgotten, redacted })
         })
     }
 
@@ -229,12 +234,13 @@ impl MemoryController {
     /// a document (long text, split into chunks). Resolves once saved.
     #[wasm_bindgen(unchecked_return_type = "Promise<Remembered>")]
     pub fn remember(&self, #[wasm_bindgen(unchecked_param_type = "RememberInput")] input: JsValue) -> Async {
-        let (d, now) = (self.driver.clone(), self.now());
+        let (d, now, redactor) = (self.driver.clone(), self.now(), self.driver.redactor.clone());
         let parsed = from_js::<crate::semantic::RememberInput>(&input, "remember");
         self.enqueue(async move {
-            let out = d.path.remember(parsed?, now).await?;
+            let (input, redacted) = redactor.remember(parsed?).await?;
+            let out = d.path.remember(input, now).await?;
             d.after_change(now).await;
-            to_js(&out)
+            to_js(&crate::controller::Remembered { redacted, ..out })
         })
     }
 

@@ -14,6 +14,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::embedder::{EmbedFailure, Embedder};
+use super::redact::Redactor;
 use super::storage::Storage;
 use super::summarizer::Summarizer;
 use crate::controller::{CompactionEvent, Controller};
@@ -75,6 +76,8 @@ pub struct Driver {
     pub inner: Inner,
     pub embedder: Option<Embedder>,
     pub summarizer: Option<Summarizer>,
+    /// Who redacts what is stored, and a query before it is embedded.
+    pub redactor: Redactor,
     /// The last queued change; the next one starts when it settles.
     tail: Rc<RefCell<Promise>>,
     /// The compaction waiting for a summary, if any (at most one).
@@ -90,6 +93,7 @@ impl Driver {
             path,
             embedder,
             summarizer,
+            redactor: Redactor::Core(crate::redact::Policy::default()),
             tail: Rc::new(RefCell::new(Promise::resolve(&JsValue::UNDEFINED))),
             background: Rc::new(RefCell::new(None)),
             compacting: Rc::new(Cell::new(false)),
@@ -195,7 +199,11 @@ impl Driver {
                 break; // vectors not stored are not used: memory stays as storage has it
             }
         }
-        let mut v = embedder.embed(&[query.to_string()], true).await?;
+        // The query may be a user's turn (the AI SDK middleware's is): the
+        // embedder gets it redacted as the stored turn was; if the host's
+        // function fails, the search is lexical and says so.
+        let query = self.redactor.query(query).await.map_err(|e| super::hook::failure(&e, "REDACT_FAILED"))?;
+        let mut v = embedder.embed(&[query], true).await?;
         let q = v.pop().ok_or_else(|| EmbedFailure { code: "EMBEDDER_INVALID".into(), message: "no vector for the query".into() })?;
         self.inner.borrow().check_embeddings(&["query".into()], std::slice::from_ref(&q)).map_err(fail)?;
         Ok(Some(q))

@@ -12,6 +12,7 @@ mod embedder;
 mod hook;
 mod options;
 mod ranks;
+mod redact;
 mod retrieval;
 mod storage;
 mod summarizer;

@@ -14,8 +14,9 @@ use crate::controller::Options;
 use crate::models::ModelInfo;
 use crate::window::WindowConfig;
 
-/// Option names that hold hooks, not data (`ranks` may be bytes or a function).
-const HOOKS: [&str; 5] = ["clock", "storage", "embedder", "summarizer", "ranks"];
+/// Option names that hold hooks, not data (`ranks` may be bytes or a
+/// function, `redact` a policy or a function).
+const HOOKS: [&str; 6] = ["clock", "storage", "embedder", "summarizer", "ranks", "redact"];
 
 
 #[derive(Deserialize, Default)]
@@ -149,8 +150,8 @@ pub fn read<T: serde::de::DeserializeOwned + Default>(value: &JsValue, what: &st
 }
 
 /// Splits create options into data and the hook values.
-pub fn split_hooks(options: &JsValue) -> Result<(JsValue, [JsValue; 5]), JsValue> {
-    let mut hooks: [JsValue; 5] = Default::default();
+pub fn split_hooks(options: &JsValue) -> Result<(JsValue, [JsValue; 6]), JsValue> {
+    let mut hooks: [JsValue; 6] = Default::default();
     if options.is_undefined() || options.is_null() {
         return Ok((JsValue::UNDEFINED, hooks));
     }
@@ -190,5 +191,6 @@ pub fn core_options(js: JsOptions, writer: String) -> Result<Options, JsValue> {
         fold_after: js.fold_after.unwrap_or(d.fold_after),
         segment_bytes: js.segment_bytes.unwrap_or(d.segment_bytes),
         recall: js.recall.unwrap_or(d.recall),
+        redact: d.redact,
     })
 }

@@ -17,6 +17,11 @@ export type AddResult = {
    * What a `replace` removed to make room for the message.
    */
   forgotten?: ForgetResult;
+  /**
+   * What was redacted before the message was stored: placeholder kind →
+   * count (`{ "openai-key": 1 }`), never a value. Absent when nothing was.
+   */
+  redacted?: { [key in string]: number };
 };
 
 /**
@@ -354,6 +359,10 @@ export type Remembered = {
    * The fact this one superseded (same key), kept in the key's history.
    */
   superseded?: string;
+  /**
+   * What was redacted from the text before it was stored (see `AddResult`).
+   */
+  redacted?: { [key in string]: number };
 };
 
 /**

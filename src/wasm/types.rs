@@ -165,6 +165,19 @@ export interface CreateOptions {
    * `TOKENIZER_LOAD`.
    */
   ranks?: RankSource | ((encoding: RankEncoding) => RankSource | Promise<RankSource>);
+  /**
+   * What is redacted from a message (its content, tool-call arguments and
+   * other text fields), a tool result or a fact before it is stored, summarized,
+   * embedded or counted: the value becomes `[redacted:KIND]` and `add` /
+   * `remember` report the kinds and counts in `redacted`. Default `true`:
+   * provider credentials, private keys, URL passwords, JWTs. `{ personal: true }`
+   * adds emails, phone numbers, Chinese resident ID and card numbers; `false`
+   * redacts nothing. A function replaces the built-in scanners: called on
+   * each text, what it returns is stored, its `[redacted:KIND]` placeholders
+   * are reported; if it throws or returns no string the call rejects with
+   * `REDACT_FAILED` and nothing is stored. See docs/guides/redaction.md.
+   */
+  redact?: boolean | { personal?: boolean; credentials?: boolean } | ((text: string) => string | Promise<string>);
 }
 export interface RememberInput {
   /** A keyed fact: a new value for the key supersedes the old (history kept). */
@@ -226,7 +239,7 @@ export type MemoryErrorCode =
     | "STORAGE_QUOTA" | "STORAGE_KEY_TOO_LONG" | "INVALID_VECTOR" | "DIMENSION_MISMATCH"
     | "INVALID_TOOL_SCHEMA" | "EMBEDDER_HTTP" | "EMBEDDER_TIMEOUT" | "EMBEDDER_INVALID"
     | "SUMMARIZER_HTTP" | "SUMMARIZER_TIMEOUT" | "SUMMARIZER_INVALID" | "CLOSED"
-    | "WASM_LOAD" | "NOT_READY" | "INTERNAL" | "INSTANCE_RESET";
+    | "WASM_LOAD" | "NOT_READY" | "INTERNAL" | "INSTANCE_RESET" | "REDACT_FAILED";
 "#;
 
 #[wasm_bindgen(typescript_custom_section)]

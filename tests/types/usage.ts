@@ -1,6 +1,6 @@
 // Compiled with `tsc --noEmit` by tests/js/types.test.mjs against the
 // generated declarations: the public API must stay typed, not `any`.
-import { MemoryController, MemoryError, isMemoryError, wasmMemoryBytes } from "agent-memory";
+import { MemoryController, MemoryError, isMemoryError, redactText, wasmMemoryBytes } from "agent-memory";
 import type { ChatMessage, Context, MemoryErrorCode, Stats } from "agent-memory";
 
 async function main(): Promise<void> {
@@ -20,6 +20,21 @@ async function main(): Promise<void> {
   const unknown: string[] = memory.stats().unknownModels;
   console.log(priced, unknown, (await memory.buildContext({ keepFields: ["annotations"] })).tokens);
   const bytes: number = wasmMemoryBytes();
+  // Redaction: the option's three shapes, what add and remember report, redactText.
+  const careful = await MemoryController.create({ redact: { personal: true } });
+  await MemoryController.create({ redact: false });
+  await MemoryController.create({ redact: async (text: string) => redactText(text).text.replace(/EMP-\d+/g, "[redacted:employee-id]") });
+  const redacted: number | undefined = (await careful.add({ role: "user", content: "x" })).redacted?.["openai-key"];
+  const factRedacted: number | undefined = (await careful.remember({ text: "y" })).redacted?.email;
+  const scrubbed: { text: string; redacted: Record<string, number> } = redactText("z", { personal: true });
+  const failed: MemoryErrorCode = "REDACT_FAILED";
+  const same: string = (await careful.redact("log line")).text;
+  console.log(same);
+  console.log(redacted, factRedacted, scrubbed, failed);
+  // @ts-expect-error: redact takes a boolean, a policy or a function
+  await MemoryController.create({ redact: "yes" });
+  // @ts-expect-error: the policy's keys are typed
+  await MemoryController.create({ redact: { pii: true } });
   console.log(id, tokens, recount, stats.cost.usd, usd, bytes, ctx.sections.recent.messageIds);
 
   // @ts-expect-error: an unknown role is a type error
