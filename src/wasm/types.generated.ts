@@ -75,7 +75,8 @@ export type ThreadInfo = {
   firstAt: number;
   lastAt: number;
   /**
-   * The first line of its first user message, at most 80 characters ([`TITLE_CHARS`]).
+   * The first line of its first user message, at most 80 characters
+   * ([`TITLE_CHARS`]); for an imported conversation, its title there.
    */
   title?: string;
 };

@@ -1,0 +1,125 @@
+// `memory.importConversations(data, { format, onProgress })`: a user's chat
+// history from ChatGPT's or Claude's export, or arrays of OpenAI messages,
+// into the namespace, one thread per conversation.
+//
+// Invariants:
+// - Each conversation is written to its own thread (`<format>-<id>`) by a
+//   controller opened on the same storage and options, through the same
+//   `add` as any message: saved before it counts, compacted and summarized
+//   as it goes (the summarizer's backlog bounded as for live chat).
+// - A message is stored at its original time (the thread's clock reads
+//   it), in the conversation's order: the thread's order and times agree.
+// - A stored message carries `imported: { from, id }` (the export's id for
+//   it; never sent to a model, see wire.rs); the first user message also
+//   the conversation's title, which `threads()` shows. A message whose id
+//   the thread holds is skipped: importing an export twice, or again after
+//   a crash, stores nothing twice and loses nothing.
+// - Input is read one conversation at a time (json-stream.js).
+// - A malformed conversation stops the import with a MemoryError naming it
+//   and the field; the conversations before it stay imported and the
+//   error's `progress` says how far it got.
+
+import { memoryError } from "./errors.js";
+import { FORMATS, detectFormat, readConversation } from "./import-formats.js";
+import { jsonArrayElements } from "./json-stream.js";
+
+/**
+ * Imports `data` through controllers `create(options)` opens, one per
+ * conversation. `base`: the options the importing controller was created
+ * with.
+ */
+export async function importConversations(create, base, data, options = {}) {
+  if (options === null || typeof options !== "object") throw memoryError("INVALID_INPUT", "importConversations: options: expected an object");
+  const { format, onProgress } = options;
+  if (format !== undefined && !FORMATS.includes(format)) throw memoryError("INVALID_INPUT", `importConversations: options.format: expected one of ${FORMATS.join(", ")} (or none, to detect it), got ${JSON.stringify(format)}`);
+  if (onProgress !== undefined && typeof onProgress !== "function") throw memoryError("INVALID_INPUT", "importConversations: options.onProgress: expected a function");
+  if (!base?.storage) {
+    throw memoryError("INVALID_INPUT", "importConversations writes each conversation to a thread of the namespace: create the controller with a storage adapter (memoryStorage() to keep it in memory)");
+  }
+  const progress = { conversations: 0, messages: 0, skipped: 0, hidden: 0 };
+  let fmt = format;
+  let index = 0;
+  try {
+    for await (const raw of conversations(data)) {
+      fmt ??= detectFormat(raw);
+      if (!fmt) throw Object.assign(memoryError("INVALID_INPUT", `import: conversation ${index}: (conversation): not a ChatGPT, Claude or OpenAI conversation; say options.format`), { conversation: index, field: "(conversation)" });
+      const conversation = readConversation(fmt, raw, index);
+      const thread = `${fmt}-${conversation.id}`;
+      const done = await importOne(create, base, fmt, thread, conversation);
+      progress.conversations++;
+      progress.messages += done.added;
+      progress.skipped += done.skipped;
+      progress.hidden += conversation.hidden;
+      index++;
+      await onProgress?.({ ...progress, conversation: { index: index - 1, id: conversation.id, thread, title: conversation.title, messages: done.added, skipped: done.skipped } });
+    }
+  } catch (e) {
+    // How far it got: the conversations before this one are stored whole.
+    if (e !== null && typeof e === "object") Object.assign(e, { progress: { ...progress, failedAt: index } });
+    throw e;
+  }
+  return { ...progress, format: fmt ?? format };
+}
+
+/** One conversation into `thread`: what was added and what was there already. */
+async function importOne(create, base, from, thread, conversation) {
+  let at = 0;
+  const memory = await create({ ...base, thread, clock: () => at });
+  try {
+    let have = new Set();
+    if (memory.stats().messages.total > 0) {
+      have = new Set((await memory.history()).map((h) => h.message.imported?.id).filter((id) => typeof id === "string"));
+    }
+    let added = 0, skipped = 0, titled = false;
+    for (const m of conversation.messages) {
+      const mark = { from, id: m.id };
+      if (!titled && m.message.role === "user" && conversation.title) {
+        mark.title = conversation.title;
+        titled = true;
+      }
+      if (have.has(m.id)) {
+        skipped++;
+        continue;
+      }
+      at = m.at;
+      await memory.add({ ...m.message, imported: mark });
+      added++;
+    }
+    // Closing waits for this thread's compaction and summaries: the
+    // summarizer's backlog stays that of one thread at a time.
+    await memory.close();
+    return { added, skipped };
+  } catch (e) {
+    await memory.close().catch(() => {});
+    throw e;
+  } finally {
+    memory.free?.();
+  }
+}
+
+/** The conversations of `data`, one at a time. */
+async function* conversations(data) {
+  if (Array.isArray(data)) {
+    yield* data;
+    return;
+  }
+  if (typeof data === "string" || data instanceof Uint8Array || data instanceof ArrayBuffer || typeof data?.getReader === "function") {
+    yield* jsonArrayElements(data);
+    return;
+  }
+  const iterate = data?.[Symbol.asyncIterator] ?? data?.[Symbol.iterator];
+  if (typeof iterate !== "function") {
+    throw memoryError("INVALID_INPUT", "importConversations: data: expected a JSON string or bytes, a ReadableStream, or an (async) iterable of conversations or of text chunks");
+  }
+  // Chunks of text or bytes go through the JSON reader; objects are conversations.
+  const it = iterate.call(data);
+  const first = await it.next();
+  if (first.done) return;
+  const rest = { [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve(it.next()), return: (v) => Promise.resolve(it.return?.(v) ?? { done: true, value: v }) }) };
+  const chained = (async function* () {
+    yield first.value;
+    yield* rest;
+  })();
+  if (typeof first.value === "string" || first.value instanceof Uint8Array) yield* jsonArrayElements(chained);
+  else yield* chained;
+}
