@@ -100,7 +100,7 @@ function chatgpt(raw, where, bad) {
   const path = [];
   const seen = new Set();
   while (node !== undefined && node !== null) {
-    if (seen.has(node)) throw bad(`mapping.${node}.parent`, "the parents form a cycle");
+    if (seen.has(node)) throw bad(`mapping.${path.at(-1)[0]}.parent`, "the parents form a cycle");
     seen.add(node);
     const n = mapping[node];
     if (n === null || typeof n !== "object") throw bad(`mapping.${node}`, `expected a node object, got ${kind(n)}`);
@@ -271,7 +271,7 @@ function claudeBranch(chosen, bad) {
   const path = [];
   const seen = new Set();
   for (let e = leaf; e; e = byId.get(e[0].parent_message_uuid)) {
-    if (seen.has(e[0].uuid)) throw bad(`chat_messages[${e[1]}].parent_message_uuid`, "the parents form a cycle");
+    if (seen.has(e[0].uuid)) throw bad(`chat_messages[${path.at(-1)[1]}].parent_message_uuid`, "the parents form a cycle");
     seen.add(e[0].uuid);
     path.push(e);
     if (e[0].parent_message_uuid === CLAUDE_ROOT) break;
