@@ -33,6 +33,7 @@ const BENCHMARKS = [
   ["cache", "a long chat with a context per user turn: cached share (OpenAI's rule), tokens per call, billed input vs trimming, summarization, whole history"],
   ["learn", "what compaction learns about the user offline: precision and recall on a labelled set, fresh turns held out"],
   ["summaries", "evidence turns the offline summaries carry on the recall fixture, tune and held-out"],
+  ["import", "importConversations of a generated 100,000-message ChatGPT export through memoryStorage and nodeFileStorage"],
 ];
 
 const only = process.argv.slice(2);

@@ -4,16 +4,18 @@
 //
 // Invariants:
 // - Each conversation is written to its own thread (`<format>-<id>`) by a
-//   controller opened on the same storage and options, through the same
-//   `add` as any message: saved before it counts, compacted and summarized
-//   as it goes (the summarizer's backlog bounded as for live chat).
+//   controller opened on the same storage and options, through `addMany`
+//   (up to 64 messages saved as one change; a tool result with `add`, after
+//   its call): saved before it counts, compacted and summarized as it goes
+//   (the summarizer's backlog bounded as for live chat).
 // - A message is stored at its original time (the thread's clock reads
 //   it), in the conversation's order: the thread's order and times agree.
 // - A stored message carries `imported: { from, id }` (the export's id for
 //   it; never sent to a model, see wire.rs); the first user message also
 //   the conversation's title, which `threads()` shows. A message whose id
 //   the thread holds is skipped: importing an export twice, or again after
-//   a crash, stores nothing twice and loses nothing.
+//   a crash, stores nothing twice and loses nothing. A thread `threads()`
+//   lists with the conversation's count and last time is not reopened.
 // - Input is read one conversation at a time (json-stream.js).
 // - A malformed conversation stops the import with a MemoryError naming it
 //   and the field; the conversations before it stay imported and the
@@ -24,11 +26,11 @@ import { FORMATS, detectFormat, readConversation } from "./import-formats.js";
 import { jsonArrayElements } from "./json-stream.js";
 
 /**
- * Imports `data` through controllers `create(options)` opens, one per
- * conversation. `base`: the options the importing controller was created
- * with.
+ * Imports `data` into `memory`'s namespace through controllers
+ * `create(options)` opens, one per conversation. `base`: the options
+ * `memory` was created with.
  */
-export async function importConversations(create, base, data, options = {}) {
+export async function importConversations(memory, create, base, data, options = {}) {
   if (options === null || typeof options !== "object") throw memoryError("INVALID_INPUT", "importConversations: options: expected an object");
   const { format, onProgress } = options;
   if (format !== undefined && !FORMATS.includes(format)) throw memoryError("INVALID_INPUT", `importConversations: options.format: expected one of ${FORMATS.join(", ")} (or none, to detect it), got ${JSON.stringify(format)}`);
@@ -39,13 +41,14 @@ export async function importConversations(create, base, data, options = {}) {
   const progress = { conversations: 0, messages: 0, skipped: 0, hidden: 0 };
   let fmt = format;
   let index = 0;
+  const listed = new Map((await memory.threads()).map((t) => [t.thread, t]));
   try {
     for await (const raw of conversations(data)) {
       fmt ??= detectFormat(raw);
       if (!fmt) throw Object.assign(memoryError("INVALID_INPUT", `import: conversation ${index}: (conversation): not a ChatGPT, Claude or OpenAI conversation; say options.format`), { conversation: index, field: "(conversation)" });
       const conversation = readConversation(fmt, raw, index);
       const thread = `${fmt}-${conversation.id}`;
-      const done = await importOne(create, base, fmt, thread, conversation);
+      const done = await importOne(create, base, fmt, thread, conversation, listed.get(thread));
       progress.conversations++;
       progress.messages += done.added;
       progress.skipped += done.skipped;
@@ -61,30 +64,54 @@ export async function importConversations(create, base, data, options = {}) {
   return { ...progress, format: fmt ?? format };
 }
 
+/** Messages saved per `addMany` at most: a few stored values each, compaction between them. */
+const BATCH = 64;
+
 /** One conversation into `thread`: what was added and what was there already. */
-async function importOne(create, base, from, thread, conversation) {
+async function importOne(create, base, from, thread, conversation, listed) {
+  const { messages, title } = conversation;
+  // Listed with as many messages and the same last time: imported whole
+  // before, so not opened at all (a thread the app added to, or a crash
+  // left short, is read and completed below).
+  if (listed && listed.messages === messages.length && listed.lastAt === messages.at(-1)?.at) return { added: 0, skipped: messages.length };
+  if (!listed && messages.length === 0) return { added: 0, skipped: 0 };
   let at = 0;
   const memory = await create({ ...base, thread, clock: () => at });
   try {
     let have = new Set();
-    if (memory.stats().messages.total > 0) {
+    if (listed || memory.stats().messages.total > 0) {
       have = new Set((await memory.history()).map((h) => h.message.imported?.id).filter((id) => typeof id === "string"));
     }
     let added = 0, skipped = 0, titled = false;
-    for (const m of conversation.messages) {
+    let batch = [];
+    const send = async () => {
+      if (batch.length) await memory.addMany(batch);
+      added += batch.length;
+      batch = [];
+    };
+    for (const m of messages) {
       const mark = { from, id: m.id };
-      if (!titled && m.message.role === "user" && conversation.title) {
-        mark.title = conversation.title;
+      if (!titled && m.message.role === "user" && title) {
+        mark.title = title;
         titled = true;
       }
       if (have.has(m.id)) {
         skipped++;
         continue;
       }
+      const message = { ...m.message, imported: mark };
+      if (message.role !== "tool") {
+        batch.push({ message, at: m.at });
+        if (batch.length >= BATCH) await send();
+        continue;
+      }
+      // A tool result goes after its call, which must be stored first.
+      await send();
       at = m.at;
-      await memory.add({ ...m.message, imported: mark });
+      await memory.add(message);
       added++;
     }
+    await send();
     // Closing waits for this thread's compaction and summaries: the
     // summarizer's backlog stays that of one thread at a time.
     await memory.close();

@@ -311,7 +311,7 @@ export class MemoryController {
    * (js/import.js).
    */
   async importConversations(data, options) {
-    return importConversations((o) => open("create", [], o), createdWith.get(this), data, options);
+    return importConversations(this, (o) => open("create", [], o), createdWith.get(this), data, options);
   }
 }
 

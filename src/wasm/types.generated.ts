@@ -20,6 +20,24 @@ export type AddResult = {
 };
 
 /**
+ * What `addMany` did.
+ */
+export type AddManyResult = {
+  /**
+   * The messages' ids, in order.
+   */
+  ids: Array<string>;
+  /**
+   * Their tokens, together.
+   */
+  tokens: number;
+  /**
+   * Set when the batch pushed working memory past its threshold.
+   */
+  compaction?: CompactionEvent;
+};
+
+/**
  * What one compaction moved out of working memory: `messages` messages,
  * summarized by the episode `episodeId`.
  */

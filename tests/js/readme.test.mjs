@@ -47,8 +47,9 @@ export function readmeBlocks(text) {
   return blocks;
 }
 
-const readme = readFileSync(join(root, "README.md"), "utf8");
-const blocks = readmeBlocks(readme);
+// The README and the user guides (docs/guides/*.md) alike.
+const guides = existsSync(join(root, "docs/guides")) ? readdirSync(join(root, "docs/guides")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/guides/${f}`) : [];
+const blocks = ["README.md", ...guides].flatMap((file) => readmeBlocks(readFileSync(join(root, file), "utf8")).map((b) => ({ ...b, file })));
 const scripts = {};
 for (const f of readdirSync(join(root, "tests/js/readme")).filter((f) => f.endsWith(".mjs")).sort()) {
   for (const [name, spec] of Object.entries((await import(`./readme/${f}`)).blocks)) {
@@ -78,7 +79,7 @@ function runNode(file, env) {
 }
 
 test("every README block says how it is checked, and every block script is used", () => {
-  const unmarked = blocks.filter((b) => b.marker === null).map((b) => `line ${b.line}`);
+  const unmarked = blocks.filter((b) => b.marker === null).map((b) => `${b.file} line ${b.line}`);
   assert.deepEqual(unmarked, [], "README blocks without a readme-test marker");
   const used = new Set(blocks.map((b) => b.marker.match(/^run (\S+)$/)?.[1]).filter(Boolean));
   assert.deepEqual(Object.keys(scripts).filter((n) => !used.has(n)), [], "block scripts no README block uses");
@@ -86,7 +87,7 @@ test("every README block says how it is checked, and every block script is used"
 
 for (const block of blocks.filter((b) => b.marker !== null)) {
   const [mode, ...rest] = block.marker.split(/\s+/);
-  const title = `README line ${block.line} (${block.lang || "text"}): ${block.marker}`;
+  const title = `${block.file} line ${block.line} (${block.lang || "text"}): ${block.marker}`;
   if (mode === "run") {
     test(title, async () => {
       const name = rest[0];
