@@ -199,3 +199,42 @@ test("importConversations needs a storage adapter, and checks its options", asyn
   await assert.rejects(memory.importConversations(12), (e) => e.code === "INVALID_INPUT" && /data/.test(e.message));
   assert.deepEqual(await memory.importConversations("[]"), { conversations: 0, messages: 0, skipped: 0, hidden: 0, format: undefined });
 });
+
+test("the input is read as it is imported: the first conversation is stored before the rest is read", async () => {
+  const storage = memoryStorage();
+  const [first, ...rest] = JSON.parse(text("claude"));
+  let stored = 0;
+  let storedWhenAskedForMore;
+  async function* chunks() {
+    const head = new TextEncoder().encode(`[${JSON.stringify(first)},`);
+    // Bytes split inside a multi-byte character, as a stream may cut them.
+    yield head.slice(0, 40);
+    yield head.slice(40);
+    storedWhenAskedForMore = stored;
+    yield `${rest.map((c) => JSON.stringify(c)).join(",")}]`;
+  }
+  const result = await importInto(storage, chunks(), { onProgress: (p) => (stored = p.conversations) });
+  assert.equal(storedWhenAskedForMore, 1);
+  assert.equal(result.conversations, 4);
+});
+
+test("addMany: messages at their own times saved as one change; a tool result waits for add; a bad batch changes nothing", async () => {
+  const storage = memoryStorage();
+  const memory = await MemoryController.create(options(storage, { thread: "batch", workingMemory: { maxTokens: 200 } }));
+  const items = Array.from({ length: 30 }, (_, i) => ({ message: { role: i % 2 ? "assistant" : "user", content: `batch message ${i}: 周末去爬山还是去看展览？` }, at: 1_000_000 + i * 1000 }));
+  const call = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] };
+  await assert.rejects(memory.addMany([{ message: call, at: 5 }, { message: { role: "tool", tool_call_id: "c1", content: "x" }, at: 6 }]), (e) => e.code === "INVALID_INPUT");
+  await assert.rejects(memory.addMany([{ message: { role: "user", content: "no time" } }]), (e) => e.code === "INVALID_INPUT" && /items\[0\]\.at/.test(e.message));
+  assert.deepEqual(await memory.history(), [], "nothing changed");
+  const added = await memory.addMany(items);
+  assert.equal(added.ids.length, 30);
+  assert.ok(added.compaction, "past the threshold: compacted");
+  await memory.addMany([{ message: call, at: 2_000_000 }]);
+  await memory.add({ role: "tool", tool_call_id: "c1", content: "ok" });
+  await memory.close();
+  const reopened = await MemoryController.create(options(storage, { thread: "batch", workingMemory: { maxTokens: 200 } }));
+  const history = await reopened.history();
+  assert.deepEqual(history.slice(0, 30).map((h) => [h.id, h.ts, h.message.content]), items.map((it, i) => [added.ids[i], it.at, it.message.content]));
+  assert.deepEqual(history.slice(30).map((h) => h.message.role), ["assistant", "tool"]);
+  await reopened.close();
+});
