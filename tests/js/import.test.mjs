@@ -238,3 +238,27 @@ test("addMany: messages at their own times saved as one change; a tool result wa
   assert.deepEqual(history.slice(30).map((h) => h.message.role), ["assistant", "tool"]);
   await reopened.close();
 });
+
+test("with a summarizer: one request at a time while importing, every archived message in one episode, fallbacks say why", async () => {
+  const storage = memoryStorage();
+  let inFlight = 0, most = 0, calls = 0;
+  const summarizer = async (request) => {
+    calls++;
+    most = Math.max(most, ++inFlight);
+    // Slower than the import: a few turns of the event loop per answer.
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    inFlight--;
+    return JSON.stringify({ summary: `about ${request.messages.length} messages`, importance: 0.5 });
+  };
+  const extra = { workingMemory: { maxTokens: 400 }, summaryBacklog: 2, summarizer };
+  const messages = Array.from({ length: 400 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i}: ${"旅行计划 itinerary ".repeat(1 + (i % 9))}`, timestamp: 1_600_000_000 + i }));
+  const result = await importInto(storage, [{ id: "long", title: "Long", messages }], {}, extra);
+  assert.equal(result.messages, 400);
+  const thread = (await stored(storage, extra))["openai-long"];
+  const archived = thread.items.filter((h) => h.place === "archived").map((h) => h.id);
+  assert.ok(archived.length > 300, `${archived.length} archived`);
+  assert.deepEqual(thread.episodes.flatMap((e) => e.messageIds), archived, "every archived message in exactly one episode, in order");
+  assert.equal(most, 1, "one summary request at a time");
+  assert.ok(calls > 0 && thread.episodes.some((e) => e.summarySource === "model"));
+  for (const e of thread.episodes) if (e.summarySource === "fallback") assert.match(e.degraded?.code ?? "", /^SUMMARIZER_/);
+});
