@@ -67,6 +67,12 @@ test("ChatGPT: the current_node branch, hidden nodes left out, tool calls answer
   assert.deepEqual([result2.role, result2.tool_call_id, result2.content], ["tool", call.tool_calls[0].id, "4213.5"]);
   assert.match(csv.items[5].message.content, /```python\ndef column_sum/);
 
+  // Without current_node (older exports), the leaf written last.
+  const [, csvRaw] = JSON.parse(text("chatgpt"));
+  const other = memoryStorage();
+  await importInto(other, [{ ...csvRaw, current_node: undefined }]);
+  assert.deepEqual(ids(Object.values(await stored(other))[0]), ids(csv));
+
   const weather = threads["chatgpt-6655a1b2-0000-4000-8000-00000000c003"];
   assert.deepEqual(ids(weather), ["w1", "w2", "w3", "w5"], "two browsing outputs answer one call");
   assert.match(weather.items[2].message.content, /Rain likely[\s\S]*Tomorrow: showers/);
