@@ -29,7 +29,6 @@ import { withReranker } from "./reranker.js";
 import { gunzip } from "./gunzip.js";
 import { memoryError } from "./storage-shared.js";
 import { withDeadlines } from "./deadline.js";
-import { importConversations } from "./import.js";
 
 let runtime;
 let loading; // the promise of the load in progress or done; cleared when it fails or its instance traps
@@ -308,9 +307,11 @@ export class MemoryController {
   /**
    * Imports a ChatGPT or Claude export, or OpenAI messages with times: one
    * thread per conversation, opened with this controller's options
-   * (js/import.js).
+   * (js/import.js, loaded on first use: bundles of apps that never import
+   * do not carry the export readers).
    */
   async importConversations(data, options) {
+    const { importConversations } = await import("./import.js");
     return importConversations(this, (o) => open("create", [], o), createdWith.get(this), data, options);
   }
 }
