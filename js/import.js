@@ -16,6 +16,11 @@
 //   the thread holds is skipped: importing an export twice, or again after
 //   a crash, stores nothing twice and loses nothing. A thread `threads()`
 //   lists with the conversation's count and last time is not reopened.
+// - An imported thread keeps at most `workingTokens` (default a quarter of
+//   workingMemory.maxTokens) in working memory; the rest is archived and
+//   summarized as it arrives. Opening any thread reads every thread's
+//   working memory, so thousands of imported threads with full ones would
+//   make each later open (and each conversation of the import) slower.
 // - Input is read one conversation at a time (json-stream.js).
 // - A malformed conversation stops the import with a MemoryError naming it
 //   and the field; the conversations before it stay imported and the
@@ -33,6 +38,8 @@ import { jsonArrayElements } from "./json-stream.js";
 export async function importConversations(memory, create, base, data, options = {}) {
   if (options === null || typeof options !== "object") throw memoryError("INVALID_INPUT", "importConversations: options: expected an object");
   const { format, onProgress } = options;
+  const workingTokens = options.workingTokens ?? Math.max(200, Math.floor((base?.workingMemory?.maxTokens ?? 4000) / 4));
+  if (!Number.isInteger(workingTokens) || workingTokens <= 0) throw memoryError("INVALID_INPUT", "importConversations: options.workingTokens: expected a positive integer");
   if (format !== undefined && !FORMATS.includes(format)) throw memoryError("INVALID_INPUT", `importConversations: options.format: expected one of ${FORMATS.join(", ")} (or none, to detect it), got ${JSON.stringify(format)}`);
   if (onProgress !== undefined && typeof onProgress !== "function") throw memoryError("INVALID_INPUT", "importConversations: options.onProgress: expected a function");
   if (!base?.storage) {
@@ -48,7 +55,7 @@ export async function importConversations(memory, create, base, data, options = 
       if (!fmt) throw Object.assign(memoryError("INVALID_INPUT", `import: conversation ${index}: (conversation): not a ChatGPT, Claude or OpenAI conversation; say options.format`), { conversation: index, field: "(conversation)" });
       const conversation = readConversation(fmt, raw, index);
       const thread = `${fmt}-${conversation.id}`;
-      const done = await importOne(create, base, fmt, thread, conversation, listed.get(thread));
+      const done = await importOne(create, { ...base, workingMemory: { ...base.workingMemory, maxTokens: workingTokens } }, fmt, thread, conversation, listed.get(thread));
       progress.conversations++;
       progress.messages += done.added;
       progress.skipped += done.skipped;

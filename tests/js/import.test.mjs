@@ -164,6 +164,17 @@ test("a longer conversation is compacted as it goes; its episodes carry the orig
   const archived = long.items.filter((h) => h.place === "archived").map((h) => h.id);
   assert.deepEqual(long.episodes.flatMap((e) => e.messageIds).sort(), archived.sort(), "every archived message in one episode");
   for (const e of long.episodes) assert.ok(e.createdAt >= start && e.createdAt <= start + 60 * 60_000, `episode ${e.id} at ${e.createdAt}`);
+  // The imported thread keeps at most workingTokens in working memory (here 300 / 4, raised to 200).
+  const reopened = await MemoryController.create(options(storage, { thread: "openai-long", workingMemory: { maxTokens: 4000 } }));
+  const working = reopened.stats().tokens.working;
+  assert.ok(working > 0 && working <= 200, `${working} tokens in working memory`);
+  await reopened.close();
+  const wide = memoryStorage();
+  await importInto(wide, [{ id: "long", messages }], { workingTokens: 3000 }, { workingMemory: { maxTokens: 300 } });
+  const roomy = await MemoryController.create(options(wide, { thread: "openai-long", workingMemory: { maxTokens: 4000 } }));
+  assert.ok(roomy.stats().tokens.working > 200, "workingTokens sets it");
+  await roomy.close();
+  await assert.rejects(importInto(wide, [], { workingTokens: 0 }), (e) => e.code === "INVALID_INPUT" && /workingTokens/.test(e.message));
 });
 
 test("a malformed conversation: a MemoryError naming it and the field; the ones before stay, the call says how far it got", async () => {
