@@ -220,6 +220,10 @@ test("every value the controller returns has its declared type, field by field",
   await desk.add({ role: "user", content: "The quarterly report is due on Friday." });
   keep("threads", await desk.threads());
   keep("search", await desk.search("hotel Chengdu"));
+  // An import (with its batches of addMany) into the same user.
+  const exported = [{ id: "c", title: "Trip", messages: [{ role: "user", content: "去成都", timestamp: 1 }, { role: "assistant", content: "好", timestamp: 2 }] }];
+  keep("importConversations", await desk.importConversations(exported));
+  keep("addMany", await desk.addMany([{ message: { role: "user", content: "batch" }, at: 3 }]));
   assert.ok(returned.threads.at(-1).length === 2 && returned.search.at(-1)[0].thread === "trip", "the values exercise threads and a hit's thread");
   await Promise.all([trip.close(), desk.close()]);
 
