@@ -38,7 +38,8 @@ import { jsonArrayElements } from "./json-stream.js";
 export async function importConversations(memory, create, base, data, options = {}) {
   if (options === null || typeof options !== "object") throw memoryError("INVALID_INPUT", "importConversations: options: expected an object");
   const { format, onProgress } = options;
-  const workingTokens = options.workingTokens ?? Math.max(200, Math.floor((base?.workingMemory?.maxTokens ?? 4000) / 4));
+  const maxTokens = base?.workingMemory?.maxTokens ?? 4000;
+  const workingTokens = options.workingTokens ?? Math.min(maxTokens, Math.max(200, Math.floor(maxTokens / 4)));
   if (!Number.isInteger(workingTokens) || workingTokens <= 0) throw memoryError("INVALID_INPUT", "importConversations: options.workingTokens: expected a positive integer");
   if (format !== undefined && !FORMATS.includes(format)) throw memoryError("INVALID_INPUT", `importConversations: options.format: expected one of ${FORMATS.join(", ")} (or none, to detect it), got ${JSON.stringify(format)}`);
   if (onProgress !== undefined && typeof onProgress !== "function") throw memoryError("INVALID_INPUT", "importConversations: options.onProgress: expected a function");

@@ -247,7 +247,7 @@ export type UsageRecord = UsageInput;
 export interface ImportOptions {
   /** The export's format; detected from the first conversation when left out. */
   format?: "chatgpt" | "claude" | "openai";
-  /** Working memory (tokens) of each imported thread: the rest is archived and summarized as it arrives. Default: a quarter of `workingMemory.maxTokens`, at least 200. */
+  /** Working memory (tokens) of each imported thread: the rest is archived and summarized as it arrives. Default: a quarter of `workingMemory.maxTokens`, at least 200 (or all of it, when smaller). */
   workingTokens?: number;
   /** Called after each conversation is stored (awaited). */
   onProgress?: (progress: ImportProgress & { conversation: { index: number; id: string; thread: string; title?: string; messages: number; skipped: number } }) => void | Promise<void>;
