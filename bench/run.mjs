@@ -34,6 +34,7 @@ const BENCHMARKS = [
   ["learn", "what compaction learns about the user offline: precision and recall on a labelled set, fresh turns held out"],
   ["summaries", "evidence turns the offline summaries carry on the recall fixture, tune and held-out"],
   ["redact", "redaction before storing: credential recall and look-alike false positives on a labelled corpus, tune, held-out and fresh"],
+  ["import", "importConversations of a generated 100,000-message ChatGPT export through memoryStorage and nodeFileStorage"],
 ];
 
 const only = process.argv.slice(2);

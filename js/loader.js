@@ -277,8 +277,12 @@ async function open(method, args, options) {
   const hooked = withDeadlines(options == null || reranker === undefined ? options : rest);
   const b = await live();
   const memory = await guard(b, `MemoryController.${method}`, b.MemoryController[method]).call(b.MemoryController, ...args, hooked);
+  createdWith.set(memory, rest);
   return reranker === undefined ? memory : withReranker(memory, reranker);
 }
+
+/** The options each controller was opened with (its reranker aside): importConversations opens its threads alike. */
+const createdWith = new WeakMap();
 
 /**
  * One conversation's memory: `await MemoryController.create(options)`. Its
@@ -298,6 +302,17 @@ export class MemoryController {
   /** Opens as `create` does (the same checks, deadlines and loading), then imports `snapshot`. */
   static async import(snapshot, options) {
     return open("import", [snapshot], options);
+  }
+
+  /**
+   * Imports a ChatGPT or Claude export, or OpenAI messages with times: one
+   * thread per conversation, opened with this controller's options
+   * (js/import.js, loaded on first use: bundles of apps that never import
+   * do not carry the export readers).
+   */
+  async importConversations(data, options) {
+    const { importConversations } = await import("./import.js");
+    return importConversations(this, (o) => open("create", [], o), createdWith.get(this), data, options);
   }
 }
 

@@ -14,7 +14,7 @@
 use ts_rs::{Config, TS};
 
 use crate::context::{Budget, CacheHint, Context, ContextOptions, Degraded, KnowledgeSection, Layout, OmitReason, Omitted, RecentSection, RetrievalMode, Sections, SummarySection, SystemSection};
-use crate::controller::{Added, CompactionEvent, Forgotten, Found, Hit, HitKind, HistoryItem, LayerTokens, MessageStats, Remembered, Stats, SummaryRequest, ThreadInfo, TokenizerStats};
+use crate::controller::{Added, AddedMany, CompactionEvent, Forgotten, Found, Hit, HitKind, HistoryItem, LayerTokens, MessageStats, Remembered, Stats, SummaryRequest, ThreadInfo, TokenizerStats};
 use crate::cost::{CostLedger, ModelCost, PurposeCost};
 use crate::episodic::{Episode, SummarySource};
 use crate::message::Message;
@@ -112,6 +112,7 @@ fn declarations() -> Out {
     let mut out = Out { text: HEADER.to_string(), ..Out::default() };
     let out = &mut out;
     declaration::<Added>(&cfg, out);
+    declaration::<AddedMany>(&cfg, out);
     declaration::<CompactionEvent>(&cfg, out);
     declaration::<Forgotten>(&cfg, out);
     declaration::<HistoryItem>(&cfg, out);

@@ -203,6 +203,12 @@ impl Window {
         self.groups.iter().rposition(|g| g.pending.iter().any(|p| p == call_id))
     }
 
+    /// Whether the turn at the end of the log called tools (what
+    /// `tool_turn` reads), to carry across messages not pushed yet.
+    pub fn turn(&self) -> Turn {
+        self.turn
+    }
+
     /// Appends a checked message. Call `check` first.
     pub fn push(&mut self, stored: Stored) {
         self.track(self.log.len(), &stored);

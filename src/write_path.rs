@@ -106,6 +106,17 @@ impl<S: Store> WritePath<S> {
         Ok(self.controller.borrow_mut().commit_add(p))
     }
 
+    /// Stores messages as one change (`Controller::prepare_add_batch`);
+    /// resolves to each one's id and tokens once every value is saved.
+    ///
+    /// # Errors
+    /// Those of [`Controller::prepare_add_batch`]; the store's (nothing changed).
+    pub async fn add_batch(&self, items: Vec<(Message, f64)>) -> Result<Vec<(String, usize)>, S::Error> {
+        let p = self.controller.borrow().prepare_add_batch(items)?;
+        self.save_all(&p.writes).await?;
+        Ok(self.controller.borrow_mut().commit_add_batch(p))
+    }
+
     /// Charges one call's usage (`purpose`: "chat", "summarizer", …); its cost in USD, if the model's price is known.
     ///
     /// # Errors

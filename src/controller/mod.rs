@@ -14,11 +14,12 @@
 //! operations, one file each: `assemble` (the context), `writes` (prepare /
 //! commit of a change), `compaction` and `queue`, `knowledge`, `search`,
 //! `forget`, `restore`, `archive` (reading the archive segments opening left unread),
-//! `threads`, `tools`, `stats`.
+//! `threads`, `tools`, `stats`, `batch` (many messages as one change: imports).
 
 pub(crate) mod archive;
 mod placement;
 mod assemble;
+mod batch;
 mod books;
 mod compaction;
 mod forget;
@@ -41,6 +42,7 @@ pub use threads::ThreadInfo;
 pub use compaction::{CompactionJob, PreparedCompaction, SummaryRequest};
 pub use forget::{ForgetTarget, Forgotten, PreparedForget};
 pub use writes::{PreparedAdd, PreparedFold, PreparedUsage};
+pub use batch::{parse_batch, AddedMany, PreparedBatch};
 
 use serde::Serialize;
 use serde_json::Value;

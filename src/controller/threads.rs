@@ -19,7 +19,8 @@ pub struct ThreadInfo {
     /// Timestamps (ms) of its first and last message, as stored.
     pub first_at: f64,
     pub last_at: f64,
-    /// The first line of its first user message, at most 80 characters ([`TITLE_CHARS`]).
+    /// The first line of its first user message, at most 80 characters
+    /// ([`TITLE_CHARS`]); for an imported conversation, its title there.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
 }
@@ -45,7 +46,7 @@ pub(crate) fn add_message(t: &mut ShelvedThread, lc: u64, ts: f64, id: &str, mes
     t.last_at = t.last_at.max(ts);
     t.lc = t.lc.max(lc);
     if message.role == crate::message::Role::User && earlier((lc, ts), t.first_user.as_ref()) {
-        t.first_user = Some((lc, ts, title(&message.content_text())));
+        t.first_user = Some((lc, ts, imported_title(message).or_else(|| title(&message.content_text()))));
     }
 }
 
@@ -104,6 +105,12 @@ pub fn list<'a>(records: impl IntoIterator<Item = &'a Record>, shelved: impl Int
         .collect()
 }
 
+/// The title an imported conversation had (`importConversations` marks the
+/// first user message with it), cut as a first line is.
+fn imported_title(message: &crate::message::Message) -> Option<String> {
+    message.extra.get("imported")?.get("title")?.as_str().and_then(title)
+}
+
 fn title(text: &str) -> Option<String> {
     let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
     let mut t: String = line.chars().take(TITLE_CHARS).collect();
@@ -159,6 +166,15 @@ mod tests {
         assert_eq!(threads.len(), 2);
         assert_eq!(threads[0], ThreadInfo { thread: "work".into(), messages: 2, first_at: 30.0, last_at: 50.0, title: Some(format!("{}…", "x".repeat(80))) });
         assert_eq!(threads[1], ThreadInfo { thread: "default".into(), messages: 3, first_at: 10.0, last_at: 40.0, title: Some("周末去哪儿玩？".into()) });
+    }
+
+    #[test]
+    fn an_imported_conversation_keeps_its_title() {
+        let mut first = Message::text(Role::User, "hi there");
+        first.extra.insert("imported".into(), serde_json::json!({ "from": "chatgpt", "id": "n1", "title": "Trip to 成都" }));
+        let records = [Record::Msg { writer: "w".into(), seq: 1, lc: 1, ts: 10.0, id: "m-w-1".into(), message: first, task: None, thread: Some("chatgpt-c".into()) }, msg(2, Some("plain"), Role::User, "hi there")];
+        let titles: Vec<_> = list(&records, []).into_iter().map(|t| (t.thread, t.title)).collect();
+        assert_eq!(titles, [("plain".to_string(), Some("hi there".to_string())), ("chatgpt-c".to_string(), Some("Trip to 成都".to_string()))]);
     }
 
     #[test]

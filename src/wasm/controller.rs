@@ -182,6 +182,25 @@ impl MemoryController {
         self.add_in_place_of(None, &message, &options)
     }
 
+    /// Adds messages as one change, each at its own time (`at`, ms), as an
+    /// import brings them: saved as a few stored values rather than one per
+    /// message; resolves once all are saved to `{ ids, tokens, compaction? }`.
+    /// A tool result is refused here: add it with `add`, after its call.
+    /// If saving fails it rejects and nothing changed.
+    #[wasm_bindgen(js_name = addMany, unchecked_return_type = "Promise<AddManyResult>")]
+    pub fn add_many(&self, #[wasm_bindgen(unchecked_param_type = "{ message: ChatMessage; at: number }[]")] items: JsValue) -> Async {
+        let (d, json) = (self.driver.clone(), to_json(&items, "items"));
+        self.enqueue(async move {
+            let items = crate::controller::parse_batch(&json?).map_err(js_error)?;
+            let now = items.iter().fold(f64::NEG_INFINITY, |t, (_, at)| t.max(*at));
+            let added = d.path.add_batch(items).await?;
+            let compaction = d.after_change(now).await;
+            let tokens = added.iter().map(|(_, t)| t).sum();
+            let ids = added.into_iter().map(|(id, _)| id).collect();
+            to_js(&crate::controller::AddedMany { ids, tokens, compaction })
+        })
+    }
+
     /// Every message ever added, in order, with id, timestamp and place.
     #[wasm_bindgen(unchecked_return_type = "Promise<HistoryItem[]>")]
     pub fn history(&self) -> Async {

@@ -25,6 +25,24 @@ export type AddResult = {
 };
 
 /**
+ * What `addMany` did.
+ */
+export type AddManyResult = {
+  /**
+   * The messages' ids, in order.
+   */
+  ids: Array<string>;
+  /**
+   * Their tokens, together.
+   */
+  tokens: number;
+  /**
+   * Set when the batch pushed working memory past its threshold.
+   */
+  compaction?: CompactionEvent;
+};
+
+/**
  * What one compaction moved out of working memory: `messages` messages,
  * summarized by the episode `episodeId`.
  */
@@ -80,7 +98,8 @@ export type ThreadInfo = {
   firstAt: number;
   lastAt: number;
   /**
-   * The first line of its first user message, at most 80 characters ([`TITLE_CHARS`]).
+   * The first line of its first user message, at most 80 characters
+   * ([`TITLE_CHARS`]); for an imported conversation, its title there.
    */
   title?: string;
 };

@@ -230,6 +230,33 @@ export interface Procedures {
 export type UsageInput = { model?: string; promptTokens: number; completionTokens?: number; cachedPromptTokens?: number } | object;
 /** @deprecated Use UsageInput. */
 export type UsageRecord = UsageInput;
+/** What `importConversations` reads (see docs/guides/import.md). */
+export interface ImportOptions {
+  /** The export's format; detected from the first conversation when left out. */
+  format?: "chatgpt" | "claude" | "openai";
+  /** Working memory (tokens) of each imported thread: the rest is archived and summarized as it arrives. Default: a quarter of `workingMemory.maxTokens`, at least 200 (or all of it, when smaller). */
+  workingTokens?: number;
+  /** Called after each conversation is stored (awaited). */
+  onProgress?: (progress: ImportProgress & { conversation: { index: number; id: string; thread: string; title?: string; messages: number; skipped: number } }) => void | Promise<void>;
+}
+/** How far an import got: conversations stored whole, messages added, messages already stored (skipped), export nodes left out (hidden). */
+export interface ImportProgress { conversations: number; messages: number; skipped: number; hidden: number }
+/** What `importConversations` resolves to. */
+export interface ImportResult extends ImportProgress { format: "chatgpt" | "claude" | "openai" | undefined }
+/** The conversations of an export: its JSON text or bytes, a stream of them, or the parsed conversations. */
+export type ImportData = string | Uint8Array | ReadableStream<Uint8Array | string> | AsyncIterable<Uint8Array | string | object> | Iterable<object>;
+export interface MemoryController {
+  /**
+   * Imports a ChatGPT or Claude export (`conversations.json`) or OpenAI
+   * messages with times: one thread per conversation (`<format>-<id>`),
+   * at the original times, opened with this controller's options (a
+   * storage adapter is needed). Idempotent: a message already imported is
+   * skipped. Rejects with a `MemoryError` (`INVALID_INPUT` naming the
+   * conversation and field, with `progress`: how far it got); the
+   * conversations before it stay imported.
+   */
+  importConversations(data: ImportData, options?: ImportOptions): Promise<ImportResult>;
+}
 /** The `code` of every error the package throws or rejects with (`MemoryError`, from the entry). */
 export type MemoryErrorCode =
     | "INVALID_INPUT" | "INVALID_ROLE" | "INVALID_CONTENT" | "LONE_SURROGATE"

@@ -19,11 +19,13 @@
 // while workerd itself stays up, so a write the runtime had taken lands).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryController, memoryStorage, nodeFileStorage } from "../../dist/node.js";
 import { faultRuns } from "./faults/run.mjs";
+import { crashSweep, seededImportRuns } from "./faults/import-run.mjs";
 import { testWorker, withPageResult } from "./harness.mjs";
 
 const seeds = (n) => Array.from({ length: n }, (_, i) => i + 1);
@@ -46,6 +48,35 @@ test("nodeFileStorage: 40 seeded runs on real files", async () => {
   try {
     // A new adapter on the same directory for each life, as a restarted process makes.
     check(await faultRuns({ MemoryController, open: (seed) => nodeFileStorage(join(dir, String(seed))), seeds: seeds(40) }));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+// importConversations (tests/js/faults/import-run.mjs): a crash at every
+// storage operation of an import in turn, and seeded faults; after a
+// healthy rerun each thread holds what a clean import stores, once.
+for (const format of ["chatgpt", "claude", "openai"]) {
+  const data = readFileSync(new URL(`../fixtures/import/${format}.json`, import.meta.url), "utf8");
+  test(`memoryStorage: importing the ${format} export, crashed at every storage operation and rerun, stores each message once`, async () => {
+    const stores = new Map();
+    const open = (name) => stores.get(name) ?? stores.set(name, memoryStorage()).get(name);
+    const sweep = await crashSweep({ MemoryController, open, data });
+    assert.deepEqual(sweep.failures, []);
+    assert.ok(sweep.crashed > 10 && sweep.threads >= 2, `${sweep.crashed} crashes over ${sweep.threads} threads`);
+    const runs = await seededImportRuns({ MemoryController, open, data, seeds: seeds(30) });
+    assert.deepEqual(runs.failures, []);
+    for (const kind of ["failures", "lostAcks", "afterCrash"]) assert.ok(runs.injected[kind] > 0, `no ${kind} injected`);
+  });
+}
+
+test("nodeFileStorage: the ChatGPT import crashed at every storage operation, on real files", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "agent-memory-import-faults-"));
+  try {
+    const data = readFileSync(new URL("../fixtures/import/chatgpt.json", import.meta.url), "utf8");
+    const sweep = await crashSweep({ MemoryController, open: (name) => nodeFileStorage(join(dir, name)), data });
+    assert.deepEqual(sweep.failures, []);
+    assert.ok(sweep.crashed > 10 && sweep.episodes > 0, `${sweep.crashed} crashes, ${sweep.episodes} episodes`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -220,6 +220,13 @@ test("every value the controller returns has its declared type, field by field",
   await desk.add({ role: "user", content: "The quarterly report is due on Friday." });
   keep("threads", await desk.threads());
   keep("search", await desk.search("hotel Chengdu"));
+  // An import (with its batches of addMany) into the same user.
+  const exported = [{ id: "c", title: "Trip", messages: [{ role: "user", content: "去成都", timestamp: 1 }, { role: "assistant", content: "好", timestamp: 2 }] }];
+  keep("importConversations", await desk.importConversations(exported));
+  keep("addMany", await desk.addMany([{ message: { role: "user", content: "batch" }, at: 3 }]));
+  // Redaction as the controller does it: a key in, its kind and count out.
+  keep("redact", await desk.redact("my key is sk-proj-" + "a1B2c3D4e5F6g7H8i9J0".repeat(3)));
+  assert.equal(Object.keys(returned.redact.at(-1).redacted).length, 1, "the value exercises a redaction");
   assert.ok(returned.threads.at(-1).length === 2 && returned.search.at(-1)[0].thread === "trip", "the values exercise threads and a hit's thread");
   await Promise.all([trip.close(), desk.close()]);
 

@@ -1,7 +1,7 @@
 // Compiled with `tsc --noEmit` by tests/js/types.test.mjs against the
 // generated declarations: the public API must stay typed, not `any`.
 import { MemoryController, MemoryError, isMemoryError, redactText, wasmMemoryBytes } from "agent-memory";
-import type { ChatMessage, Context, MemoryErrorCode, Stats } from "agent-memory";
+import type { ChatMessage, Context, ImportResult, MemoryErrorCode, Stats } from "agent-memory";
 
 async function main(): Promise<void> {
   const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 4000 }, clock: () => Date.now() });
@@ -36,6 +36,16 @@ async function main(): Promise<void> {
   // @ts-expect-error: the policy's keys are typed
   await MemoryController.create({ redact: { pii: true } });
   console.log(id, tokens, recount, stats.cost.usd, usd, bytes, ctx.sections.recent.messageIds);
+
+  // Imports: the export's text, a stream, or parsed conversations; the result is typed.
+  const imported: ImportResult = await memory.importConversations("[]", { format: "chatgpt", onProgress: (p) => console.log(p.conversation.thread, p.messages) });
+  const streamed: number = (await memory.importConversations(new ReadableStream<Uint8Array>())).skipped;
+  const many: string[] = (await memory.addMany([{ message: { role: "user", content: "hi" }, at: 0 }])).ids;
+  console.log(imported.conversations, streamed, many);
+  // @ts-expect-error: only the formats it reads
+  await memory.importConversations("[]", { format: "gemini" });
+  // @ts-expect-error: addMany needs each message's time
+  await memory.addMany([{ message: { role: "user", content: "hi" } }]);
 
   // @ts-expect-error: an unknown role is a type error
   await memory.add({ role: "robot", content: "x" });

@@ -33,7 +33,7 @@ export function rng(seed) {
 
 const METHODS = ["load", "save", "remove", "loadRange", "removeRange"];
 
-function faulty(inner, random, injected, { fail, lostAck, life }) {
+export function faulty(inner, random, injected, { fail, lostAck, life }) {
   let left = life;
   const adapter = {};
   for (const name of METHODS) {
