@@ -126,7 +126,6 @@ impl Controller {
     /// # Errors
     /// `INVALID_INPUT` for an unknown message id or an empty range; `CLOSED`.
     pub fn prepare_forget(&self, target: &ForgetTarget, now: f64) -> Result<PreparedForget> {
-        debug_assert!(self.archive_ready(), "prepare_forget() before the archive is read");
         self.prepare_forget_then(target, now, None)
     }
 
