@@ -13,7 +13,7 @@
 // controller), so two concurrent requests cannot both store the same turn.
 import { memoryError } from "./storage-shared.js";
 import { CONTENT_FIELD, fromModelMessages, toPrompt } from "./ai-sdk-messages.js";
-import { align, fingerprint } from "./ai-sdk-align.js";
+import { alignTail, fingerprint } from "./ai-sdk-align.js";
 import { isAbort, recorded } from "./ai-sdk-stream.js";
 
 const OPTIONS = new Set(["maxTokens", "reserveOutput", "conversation", "procedureTools", "model", "onStored", "specificationVersion", "semanticTokens", "episodicTokens", "preferenceTokens", "taskId", "taskTokens", "layout"]);
@@ -97,8 +97,7 @@ async function prepare(memory, params, model, opts) {
   const prompt = params.prompt ?? [];
   const system = prompt.filter((m) => m.role === "system").map((m) => m.content);
   const incoming = fromModelMessages(prompt.filter((m) => m.role !== "system"));
-  const held = (await memory.history()).filter((h) => h.message.role !== "system" && h.message.role !== "developer");
-  const { from, supersede } = align(incoming.map(fingerprint), held.map((h) => fingerprint(h.message)), opts.conversation);
+  const { held, from, supersede } = await recognise(memory, incoming.map(fingerprint), opts.conversation);
 
   // Newest first: a tool result goes before the call it answers.
   const superseded = held.slice(supersede).map((h) => h.id);
@@ -120,9 +119,30 @@ async function prepare(memory, params, model, opts) {
     tools: callTools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.inputSchema } })),
     ...Object.fromEntries(CONTEXT_OPTIONS.filter((k) => opts[k] !== undefined).map((k) => [k, opts[k]])),
   });
+  // The current tool loop's answers, if it is longer than the messages read.
+  const loop = ctx.sections.recent.messageIds.filter((id) => !messages.has(id));
+  for (const h of loop.length > 0 ? await memory.messages(loop) : []) messages.set(h.id, h.message);
   const version = model?.specificationVersion === "v4" ? "v4" : "v3";
   const sent = withCacheBreakpoint(toPrompt(withLoopContent(ctx, messages), version), ctx);
   return { stored, superseded, prompt: sent, tools: mergeTools(params.tools, ctx.tools, opts) };
+}
+
+// The newest held messages read first; more of them (four times as many)
+// only while they cannot place the prompt (ai-sdk-align.js alignTail). A
+// whole conversation is recognised by its end, a new turn by memory's end.
+const TAIL = 8;
+const instruction = (h) => h.message.role === "system" || h.message.role === "developer";
+
+async function recognise(memory, prompt, mode) {
+  for (let limit = TAIL; ; limit *= 4) {
+    const page = await memory.history({ limit });
+    const held = page.filter((h) => !instruction(h));
+    const m = memory.stats().messages;
+    // Held messages (instructions aside) older than the page.
+    const before = page.length < limit ? 0 : m.total - m.pinned - held.length;
+    const placed = alignTail(prompt, held.map((h) => fingerprint(h.message)), before, mode);
+    if (placed !== undefined) return { held, ...placed };
+  }
 }
 
 // Anthropic caches a prompt prefix only up to a breakpoint: one goes on the
