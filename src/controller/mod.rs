@@ -332,7 +332,9 @@ impl Controller {
     /// The log position of a message other than an instruction, by id.
     fn message_at(&self, id: &str) -> Option<usize> {
         if self.index.stale {
-            return self.window.log.iter().position(|s| s.id == id && !s.message.role.is_instruction());
+            // From the end: what asks (a compaction, a summary, an edit) asks
+            // for messages that just left working memory, the log's last.
+            return self.window.log.iter().rposition(|s| s.id == id && !s.message.role.is_instruction());
         }
         match search::Slot::of(self.index.slot_of(id)?) {
             search::Slot::Message(i) => self.window.log.get(i).is_some_and(|s| s.id == id).then_some(i),

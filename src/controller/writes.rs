@@ -345,7 +345,7 @@ impl Controller {
         }
         let inputs = self.books.folding.plan(self.limits())?;
         let movable = self.books.folding.movable(&inputs);
-        let records = self.records_where(&|w, s| self.books.folding.find(w, s).is_some_and(|u| movable.contains_key(&u)));
+        let records = self.records_where(&self.books.folding.among(&movable));
         let mut segmented = self.segments(&records, self.books.next_seq, &inputs);
         let writes = std::mem::take(&mut segmented.writes);
         // Values left from earlier removals first (they may hold messages).
