@@ -137,9 +137,11 @@ async function recognise(memory, prompt, mode) {
   for (let limit = TAIL; ; limit *= 4) {
     const page = await memory.history({ limit });
     const held = page.filter((h) => !instruction(h));
-    const m = memory.stats().messages;
-    // Held messages (instructions aside) older than the page.
-    const before = page.length < limit ? 0 : m.total - m.pinned - held.length;
+    // Held messages (instructions aside) older than the page: whether there
+    // are any is all "auto" asks; "full" lays the prompt on memory by
+    // position, so it counts them (stats() walks the log: only then).
+    const counted = () => ((m) => m.total - m.pinned - held.length)(memory.stats().messages);
+    const before = page.length < limit ? 0 : mode === "full" ? counted() : 1;
     const placed = alignTail(prompt, held.map((h) => fingerprint(h.message)), before, mode);
     if (placed !== undefined) return { held, ...placed };
   }
