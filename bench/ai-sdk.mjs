@@ -1,13 +1,14 @@
 // What memoryMiddleware adds to an AI SDK call: generateText on ai 7's mock
 // model (no network, an instant answer), wrapped in memoryMiddleware, over a
-// controller that already holds 100, 1,000 or 10,000 messages
+// controller that already holds 1,000, 10,000 or 100,000 messages
 // (bench/history.mjs), next to the same controller driven by hand (add the
 // turn, buildContext, add the answer, recordUsage) and to the bare call.
 //
 //   node bench/ai-sdk.mjs            (BENCH_RUNS=n for more calls)
+//   BENCH_AI_SIZES=1000,10000 node bench/ai-sdk.mjs
 //
 // Two ways of calling: only the new turn, and the whole conversation every
-// turn (a useChat route), where the middleware recognises the 10,000 held
+// turn (a useChat route), where the middleware recognises the held
 // messages before storing the new one. The table shows the median per call.
 
 import { generateText, wrapLanguageModel } from "ai";
@@ -15,10 +16,10 @@ import { MockLanguageModelV4 } from "ai/test";
 import { MemoryController } from "../dist/node.js";
 import { memoryMiddleware, toModelMessages } from "../dist/ai-sdk.js";
 import { history } from "./history.mjs";
-import { fixed, int, isMain, median, table, timeRuns } from "./lib.mjs";
+import { fixed, int, isMain, median, table, timeRuns, verdict } from "./lib.mjs";
 
 const RUNS = Math.max(10, Number(process.env.BENCH_RUNS) || 15);
-const SIZES = [100, 1_000, 10_000];
+const SIZES = (process.env.BENCH_AI_SIZES ?? "1000,10000,100000").split(",").map(Number);
 const usage = { inputTokens: { total: 1000, noCache: 1000, cacheRead: 0, cacheWrite: undefined }, outputTokens: { total: 20, text: 20, reasoning: undefined } };
 const mock = () => new MockLanguageModelV4({ doGenerate: async () => ({ content: [{ type: "text", text: "Noted." }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) });
 
@@ -30,6 +31,7 @@ async function filled(n) {
 
 export async function run() {
   const rows = [];
+  const figures = [];
   for (const n of SIZES) {
     const memory = await filled(n);
     const model = wrapLanguageModel({ model: mock(), middleware: memoryMiddleware(memory) });
@@ -52,17 +54,28 @@ export async function run() {
       const r = await generateText({ model, messages: conversation });
       conversation.push({ role: "assistant", content: [{ type: "text", text: r.text }] });
     }, { runs: RUNS }));
+    // The AI SDK's own work on that conversation: the bare call with it.
+    const bareWhole = median(await timeRuns(() => generateText({ model: mock(), messages: conversation }), { runs: RUNS }));
     const total = memory.stats().messages.total;
-    rows.push([int(n), int(total), fixed(bare, 2), fixed(byHand, 2), fixed(newTurn, 2), fixed(whole, 2)]);
+    rows.push([int(n), int(total), fixed(bare, 2), fixed(byHand, 2), fixed(newTurn, 2), fixed(whole, 2), fixed(bareWhole, 2), `${fixed(newTurn / byHand, 1)}×`, `${fixed(whole / byHand, 1)}×`]);
+    figures.push({ n, byHand, newTurn, whole, bareWhole });
   }
+  const [small, big] = [figures[0], figures.at(-1)];
+  const growth = big.newTurn / small.newTurn;
+  const wholeGrowth = big.whole / small.whole;
+  // The whole conversation: our work is what the middleware adds to the bare call with it.
+  const overHand = Math.max(big.newTurn / big.byHand, (big.whole - big.bareWhole) / big.byHand);
   return [
     "## memoryMiddleware: time per AI SDK call",
     "",
     `generateText on ai 7's mock model (an instant answer), median of ${RUNS} calls per cell, in ms. "by hand": the same memory work`,
     "written out (add, buildContext, add, recordUsage); \"new turn\" / \"whole conversation\": through memoryMiddleware, which also",
-    "reads the history to recognise what it holds (every call passes the whole conversation in the last column).",
+    "recognises what it holds by the newest held messages (every call passes the whole conversation in the \"whole conversation\" column).",
     "",
-    table(["messages held", "after the runs", "bare call", "by hand", "new turn", "whole conversation"], rows, 1),
+    table(["messages held", "after the runs", "bare call", "by hand", "new turn", "whole conversation", "bare call, whole conversation", "new turn / by hand", "whole / by hand"], rows, 1),
+    "",
+    `- New turn at ${int(big.n)} / at ${int(small.n)}: ${fixed(growth, 1)}× (target ≤ 2×): ${verdict(growth <= 2)}; whole conversation: ${fixed(wholeGrowth, 1)}× (it converts every message passed)`,
+    `- Middleware / by hand at ${int(big.n)}: ${fixed(overHand, 1)}× at most (the whole conversation less the bare call with it; target ≤ 2×): ${verdict(overHand <= 2)}`,
   ].join("\n");
 }
 

@@ -95,10 +95,37 @@ function sortKeys(v) {
  * whose results differ is replaced from its call.
  */
 export function align(prompt, held, mode = "auto") {
+  const { from, supersede } = place(prompt, held, mode, 0);
+  return { from, supersede };
+}
+
+/**
+ * `align` against the newest held messages only: `held` is memory's last
+ * messages, `before` how many come before them (system messages left out).
+ * Returns what `align` over the whole memory returns, or `undefined` when
+ * these messages cannot place the prompt and more of memory must be read.
+ *
+ * Besides the anchors of `align`, the prompt may hold the tail: a place in
+ * the prompt where the tail's first (or second) message is anchors it, so a
+ * whole conversation is recognised from its end. A prompt of one message
+ * the tail does not hold is new whatever came before it (rule 2 never takes
+ * one message); anything else the tail cannot place, or places only by a
+ * single match, is left to more of memory. With `mode: "full"` the prompt
+ * lies on memory position by position: the tail is `before` messages in.
+ */
+export function alignTail(prompt, held, before, mode = "auto") {
+  const out = place(prompt, held, mode, before);
+  return out.placed ? { from: out.from, supersede: out.supersede } : undefined;
+}
+
+function place(prompt, held, mode, before) {
   const n = prompt.length;
   const m = held.length;
+  const whole = before === 0;
+  // Nothing the tail holds: new, if what is older cannot change that.
+  const unplaced = { from: 0, supersede: m, placed: whole || (mode !== "full" && n <= 1) };
   let best;
-  for (const j of anchors(prompt, held, mode)) {
+  for (const j of anchors(prompt, held, mode, before)) {
     let matches = 0;
     let last = -1;
     for (let i = Math.max(0, -j); i < n && j + i < m; i++) {
@@ -109,24 +136,33 @@ export function align(prompt, held, mode = "auto") {
     }
     if (matches > 0 && (best === undefined || matches >= best.matches)) best = { j, matches, last };
   }
-  if (best === undefined) return { from: 0, supersede: m };
+  if (best === undefined) return unplaced;
   const { j, matches } = best;
   let { last } = best;
-  if (j + last + 1 === m) return { from: last + 1, supersede: m };
-  if (!(mode === "full" || matches >= 2 || (j === 0 && n >= 2))) return { from: 0, supersede: m };
+  if (j + last + 1 === m) return { from: last + 1, supersede: m, placed: true };
+  if (!(mode === "full" || matches >= 2 || (whole && j === 0 && n >= 2))) return unplaced;
   // A tool group is replaced whole: from its call, never between the call and its results.
   while (last >= 0 && j + last + 1 > 0 && held[j + last + 1].startsWith("t")) last--;
-  return { from: last + 1, supersede: j + last + 1 };
+  // (a group whose call is older than the tail: read more)
+  if (!whole && held[j + last + 1]?.startsWith("t")) return { ...unplaced, placed: false };
+  return { from: last + 1, supersede: j + last + 1, placed: true };
 }
 
-// Where the prompt may start in memory: each place its first or second
-// message is held (ascending, so the latest wins a tie), or only memory's
-// start with mode "full".
-function anchors(prompt, held, mode) {
-  if (mode === "full") return held.length > 0 && prompt.length > 0 ? [0] : [];
+// Where the prompt may start in memory (as an index into `held`, negative
+// when it starts before): each place its first or second message is held
+// (ascending, so the latest wins a tie), and with a tail each place the
+// prompt holds the tail's first or second message; only memory's start with
+// mode "full".
+function anchors(prompt, held, mode, before) {
+  if (mode === "full") return held.length > 0 && prompt.length > before ? [-before] : [];
   const out = new Set();
   for (let t = 0; t < Math.min(prompt.length, 2); t++) {
     held.forEach((h, k) => h === prompt[t] && out.add(k - t));
+  }
+  if (before > 0) {
+    for (let k = 0; k < Math.min(held.length, 2); k++) {
+      prompt.forEach((p, i) => p === held[k] && out.add(k - i));
+    }
   }
   return [...out].sort((a, b) => a - b);
 }

@@ -13,7 +13,7 @@
 // controller), so two concurrent requests cannot both store the same turn.
 import { memoryError } from "./storage-shared.js";
 import { CONTENT_FIELD, fromModelMessages, toPrompt } from "./ai-sdk-messages.js";
-import { align, fingerprint } from "./ai-sdk-align.js";
+import { alignTail, fingerprint } from "./ai-sdk-align.js";
 import { isAbort, recorded } from "./ai-sdk-stream.js";
 
 const OPTIONS = new Set(["maxTokens", "reserveOutput", "conversation", "procedureTools", "model", "onStored", "specificationVersion", "semanticTokens", "episodicTokens", "preferenceTokens", "taskId", "taskTokens", "layout"]);
@@ -97,13 +97,7 @@ async function prepare(memory, params, model, opts) {
   const prompt = params.prompt ?? [];
   const system = prompt.filter((m) => m.role === "system").map((m) => m.content);
   const incoming = fromModelMessages(prompt.filter((m) => m.role !== "system"));
-  const held = (await memory.history()).filter((h) => h.message.role !== "system" && h.message.role !== "developer");
-  const heldPrints = held.map((h) => fingerprint(h.message));
-  // Memory holds each turn redacted (the `redact` option): a turn that
-  // carried a secret matches its stored form once redacted the same way.
-  const known = new Set(heldPrints);
-  const prints = await Promise.all(incoming.map(fingerprint).map((f) => (known.has(f) ? f : memory.redact(f).then((r) => r.text, () => f))));
-  const { from, supersede } = align(prints, heldPrints, opts.conversation);
+  const { held, from, supersede } = await recognise(memory, incoming.map(fingerprint), opts.conversation);
 
   // Newest first: a tool result goes before the call it answers.
   const superseded = held.slice(supersede).map((h) => h.id);
@@ -125,9 +119,46 @@ async function prepare(memory, params, model, opts) {
     tools: callTools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.inputSchema } })),
     ...Object.fromEntries(CONTEXT_OPTIONS.filter((k) => opts[k] !== undefined).map((k) => [k, opts[k]])),
   });
+  // The current tool loop's answers, if it is longer than the messages read.
+  const loop = ctx.sections.recent.messageIds.filter((id) => !messages.has(id));
+  for (const h of loop.length > 0 ? await memory.messages(loop) : []) messages.set(h.id, h.message);
   const version = model?.specificationVersion === "v4" ? "v4" : "v3";
   const sent = withCacheBreakpoint(toPrompt(withLoopContent(ctx, messages), version), ctx);
   return { stored, superseded, prompt: sent, tools: mergeTools(params.tools, ctx.tools, opts) };
+}
+
+// The newest held messages read first; more of them (four times as many)
+// only while they cannot place the prompt (ai-sdk-align.js alignTail). A
+// whole conversation is recognised by its end, a new turn by memory's end.
+const TAIL = 8;
+const instruction = (h) => h.message.role === "system" || h.message.role === "developer";
+
+async function recognise(memory, raw, mode) {
+  const redacted = new Map(); // prompt index -> its print as memory would hold it
+  for (let limit = TAIL; ; limit *= 4) {
+    const page = await memory.history({ limit });
+    const held = page.filter((h) => !instruction(h));
+    // Memory holds each turn redacted (the `redact` option): a turn that
+    // carried a secret matches its stored form once redacted the same way.
+    // Only the prompt's end meets the page at this width, so only it is
+    // redacted (each print once), not a whole conversation per call.
+    const heldPrints = held.map((h) => fingerprint(h.message));
+    const known = new Set(heldPrints);
+    const end = Math.max(0, raw.length - 2 * limit);
+    const asHeld = (p, i) => {
+      if (i < end || known.has(p)) return p;
+      if (!redacted.has(i)) redacted.set(i, memory.redact(p).then((r) => r.text, () => p));
+      return redacted.get(i);
+    };
+    const prompt = await Promise.all(raw.map(asHeld));
+    // Held messages (instructions aside) older than the page: whether there
+    // are any is all "auto" asks; "full" lays the prompt on memory by
+    // position, so it counts them (stats() walks the log: only then).
+    const counted = () => ((m) => m.total - m.pinned - held.length)(memory.stats().messages);
+    const before = page.length < limit ? 0 : mode === "full" ? counted() : 1;
+    const placed = alignTail(prompt, heldPrints, before, mode);
+    if (placed !== undefined) return { held, ...placed };
+  }
 }
 
 // Anthropic caches a prompt prefix only up to a breakpoint: one goes on the

@@ -253,7 +253,10 @@ export interface MemoryMiddleware<V extends "v4" | "v3" = "v4"> {
  * conversation (as useChat routes do), held messages are recognised by
  * content and not stored again; a conversation that leaves memory's (a
  * regenerated answer, an edited message) replaces what followed, which is
- * forgotten (see `conversation`). The provider then gets memory's context
+ * forgotten (see `conversation`). Recognising reads the newest held
+ * messages (`history({ limit })`), more of them only while they cannot
+ * place the call's messages: a call costs what it passes, not the history
+ * memory holds. The provider then gets memory's context
  * instead of the call's messages: the call's instructions (in place of
  * stored system messages), procedures' rules, the memory blocks, the
  * knowledge relevant to the newest user message, and the newest turns that

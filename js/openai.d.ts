@@ -138,8 +138,8 @@ export declare function addResponse(memory: MemoryController, response: Response
  *
  * `ctx.tokens` counts the chat form of the messages; the reasoning items
  * of the current tool loop are sent on top of it. When the current turn has
- * assistant messages, their stored items are read through `history()`
- * (about 12 ms at 10,000 stored messages).
+ * assistant messages, their stored items are read by id (`messages(ids)`),
+ * not the history.
  *
  * # Errors
  * Rejects with a `MemoryError`: `INVALID_CONTENT` for a part the Responses

@@ -171,8 +171,9 @@ function plainAssistant(m, at) {
  * The stored response of each assistant message after the last user message
  * (`from`): the context names its recent messages by id
  * (`sections.recent.messageIds`, the last messages of `ctx.messages`), and
- * history() holds them with their extra fields. A context without those ids
- * finds none: its messages then go back in plain form.
+ * `messages(ids)` reads them with their extra fields (only those, not the
+ * history). A context without those ids finds none: its messages then go
+ * back in plain form.
  */
 async function savedResponses(memory, ctx, from) {
   const found = new Map();
@@ -183,7 +184,7 @@ async function savedResponses(memory, ctx, from) {
     if (ctx.messages[i].role === "assistant") wanted.set(ids[i - offset], ctx.messages[i]);
   }
   if (wanted.size === 0) return found;
-  for (const h of await memory.history()) {
+  for (const h of await memory.messages([...wanted.keys()])) {
     const m = wanted.get(h.id);
     if (m && isObject(h.message[RESPONSE_FIELD])) found.set(m, h.message[RESPONSE_FIELD]);
   }

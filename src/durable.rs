@@ -16,7 +16,7 @@ use crate::message::Message;
 use crate::semantic::RememberInput;
 use crate::store::Key;
 use crate::tokens::Counter;
-use crate::write_path::{Store, WritePath};
+use crate::write_path::{Held, Need, Store, WritePath};
 
 /// Bytes in, bytes out; keys are opaque segment lists. A prefix matches
 /// whole segments only.
@@ -93,28 +93,28 @@ impl<S: Storage> Durable<S> {
         Ok(durable)
     }
 
-    /// The controller, its archive read first (the reads a test makes
-    /// through it expect every message).
-    ///
-    /// # Panics
-    /// If the storage fails to read the archive: use [`Durable::load_archive`] to see why.
-    #[allow(clippy::expect_used)]
-    pub fn controller(&self) -> Ref<'_, Controller> {
-        self.load_archive().expect("the archive could not be read");
-        self.path.controller.borrow()
-    }
-
-    /// Reads the archive segments opening left unread (see `controller::archive`).
+    /// The controller, the archive segments opening left unread read first
+    /// ([`WritePath::read`]): every read through it sees every message.
     ///
     /// # Errors
-    /// `STORAGE_ERROR`, `FORMAT_TOO_NEW`; memory is unchanged.
-    pub fn load_archive(&self) -> Result<()> {
-        ready(self.path.load_archive())?
+    /// `STORAGE_ERROR`, `FORMAT_TOO_NEW` when the archive cannot be read; memory is unchanged.
+    pub fn controller(&self) -> Result<Ref<'_, Controller>> {
+        self.read(Need::Everything)
     }
 
-    /// The controller as it is, its archive maybe not read.
-    pub fn controller_unread(&self) -> Ref<'_, Controller> {
-        self.path.controller.borrow()
+    /// The controller for a read of `need`: what it touches of the archive
+    /// is read first, and only that ([`WritePath::read`]).
+    ///
+    /// # Errors
+    /// As [`Durable::controller`].
+    pub fn read(&self, need: Need<'_>) -> Result<Ref<'_, Controller>> {
+        let reading = ready(self.path.read(need))??;
+        Ok(self.path.controller(&reading))
+    }
+
+    /// The controller as memory holds it, for what reads no archived message.
+    pub fn held(&self) -> Held<'_> {
+        self.path.held()
     }
 
     /// The storage, e.g. to swap in a faulty one mid-test.
@@ -203,7 +203,7 @@ impl<S: Storage> Durable<S> {
 
     /// What `add`, `replace` and `remember` redact (`Options::redact`).
     fn policy(&self) -> crate::redact::Policy {
-        self.path.controller.borrow().options().redact
+        self.path.held().options().redact
     }
 
     /// Imports a snapshot ([`Controller::export`]'s text) into this namespace.

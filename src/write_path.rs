@@ -8,15 +8,23 @@
 //! [`Store`]; it never holds a `RefCell` borrow across an `await`, so the
 //! wasm host may run other calls' reads while a save is pending.
 //!
+//! Reads: a host reaches the controller only through [`WritePath::read`]
+//! (or [`WritePath::held`], whose methods read no archived message).
+//! `read` takes what the read touches ([`Need`]) and reads the archive
+//! segments opening left unread first when that is needed; the borrow it
+//! gives needs the [`Reading`] only `read` returns. So a reading method a
+//! host adds sees the whole archive without calling anything by hand.
+//!
 //! Durability contract: a change resolves once its records are saved; if a
 //! save fails the change fails and memory is as storage has it, so a retry
 //! prepares the same change again. Compaction and folding follow a change;
 //! their failures are not the caller's (the change is saved): memory stays
 //! as storage has it and the step is retried after a later change.
 
-use std::cell::RefCell;
+use std::cell::{Ref, RefCell, RefMut};
 use std::rc::Rc;
 
+pub use crate::controller::Need;
 use crate::controller::{CompactionEvent, CompactionJob, Controller, ForgetTarget, Forgotten};
 use crate::cost::Usage;
 use crate::error::MemoryError;
@@ -76,13 +84,114 @@ pub trait Store {
 /// A controller and the store its changes go to.
 #[derive(Clone)]
 pub struct WritePath<S> {
-    pub controller: Rc<RefCell<Controller>>,
+    /// Private: reads go through `read` (the archive rule), changes through the methods below.
+    controller: Rc<RefCell<Controller>>,
     pub store: S,
+}
+
+/// Proof that memory holds what a read needs: only [`WritePath::read`]
+/// (and [`WritePath::read_or_partial`], for a read that says it is partial)
+/// returns one, and borrowing the controller takes one.
+#[must_use]
+pub struct Reading(());
+
+/// The controller as it is in memory, for what reads no archived message.
+pub struct Held<'a>(Ref<'a, Controller>);
+
+impl Held<'_> {
+    pub fn options(&self) -> &crate::controller::Options {
+        self.0.options()
+    }
+    pub fn stats(&self) -> crate::controller::Stats {
+        self.0.stats()
+    }
+    pub fn load_report(&self) -> &crate::store::LoadReport {
+        self.0.load_report()
+    }
+    pub fn count_tokens(&self, text: &str) -> usize {
+        self.0.count_tokens(text)
+    }
+    /// # Errors
+    /// See [`Controller::count_messages`].
+    pub fn count_messages(&self, messages: &[serde_json::Value], tools: &[serde_json::Value]) -> crate::Result<usize> {
+        self.0.count_messages(messages, tools)
+    }
+    /// # Errors
+    /// See [`Controller::budget_aware_max_tokens`].
+    pub fn budget_aware_max_tokens(&self, usd_left: f64, model: Option<&str>, prompt_tokens: Option<u64>, floor: u64) -> crate::Result<u64> {
+        self.0.budget_aware_max_tokens(usd_left, model, prompt_tokens, floor)
+    }
+    pub fn facts(&self) -> Vec<&crate::semantic::Fact> {
+        self.0.facts()
+    }
+    pub fn fact_history(&self, key: &str) -> Vec<&crate::semantic::Fact> {
+        self.0.fact_history(key)
+    }
+    /// # Errors
+    /// See [`Controller::plan_tool_call`].
+    pub fn plan_tool_call(&self, name: &str, args_json: &str) -> crate::Result<crate::controller::tools::ToolPlan> {
+        self.0.plan_tool_call(name, args_json)
+    }
+    /// Whether a read of `need` finds it in memory now.
+    pub fn holds(&self, need: Need<'_>) -> bool {
+        self.0.holds(need)
+    }
 }
 
 impl<S: Store> WritePath<S> {
     pub fn new(controller: Controller, store: S) -> WritePath<S> {
         WritePath { controller: Rc::new(RefCell::new(controller)), store }
+    }
+
+    /// Makes memory hold what a read of `need` touches (reading the archive
+    /// segments opening left unread if that is needed): the proof to
+    /// borrow the controller with ([`WritePath::controller`]).
+    ///
+    /// # Errors
+    /// The store's, `FORMAT_TOO_NEW`; memory is unchanged and the next read tries again.
+    pub async fn read(&self, need: Need<'_>) -> Result<Reading, S::Error> {
+        if !self.controller.borrow().holds(need) {
+            self.load_archive().await?;
+        }
+        Ok(Reading(()))
+    }
+
+    /// [`WritePath::read`] for a read that can go on with what memory holds
+    /// and say so (a context whose archive could not be read): the proof,
+    /// and why memory may not hold everything.
+    pub async fn read_or_partial(&self, need: Need<'_>) -> (Reading, Option<S::Error>) {
+        (Reading(()), self.read(need).await.err())
+    }
+
+    /// The controller, for a read [`WritePath::read`] made ready. Not held across an `await`.
+    pub fn controller(&self, _: &Reading) -> Ref<'_, Controller> {
+        self.controller.borrow()
+    }
+
+    /// [`WritePath::controller`], for a read that updates caches (the search index, counts).
+    pub fn controller_mut(&self, _: &Reading) -> RefMut<'_, Controller> {
+        self.controller.borrow_mut()
+    }
+
+    /// The controller as memory holds it, for what reads no archived message.
+    pub fn held(&self) -> Held<'_> {
+        Held(self.controller.borrow())
+    }
+
+    /// Moves what working memory holds past its threshold out, to be
+    /// summarized in turn (see `controller::queue`).
+    pub fn queue_compaction(&self) -> bool {
+        self.controller.borrow_mut().queue_compaction()
+    }
+
+    /// The oldest range waiting for a summary, if any.
+    pub fn next_summary(&self) -> Option<CompactionJob> {
+        self.controller.borrow_mut().next_summary()
+    }
+
+    /// Further calls fail with `CLOSED`.
+    pub fn close(&self) {
+        self.controller.borrow_mut().close();
     }
 
     async fn save(&self, w: &Write) -> Result<(), S::Error> {
@@ -145,11 +254,12 @@ impl<S: Store> WritePath<S> {
     }
 
     /// Reads the archive segments opening left unread and merges them
-    /// (`controller::archive`); nothing to do once read.
+    /// (`controller::archive`); nothing to do once read. Only through
+    /// `read`, and the changes that rewrite what they hold.
     ///
     /// # Errors
     /// The store's, `FORMAT_TOO_NEW`; memory is unchanged and the next call reads again.
-    pub async fn load_archive(&self) -> Result<(), S::Error> {
+    async fn load_archive(&self) -> Result<(), S::Error> {
         if self.controller.borrow().archive_ready() {
             return Ok(());
         }

@@ -18,7 +18,7 @@ fn options(writer: &str, fold_after: usize) -> Options {
 }
 
 fn texts(d: &Durable<Faulty>) -> Vec<String> {
-    d.controller().history().into_iter().map(|h| h.message.content_text()).collect()
+    d.controller().unwrap().history().into_iter().map(|h| h.message.content_text()).collect()
 }
 
 /// Every acknowledged text is in `history`, in the order acknowledged, and nothing is there twice.
@@ -57,9 +57,9 @@ fn every_acknowledged_message_survives_faults_and_crashes() {
         let reloaded = Durable::open(options("w2", 8), counter.clone(), Faulty::healthy(&map)).unwrap();
         let history = texts(&reloaded);
         assert_acked_once_in_order(&history, &acked, seed);
-        assert!(reloaded.controller().load_report().corrupt.is_empty());
+        assert!(reloaded.controller().unwrap().load_report().corrupt.is_empty());
         // A compaction whose save landed but was reported failed, then redone, leaves no message in two episodes.
-        let c = reloaded.controller();
+        let c = reloaded.controller().unwrap();
         for h in c.history().iter().filter(|h| h.place == agent_memory::window::Place::Archived) {
             let n = c.episodes().iter().filter(|e| e.message_ids.contains(&h.id)).count();
             assert_eq!(n, 1, "seed {seed}: archived {} is in {n} episodes", h.id);
@@ -86,15 +86,15 @@ fn reload_equals_the_state_that_was_saved() {
     }
     let r = Durable::open(options("w2", 16), counter, Faulty::healthy(&map)).unwrap();
     // Archived messages are counted when first asked for, not on open: as on add.
-    assert!(r.controller().stats().messages.archived > 100);
-    assert_eq!(r.controller().stats().tokens, d.controller().stats().tokens);
-    assert_eq!(r.controller().history(), d.controller().history());
-    assert_eq!(r.controller().episodes(), d.controller().episodes());
-    assert_eq!(r.controller().stats().cost, d.controller().stats().cost);
-    assert_eq!(r.controller().stats().messages, d.controller().stats().messages);
+    assert!(r.controller().unwrap().stats().messages.archived > 100);
+    assert_eq!(r.controller().unwrap().stats().tokens, d.controller().unwrap().stats().tokens);
+    assert_eq!(r.controller().unwrap().history(), d.controller().unwrap().history());
+    assert_eq!(r.controller().unwrap().episodes(), d.controller().unwrap().episodes());
+    assert_eq!(r.controller().unwrap().stats().cost, d.controller().unwrap().stats().cost);
+    assert_eq!(r.controller().unwrap().stats().messages, d.controller().unwrap().stats().messages);
     // Folding kept the key count small: a log of fewer than 16 records, and
     // small segments merged four of a size into one (at most three per tier).
-    let records = r.controller().load_report().records;
+    let records = r.controller().unwrap().load_report().records;
     assert!(map.borrow().len() <= 15 + 3 * 4, "{} keys for {records} records", map.borrow().len());
     assert!(map.borrow().keys().any(|k| k[1] == "seg"));
 }
@@ -130,11 +130,11 @@ fn damaged_values_are_reported_and_the_rest_loads() {
     let len = map.borrow()[&victim].len();
     map.borrow_mut().get_mut(&victim).unwrap().truncate(len - 3);
     let r = Durable::open(options("w2", 1000), counter, Faulty::healthy(&map)).unwrap();
-    let report = r.controller().load_report().clone();
+    let report = r.controller().unwrap().load_report().clone();
     assert_eq!(report.corrupt.len(), 1);
     assert_eq!(report.corrupt[0].key, victim);
     assert_eq!(report.corrupt[0].code, "CORRUPT_DATA");
-    assert_eq!(r.controller().history().len(), 9);
+    assert_eq!(r.controller().unwrap().history().len(), 9);
 }
 
 #[test]
@@ -142,14 +142,14 @@ fn a_failed_add_changes_nothing_and_a_retry_succeeds() {
     let map: Map = Rc::default();
     let mut d = Durable::open(options("w1", 1000), common::o200k(), Faulty::healthy(&map)).unwrap();
     d.add(Message::text(Role::User, "first"), 1.0).unwrap();
-    let before = d.controller().history();
+    let before = d.controller().unwrap().history();
     d.storage().fail = 1.0;
     assert_eq!(d.add(Message::text(Role::User, "second"), 2.0).unwrap_err().code(), "STORAGE_ERROR");
-    assert_eq!(d.controller().history(), before);
+    assert_eq!(d.controller().unwrap().history(), before);
     d.storage().fail = 0.0;
     let id = d.add(Message::text(Role::User, "second"), 3.0).unwrap().id;
-    assert_eq!(d.controller().history().len(), 2);
-    assert!(d.controller().history().iter().any(|h| h.id == id));
+    assert_eq!(d.controller().unwrap().history().len(), 2);
+    assert!(d.controller().unwrap().history().iter().any(|h| h.id == id));
 }
 
 #[test]
@@ -187,7 +187,7 @@ fn forgetting_removes_the_text_from_every_stored_byte() {
             secret_id = added.id;
         }
     }
-    assert!(d.controller().episodes().iter().any(|e| e.summary.contains("ZEBRA-7731")), "the summary quoted it");
+    assert!(d.controller().unwrap().episodes().iter().any(|e| e.summary.contains("ZEBRA-7731")), "the summary quoted it");
     assert!(contains(&stored_bytes(&map), "ZEBRA-7731"));
     let out = d.forget(&ForgetTarget::Message(secret_id.clone()), 100.0).unwrap();
     assert_eq!(out.messages, 1);
@@ -195,11 +195,11 @@ fn forgetting_removes_the_text_from_every_stored_byte() {
     assert!(!contains(&stored_bytes(&map), "ZEBRA-7731"), "forgotten text still stored");
     assert!(!contains(&stored_bytes(&map), "银行卡密码"));
     // Memory agrees, and so does a reload; everything else is still there.
-    assert!(d.controller().history().iter().all(|h| h.id != secret_id));
+    assert!(d.controller().unwrap().history().iter().all(|h| h.id != secret_id));
     let r = Durable::open(options("w2", 12), counter.clone(), Faulty::healthy(&map)).unwrap();
-    assert_eq!(r.controller().history(), d.controller().history());
-    assert_eq!(r.controller().history().len(), 79);
-    assert!(r.controller().episodes().iter().all(|e| !e.summary.contains("ZEBRA")));
+    assert_eq!(r.controller().unwrap().history(), d.controller().unwrap().history());
+    assert_eq!(r.controller().unwrap().history().len(), 79);
+    assert!(r.controller().unwrap().episodes().iter().all(|e| !e.summary.contains("ZEBRA")));
 
     // A time range, then the whole namespace.
     let mut d = r;
@@ -209,7 +209,7 @@ fn forgetting_removes_the_text_from_every_stored_byte() {
     assert!(contains(&stored_bytes(&map), "message 25 about"));
     d.forget_namespace().unwrap();
     assert!(map.borrow().is_empty());
-    assert!(d.controller().history().is_empty());
+    assert!(d.controller().unwrap().history().is_empty());
 }
 
 #[test]
@@ -222,15 +222,15 @@ fn edit_and_regenerate_replace_the_tail_and_what_was_derived_from_it() {
         let text = if i == 30 { "记住：酒店在春熙路 KESTREL-88 附近。".to_string() } else { format!("message {i} about the trip to Chengdu, 我们明天出发") };
         ids.push(d.add(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, text), i as f64).unwrap().id);
     }
-    let before = d.controller().history().len();
+    let before = d.controller().unwrap().history().len();
     // Regenerate: drop the last reply, keep the question.
     let out = d.forget(&agent_memory::controller::ForgetTarget::Tail { from: ids[38].clone(), inclusive: false }, 50.0).unwrap();
     assert_eq!(out.messages, 1);
-    assert_eq!(d.controller().history().last().unwrap().id, ids[38]);
+    assert_eq!(d.controller().unwrap().history().last().unwrap().id, ids[38]);
     // A tool result answering nothing is refused against what would remain, and nothing changes.
     let bad = Message::parse(&json!({"role": "tool", "tool_call_id": "nope", "content": "x"})).unwrap();
     assert_eq!(d.replace(&ids[20], bad, 51.0).unwrap_err().code(), "TOOL_RESULT_WITHOUT_CALL");
-    assert_eq!(d.controller().history().len(), before - 1);
+    assert_eq!(d.controller().unwrap().history().len(), before - 1);
     assert_eq!(d.replace("m-nobody-1", Message::text(Role::User, "x"), 51.0).unwrap_err().code(), "INVALID_INPUT");
     // Edit message 20: it and everything after go (the hotel text with them,
     // from every stored byte), the new text takes its place.
@@ -241,10 +241,10 @@ fn edit_and_regenerate_replace_the_tail_and_what_was_derived_from_it() {
     assert_eq!(texts_now.len(), 21);
     assert_eq!(texts_now.last().unwrap(), "edited question about 火锅");
     assert!(!contains(&stored_bytes(&map), "KESTREL-88"), "the replaced tail is still stored");
-    assert!(d.controller().episodes().iter().all(|e| e.message_ids.iter().all(|m| d.controller().has_message(m))), "an episode covers a removed message");
+    assert!(d.controller().unwrap().episodes().iter().all(|e| e.message_ids.iter().all(|m| d.controller().unwrap().has_message(m))), "an episode covers a removed message");
     let r = Durable::open(options("w2", 12), counter, Faulty::healthy(&map)).unwrap();
-    assert_eq!(r.controller().history(), d.controller().history());
-    assert_eq!(r.controller().episodes(), d.controller().episodes());
+    assert_eq!(r.controller().unwrap().history(), d.controller().unwrap().history());
+    assert_eq!(r.controller().unwrap().episodes(), d.controller().unwrap().episodes());
 }
 
 /// A clock that ties and runs backwards: the same reading, a jump back of
@@ -307,7 +307,7 @@ fn a_reopened_writer_goes_on_after_every_writer_it_loaded() {
     let want: Vec<String> = (0..35).map(|i| format!("{} {i}", if i % 2 == 0 || i >= 30 { "A" } else { "B" })).collect();
     assert_eq!(h, want);
     // Timestamps stay the clock's readings: metadata, not order.
-    assert_eq!(reader.controller().history().last().unwrap().ts, 5_000.0 - 3_600_000.0);
+    assert_eq!(reader.controller().unwrap().history().last().unwrap().ts, 5_000.0 - 3_600_000.0);
 }
 
 #[test]
@@ -351,7 +351,7 @@ fn export_then_import_is_lossless_under_any_namespace() {
         }
         let secret = ids[(rng.next() % ids.len() as u64) as usize].clone();
         d.forget(&agent_memory::controller::ForgetTarget::Message(secret.clone()), 2000.0).unwrap();
-        let snapshot = d.controller().export(true).unwrap();
+        let snapshot = d.controller().unwrap().export(true).unwrap();
         assert!(snapshot.starts_with("{\"agentMemorySnapshot\":1}\n"));
         assert!(!snapshot.contains(&format!("\"id\":\"{secret}\",\"message\"")), "seed {seed}: a forgotten message was exported");
 
@@ -360,7 +360,7 @@ fn export_then_import_is_lossless_under_any_namespace() {
         target.import(&snapshot).unwrap();
         let reopened = Durable::open(Options { namespace: "another".into(), ..options("w8", 10) }, counter.clone(), Faulty::healthy(&other)).unwrap();
         for imported in [&target, &reopened] {
-            let (a, b) = (d.controller(), imported.controller());
+            let (a, b) = (d.controller().unwrap(), imported.controller().unwrap());
             assert_eq!(a.history(), b.history(), "seed {seed}");
             assert_eq!(a.episodes(), b.episodes(), "seed {seed}");
             assert_eq!(a.facts(), b.facts(), "seed {seed}");
@@ -399,7 +399,7 @@ fn past_spending_stays_as_charged_when_prices_change() {
     assert_eq!(d.record_usage("house-model", &usage, 1.0).unwrap(), Some(2.0));
     // The price halves; what was spent does not, and new calls cost the new price.
     let mut r = Durable::open(with_price("w2", 1.0), counter, Faulty::healthy(&map)).unwrap();
-    assert_eq!(r.controller().stats().cost.usd, 2.0);
+    assert_eq!(r.controller().unwrap().stats().cost.usd, 2.0);
     assert_eq!(r.record_usage("house-model", &usage, 2.0).unwrap(), Some(1.0));
-    assert_eq!(r.controller().stats().cost.usd, 3.0);
+    assert_eq!(r.controller().unwrap().stats().cost.usd, 3.0);
 }

@@ -50,8 +50,11 @@ fn contains(map: &Map, needle: &str) -> bool {
     map.borrow().values().any(|v| v.windows(needle.len()).any(|w| w == needle.as_bytes()))
 }
 
+/// A reading method written without a thought for the archive: it reads
+/// through `controller()`, the one way to read (as a binding method reads
+/// through `WritePath::read`).
 fn texts(d: &Durable<Faulty>) -> Vec<String> {
-    d.controller().history().into_iter().map(|h| h.message.content_text()).collect()
+    d.controller().unwrap().history().into_iter().map(|h| h.message.content_text()).collect()
 }
 
 #[test]
@@ -65,7 +68,7 @@ fn bytes_written_stay_near_twice_what_is_stored_and_no_value_exceeds_the_limit()
         d.add(turn(i), i as f64).unwrap();
         largest_add = largest_add.max(written.borrow().iter().sum::<usize>() - before);
     }
-    assert!(d.controller().episodes().len() > 50, "compaction ran");
+    assert!(d.controller().unwrap().episodes().len() > 50, "compaction ran");
     let (values, bytes, largest) = stored(&map);
     let total: usize = written.borrow().iter().sum();
     let ratio = total as f64 / bytes as f64;
@@ -88,9 +91,9 @@ fn bytes_written_stay_near_twice_what_is_stored_and_no_value_exceeds_the_limit()
     assert!(m.keys().any(|k| k[1] == "arc") && m.keys().any(|k| k[1] == "seg"), "archive segments and segments");
     drop(m);
     let r = Durable::open(options("r", LIMIT, 1024), common::o200k(), Faulty::healthy(&map)).unwrap();
-    assert_eq!(r.controller().history(), d.controller().history());
-    assert_eq!(r.controller().episodes(), d.controller().episodes());
-    assert_eq!(r.controller().load_report().duplicates, 0);
+    assert_eq!(r.controller().unwrap().history(), d.controller().unwrap().history());
+    assert_eq!(r.controller().unwrap().episodes(), d.controller().unwrap().episodes());
+    assert_eq!(r.controller().unwrap().load_report().duplicates, 0);
 }
 
 /// How many tiers of four a segment of `bytes` is below a full one (as `store::segments` tiers them).
@@ -127,7 +130,7 @@ fn small_segments_merge_four_of_a_size() {
     let total: usize = written.borrow().iter().sum();
     assert!((total as f64) < 6.0 * bytes as f64, "written {total} for {bytes}");
     let r = Durable::open(options("r", LIMIT, 5), common::o200k(), Faulty::healthy(&map)).unwrap();
-    assert_eq!(r.controller().history(), d.controller().history());
+    assert_eq!(r.controller().unwrap().history(), d.controller().unwrap().history());
 }
 
 #[test]
@@ -144,7 +147,7 @@ fn forget_rewrites_only_the_values_that_held_what_goes() {
             secret_id = id;
         }
     }
-    assert!(d.controller().episodes().iter().any(|e| e.summary.contains("E12345678")), "a summary quoted it");
+    assert!(d.controller().unwrap().episodes().iter().any(|e| e.summary.contains("E12345678")), "a summary quoted it");
     let before = map.borrow().clone();
     let holding: Vec<Key> = before.iter().filter(|(_, v)| v.windows(9).any(|w| w == b"E12345678")).map(|(k, _)| k.clone()).collect();
     assert!(holding.len() >= 2 && before.len() > 20, "{} of {} values hold it", holding.len(), before.len());
@@ -164,9 +167,9 @@ fn forget_rewrites_only_the_values_that_held_what_goes() {
     let old: usize = gone.iter().map(|k| before[*k].len()).sum();
     assert!(new <= old + 2048, "the forget wrote {new} bytes to replace {old}");
     let r = Durable::open(options("r", LIMIT, 1024), common::o200k(), Faulty::healthy(&map)).unwrap();
-    assert_eq!(r.controller().history(), d.controller().history());
-    assert_eq!(r.controller().history().len(), 599);
-    assert_eq!(r.controller().episodes(), d.controller().episodes());
+    assert_eq!(r.controller().unwrap().history(), d.controller().unwrap().history());
+    assert_eq!(r.controller().unwrap().history().len(), 599);
+    assert_eq!(r.controller().unwrap().episodes(), d.controller().unwrap().episodes());
 }
 
 /// One namespace's life: adds that fold and merge (small limit, small log),
@@ -224,7 +227,7 @@ fn a_crash_at_every_step_of_folds_merges_and_a_forget_loses_nothing() {
             assert!(!history.iter().any(|h| h.contains("KESTREL")), "crash at {crash}: forgotten text loaded");
             assert!(!contains(&map, "KESTREL"), "crash at {crash}: forgotten text stored");
         }
-        assert!(r.controller().load_report().corrupt.is_empty());
+        assert!(r.controller().unwrap().load_report().corrupt.is_empty());
     }
 }
 
@@ -236,8 +239,8 @@ fn format_1_values_are_rewritten_as_segments_on_opening_even_after_a_crash() {
     for i in 0..150 {
         d.add(turn(i), i as f64).unwrap();
     }
-    let want = d.controller().history();
-    let episodes = d.controller().episodes().to_vec();
+    let want = d.controller().unwrap().history();
+    let episodes = d.controller().unwrap().episodes().to_vec();
     drop(d);
     // 0.1 had no archive segments: what this code archived, 0.1 kept in packs.
     let archived: Vec<Key> = old.borrow().keys().filter(|k| k[1] == "arc").cloned().collect();
@@ -258,8 +261,8 @@ fn format_1_values_are_rewritten_as_segments_on_opening_even_after_a_crash() {
         // Whatever the crash left, the next open reads it all and finishes the upgrade.
         let r = Durable::open(options("r", 4096, 40), common::o200k(), Faulty::healthy(&map)).unwrap();
         assert!(r.last_background_error.is_none());
-        assert_eq!(r.controller().history(), want, "crash at {crash}");
-        assert_eq!(r.controller().episodes(), episodes.as_slice(), "crash at {crash}");
+        assert_eq!(r.controller().unwrap().history(), want, "crash at {crash}");
+        assert_eq!(r.controller().unwrap().episodes(), episodes.as_slice(), "crash at {crash}");
         assert!(version(&map).iter().all(|&v| v == 2), "crash at {crash}: format-1 values left");
         assert!(map.borrow().values().all(|v| v.len() <= 4096));
         if opened.is_ok_and(|o| o.last_background_error.is_none()) {
@@ -367,7 +370,7 @@ fn opening_leaves_archive_segments_unread_until_archived_messages_are_needed() {
     for i in 0..4000 {
         d.add(turn(i), i as f64).unwrap();
     }
-    let (history, stats) = (d.controller().history(), d.controller().stats());
+    let (history, stats) = (d.controller().unwrap().history(), d.controller().unwrap().stats());
     drop(d);
     let stored = entries(&map);
     // Contexts without a query from everything loaded, the first and the next.
@@ -422,7 +425,7 @@ fn a_writer_reopened_with_its_archive_unread_never_reuses_a_seq() {
     let expected: Vec<String> = (0..400).map(|i| turn(i).content_text()).collect();
     let got = texts(&r);
     assert!(got == expected, "{} of 400 messages, the first {:?}", got.len(), got.first());
-    assert_eq!(r.controller().load_report().duplicates, 0);
+    assert_eq!(r.controller().unwrap().load_report().duplicates, 0);
 }
 
 /// Whether a stored value holds a record of `writer`.
@@ -500,12 +503,12 @@ fn vectors_of_archived_messages_are_archived_with_them_and_read_with_the_archive
         d.add(turn(i), i as f64).unwrap();
         // Vectors as an embedder hook stores them: every few turns, for what has none.
         if i % 40 == 39 {
-            let items = d.controller_unread().unembedded(500);
+            let items = d.controller().unwrap().unembedded(500);
             let (ids, texts): (Vec<String>, Vec<String>) = items.into_iter().unzip();
             d.store_embeddings(ids, texts.iter().map(|t| vector(t)).collect()).unwrap();
         }
     }
-    let want = d.controller().stats().embeddings;
+    let want = d.controller().unwrap().stats().embeddings;
     assert!(want > 1000, "{want} vectors");
     drop(d);
     let stored = entries(&map);
@@ -560,7 +563,7 @@ fn archived_messages_are_searched_from_their_stored_terms_as_if_analyzed() {
         }
         d.add(m, i as f64).unwrap();
     }
-    let history = d.controller().history();
+    let history = d.controller().unwrap().history();
     drop(d);
     let stored = entries(&map);
     let (_, docs) = stored_terms(&stored);
@@ -641,4 +644,47 @@ fn a_forgotten_archived_message_leaves_no_stored_term() {
     for q in ["door code zanzibar", "暗号", "trip to Chengdu 酒店"] {
         assert_eq!(opened[0].search(q, &opts, None).unwrap(), opened[1].search(q, &opts, None).unwrap(), "{q}");
     }
+}
+
+#[test]
+fn every_read_sees_the_archive_and_a_page_of_the_newest_reads_none_of_it() {
+    use agent_memory::controller::{Need, Page};
+    // Working memory of 2,000 tokens: a few dozen turns stay in it.
+    let options = |writer: &str| Options { working: WindowConfig { max_tokens: 2000, ..WindowConfig::default() }, ..options(writer, 64 * 1024, 4096) };
+    let map = Map::default();
+    let mut d = Durable::open(options("w"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    (0..3000).try_for_each(|i| d.add(turn(i), i as f64).map(|_| ())).unwrap();
+    let want = d.controller().unwrap().history();
+    drop(d);
+    let open = || Durable::open(options("r"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    // Opening leaves the archive unread: the newest messages are in memory.
+    let d = open();
+    assert!(!d.held().holds(Need::Everything), "opening read the archive");
+    let page = Page { limit: Some(20), before: None };
+    assert!(d.held().holds(Need::Page(&page)));
+    assert_eq!(d.read(Need::Page(&page)).unwrap().history_page(&page).unwrap(), want[want.len() - 20..]);
+    let before = Page { limit: Some(10), before: Some(want[want.len() - 5].id.clone()) };
+    assert_eq!(d.read(Need::Page(&before)).unwrap().history_page(&before).unwrap(), want[want.len() - 15..want.len() - 5]);
+    let ids = [want[want.len() - 1].id.clone(), want[want.len() - 3].id.clone()];
+    let found: Vec<_> = d.read(Need::Ids(&ids)).unwrap().messages(&ids).into_iter().map(|h| h.id).collect();
+    assert_eq!(found, ids);
+    assert!(!d.held().holds(Need::Everything), "a page of the newest and the newest by id read none of the archive");
+    // A page that reaches into the archive, and a message only it holds, read it first.
+    let deep = Page { limit: Some(3), before: Some(want[2].id.clone()) };
+    assert!(!d.held().holds(Need::Page(&deep)), "{} is archived", want[2].id);
+    assert_eq!(d.read(Need::Page(&deep)).unwrap().history_page(&deep).unwrap(), want[..2]);
+    assert!(d.held().holds(Need::Everything));
+    // So does an id memory does not hold: it may be archived; one no message has is left out.
+    let d = open();
+    let ids = [want[1].id.clone(), "no such id".into()];
+    assert_eq!(d.read(Need::Ids(&ids)).unwrap().messages(&ids), want[1..2]);
+    // A method written the naive way (`texts`) sees every message, its archive unread before.
+    let d = open();
+    assert!(!d.held().holds(Need::Everything));
+    assert_eq!(texts(&d), want.iter().map(|h| h.message.content_text()).collect::<Vec<_>>());
+    // An archive that cannot be read is an error, not a panic, and not a part.
+    let d = open();
+    d.storage().life = Some(0);
+    assert!(d.controller().is_err());
+    assert!(!d.held().holds(Need::Everything));
 }

@@ -11,14 +11,16 @@
 //! and last, episodes, tasks), so opening goes on after them, and
 //! `stats()`, `threads()` and the memory note count them; the write path
 //! reads them the first time something needs archived messages or old
-//! episodes (`WritePath::load_archive`): search, recall, a query, a task's
+//! episodes (`WritePath::read`): search, recall, a query, a task's
 //! history that a shelf lists, history, episodes, export, forget. Opening
 //! then costs the working set, not the history.
 //!
 //! Invariants: until the archive is read, no plan folds an archive segment
 //! (`Kind::Archive`: what it holds is unknown; `Kind::Recent`: read early)
-//! and nothing reads archived messages (`archive_ready`, asserted where
-//! they are read); reading merges them and the episodes into memory in the
+//! and nothing reads archived messages: the hosts reach the controller
+//! only through `WritePath::read`, which reads what a read's [`Need`]
+//! touches first, and gives the proof (`write_path::Reading`) without
+//! which no borrow of the controller is handed out; reading merges them and the episodes into memory in the
 //! order a full load gives, with the same tombstones, threads, superseding
 //! and duplicates rules as `restore`. A segment no shelf names (its fold
 //! crashed before the shelf was saved, or a removal failed) is read and
@@ -85,7 +87,32 @@ pub fn recent_keys(records: &[Record], thread: &str) -> Vec<Key> {
     out
 }
 
+/// What a read touches of the archive, so that the write path reads it
+/// first only when that is needed (`WritePath::read`, the one way the
+/// hosts reach the controller to read).
+#[derive(Clone, Copy, Debug)]
+pub enum Need<'a> {
+    /// Every message and episode (history, export, search, forget).
+    Everything,
+    /// A page of history (`Controller::page_in_memory`).
+    Page(&'a super::Page),
+    /// These messages (`Controller::ids_in_memory`).
+    Ids(&'a [String]),
+    /// A context with a query or for a task (`Controller::needs_archive`).
+    Context { query: bool, task: Option<&'a str> },
+}
+
 impl Controller {
+    /// Whether memory holds what a read of `need` touches.
+    pub fn holds(&self, need: Need<'_>) -> bool {
+        match need {
+            Need::Everything => self.archive_ready(),
+            Need::Page(page) => self.page_in_memory(page),
+            Need::Ids(ids) => self.ids_in_memory(ids),
+            Need::Context { query, task } => !self.needs_archive(query, task),
+        }
+    }
+
     /// Whether every stored archived message is in the window.
     pub fn archive_ready(&self) -> bool {
         self.books.archive.unread == 0

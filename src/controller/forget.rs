@@ -126,7 +126,6 @@ impl Controller {
     /// # Errors
     /// `INVALID_INPUT` for an unknown message id or an empty range; `CLOSED`.
     pub fn prepare_forget(&self, target: &ForgetTarget, now: f64) -> Result<PreparedForget> {
-        debug_assert!(self.archive_ready(), "prepare_forget() before the archive is read");
         self.prepare_forget_then(target, now, None)
     }
 
@@ -323,7 +322,10 @@ impl Controller {
         // forget's own (rewritten episodes, what they taught, a replacing
         // message): stored nowhere yet.
         let made = self.books.next_seq..seq;
-        let records = next.records_where(&|w, s| (w == writer && made.contains(&s)) || next.books.folding.find(w, s).is_some_and(|u| movable.contains_key(&u)));
+        let records = {
+            let moved = next.books.folding.among(&movable);
+            next.records_where(&|w, s| (w == writer && made.contains(&s)) || moved(w, s))
+        };
         let Segmented { writes: segments, outputs, shelves, next_seq, removal, episode_keys } = next.segments(&records, next.books.next_seq, &remove);
         let remove = removal;
         next.books.next_seq = next_seq;

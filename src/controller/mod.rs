@@ -13,7 +13,7 @@
 //! threads); `books` (books.rs) is the write path's bookkeeping. The
 //! operations, one file each: `assemble` (the context), `writes` (prepare /
 //! commit of a change), `compaction` and `queue`, `knowledge`, `search`,
-//! `forget`, `restore`, `archive` (reading the archive segments opening left unread),
+//! `forget`, `restore`, `pages` (bounded reads of the log), `archive` (reading the archive segments opening left unread),
 //! `threads`, `tools`, `stats`, `batch` (many messages as one change: imports).
 
 pub(crate) mod archive;
@@ -24,6 +24,7 @@ mod books;
 mod compaction;
 mod forget;
 mod knowledge;
+mod pages;
 mod queue;
 mod recall;
 mod restore;
@@ -33,10 +34,11 @@ mod threads;
 pub mod tools;
 mod writes;
 
+pub use pages::Page;
 pub use knowledge::{PreparedEmbeddings, PreparedProcedures, PreparedRemember, Remembered};
 pub use search::{Found, Hit, HitKind, Scope, SearchIndex, SearchOptions};
 pub use stats::{LayerTokens, MessageStats, Stats, TokenizerStats};
-pub use archive::{recent_keys, RECENT_EPISODES};
+pub use archive::{recent_keys, Need, RECENT_EPISODES};
 pub use threads::ThreadInfo;
 
 pub use compaction::{CompactionJob, PreparedCompaction, SummaryRequest};
@@ -329,11 +331,9 @@ impl Controller {
         Ok(Added { id, tokens, compaction, forgotten: None, redacted })
     }
 
-    /// Every message ever added, in order.
+    /// Every message ever added, in order (a part of it: `history_page`).
     pub fn history(&self) -> Vec<HistoryItem> {
-        debug_assert!(self.archive_ready(), "history() before the archive is read");
-        let count = |m: &Message| message_tokens(&self.counter, m);
-        self.window.log.iter().map(|s| HistoryItem { id: s.id.clone(), ts: s.ts, place: s.place, tokens: s.tokens(count), message: s.message.clone() }).collect()
+        self.window.log.iter().map(|s| self.item(s)).collect()
     }
 
     /// Whether `id` is a message in memory (archived ones only once the
@@ -345,7 +345,9 @@ impl Controller {
     /// The log position of a message other than an instruction, by id.
     fn message_at(&self, id: &str) -> Option<usize> {
         if self.index.stale {
-            return self.window.log.iter().position(|s| s.id == id && !s.message.role.is_instruction());
+            // From the end: what asks (a compaction, a summary, an edit) asks
+            // for messages that just left working memory, the log's last.
+            return self.window.log.iter().rposition(|s| s.id == id && !s.message.role.is_instruction());
         }
         match search::Slot::of(self.index.slot_of(id)?) {
             search::Slot::Message(i) => self.window.log.get(i).is_some_and(|s| s.id == id).then_some(i),

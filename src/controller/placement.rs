@@ -55,8 +55,13 @@ impl Controller {
     pub(crate) fn place(&self, records: &[Record], inputs: &[Key]) -> Placed {
         let ids: HashSet<&str> = records.iter().filter_map(message_id).collect();
         // The episodes in memory, and those among the records (an import's).
+        // Of this thread's, only those as new as the oldest message here:
+        // an episode comes after the messages it covers (`lc`), and a fold
+        // of the log must not read every episode.
+        let oldest = records.iter().filter(|r| message_id(r).is_some()).map(Record::lc).min().unwrap_or(u64::MAX);
+        let mine = self.episodic.episodes.iter().zip(&self.books.episode_uids).rev().take_while(|(_, (_, _, lc))| *lc >= oldest).map(|(e, _)| e);
         let others = self.others.iter().chain(records).filter_map(episode_of);
-        let covered: HashSet<&str> = self.episodic.episodes.iter().chain(others).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| ids.contains(id)).collect();
+        let covered: HashSet<&str> = mine.chain(others).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| ids.contains(id)).collect();
         let archived = |r: &Record| matches!(r, Record::Msg { id, message, .. } if covered.contains(id.as_str()) && !message.role.is_instruction());
         // Messages that stay where opening reads: these records' others,
         // and those an episode or a vector here names that a value not

@@ -215,7 +215,7 @@ impl Controller {
 
     /// Builds the search index if it is not built yet (see `SearchIndex::stale`).
     /// Over what is in memory: the write path reads the archive first
-    /// (`WritePath::load_archive`), and reading it marks the index stale.
+    /// (`WritePath::read`), and reading it marks the index stale.
     pub fn ensure_index(&mut self) {
         if self.index.stale {
             self.rebuild_index();

@@ -215,7 +215,6 @@ impl Controller {
     /// Every live record, in a stable order: this thread's, then the other
     /// threads', then the namespace's.
     pub(crate) fn live_records(&self) -> Vec<Record> {
-        debug_assert!(self.archive_ready(), "live_records() before the archive is read");
         self.records_where(&|_, _| true)
     }
 
@@ -346,7 +345,7 @@ impl Controller {
         }
         let inputs = self.books.folding.plan(self.limits())?;
         let movable = self.books.folding.movable(&inputs);
-        let records = self.records_where(&|w, s| self.books.folding.find(w, s).is_some_and(|u| movable.contains_key(&u)));
+        let records = self.records_where(&self.books.folding.among(&movable));
         let mut segmented = self.segments(&records, self.books.next_seq, &inputs);
         let writes = std::mem::take(&mut segmented.writes);
         // Values left from earlier removals first (they may hold messages).

@@ -162,6 +162,24 @@ impl Folding {
     }
 
     /// Writer names by their number in uids.
+    /// Whether a record (writer, seq) is among `uids`, without hashing its
+    /// writer and, outside the seqs `uids` span per writer, without a
+    /// lookup: a fold asks it of every record in memory, and moves few.
+    pub(crate) fn among<'a>(&'a self, uids: &'a Uids) -> impl Fn(&str, u64) -> bool + 'a {
+        const SEQ: u64 = (1 << 44) - 1;
+        let names = self.writer_names();
+        let mut spans = vec![(u64::MAX, 0); names.len()];
+        for &u in uids.keys() {
+            if let Some((lo, hi)) = spans.get_mut((u >> 44) as usize) {
+                (*lo, *hi) = ((*lo).min(u & SEQ), (*hi).max(u & SEQ));
+            }
+        }
+        move |writer, seq| {
+            let Some(w) = names.iter().position(|n| *n == writer) else { return false };
+            spans.get(w).is_some_and(|&(lo, hi)| (lo..=hi).contains(&(seq & SEQ))) && uids.contains_key(&((w as u64) << 44 | seq & SEQ))
+        }
+    }
+
     pub(crate) fn writer_names(&self) -> Vec<&str> {
         let mut names = vec![""; self.writer_ids.len()];
         for (w, &id) in &self.writer_ids {

@@ -10,14 +10,14 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::options::{core_options, read, search_options, split_hooks, JsOptions, Small};
-use super::driver::{spawn, Driver, Inner};
+use super::driver::{spawn, Driver};
 use super::embedder::Embedder;
 use super::redact::Redactor;
 use super::storage::Storage;
 use super::summarizer::Summarizer;
 use super::{array_with_fields, degraded_by, from_js, js_error, ranks, to_js, to_json};
 use crate::context::{ContextOptions, ContextRequest};
-use crate::controller::{Added, Controller, ForgetTarget};
+use crate::controller::{Added, Controller, ForgetTarget, Need, Page};
 use crate::error::MemoryError;
 use crate::models::Tokenizer;
 use crate::tokens::estimate::Family;
@@ -46,7 +46,6 @@ type Async = Result<Promise, JsValue>;
 #[wasm_bindgen]
 pub struct MemoryController {
     pub(super) driver: Driver,
-    pub(super) inner: Inner,
     clock: Option<Function>,
 }
 
@@ -81,12 +80,11 @@ impl MemoryController {
     /// `{ embeddings: true }`. Never an API key.
     #[wasm_bindgen(js_name = export, unchecked_return_type = "Promise<string>")]
     pub fn export(&self, #[wasm_bindgen(unchecked_optional_param_type = "{ embeddings?: boolean }")] options: JsValue) -> Async {
-        let inner = self.inner.clone();
         let embeddings = Small::read(&options, &["embeddings"]).and_then(|o| o.flag("embeddings"));
         let d = self.driver.clone();
         self.enqueue(async move {
-            d.path.load_archive().await?;
-            Ok(inner.borrow().export(embeddings?.unwrap_or(false)).map_err(js_error)?.into())
+            let reading = d.path.read(Need::Everything).await?;
+            Ok(d.path.controller(&reading).export(embeddings?.unwrap_or(false)).map_err(js_error)?.into())
         })
     }
 }
@@ -123,7 +121,7 @@ impl MemoryController {
             Tokenizer::Estimate => Counter::estimate(Family::of_model(&opts.model).profile()),
         };
         let inner = match &storage {
-            // Archive segments are read when first needed (`WritePath::load_archive`).
+            // Archive segments are read when first needed (`WritePath::read`).
             Some(_) => {
                 let loaded = storage.load_open(&opts.namespace, Some(&opts.thread)).await?;
                 Controller::from_loaded(opts, counter, loaded)
@@ -135,7 +133,7 @@ impl MemoryController {
         driver.redactor = redactor;
         // A failure leaves the data readable; the next fold retries.
         let _ = driver.path.upgrade().await;
-        Ok(MemoryController { inner: driver.inner.clone(), driver, clock })
+        Ok(MemoryController { driver, clock })
     }
 
     fn now(&self) -> f64 {
@@ -201,24 +199,39 @@ impl MemoryController {
         })
     }
 
-    /// Every message ever added, in order, with id, timestamp and place.
+    /// Every message ever added, in order, with id, timestamp and place;
+    /// with `limit`, only the newest `limit` of them (before the message
+    /// `before`, if given), read without reading the rest. Rejects with
+    /// `INVALID_INPUT` when `before` names no message.
     #[wasm_bindgen(unchecked_return_type = "Promise<HistoryItem[]>")]
-    pub fn history(&self) -> Async {
-        let inner = self.inner.clone();
+    pub fn history(&self, #[wasm_bindgen(unchecked_optional_param_type = "{ limit?: number; before?: string }")] options: JsValue) -> Async {
+        let d = self.driver.clone();
+        let page = Small::read(&options, &["limit", "before"]).and_then(|o| Ok(Page { limit: o.size("limit")?, before: o.string("before")? }));
+        self.enqueue(async move {
+            let page = page?;
+            let reading = d.path.read(Need::Page(&page)).await?;
+            to_js(&d.path.controller(&reading).history_page(&page).map_err(js_error)?)
+        })
+    }
+
+    /// The messages with these ids, as `history()` lists them, in the order
+    /// asked; an id no message has is left out.
+    #[wasm_bindgen(unchecked_return_type = "Promise<HistoryItem[]>")]
+    pub fn messages(&self, ids: Vec<String>) -> Async {
         let d = self.driver.clone();
         self.enqueue(async move {
-            d.path.load_archive().await?;
-            to_js(&inner.borrow().history())
+            let reading = d.path.read(Need::Ids(&ids)).await?;
+            to_js(&d.path.controller(&reading).messages(&ids))
         })
     }
 
     /// Episodes (summaries of archived ranges), oldest first.
     #[wasm_bindgen(unchecked_return_type = "Promise<Episode[]>")]
     pub fn episodes(&self) -> Async {
-        let (inner, d) = (self.inner.clone(), self.driver.clone());
+        let d = self.driver.clone();
         self.enqueue(async move {
-            d.path.load_archive().await?;
-            to_js(&inner.borrow().episodes())
+            let reading = d.path.read(Need::Everything).await?;
+            to_js(&d.path.controller(&reading).episodes())
         })
     }
 
@@ -233,16 +246,16 @@ impl MemoryController {
             // A query searches the archive too, and a task's history may be
             // there; if it cannot be read, the context is built from what is
             // in memory and says so.
-            let needs = d.inner.borrow().needs_archive(query.is_some(), task_id);
-            let unread = if needs { d.path.load_archive().await.err().map(|e| degraded_by(&e)) } else { None };
+            let (reading, unread) = d.path.read_or_partial(Need::Context { query: query.is_some(), task: task_id }).await;
+            let unread = unread.map(|e| degraded_by(&e));
             let (query_vector, degraded) = match query {
-                Some(q) => match d.embed_query(q).await {
+                Some(q) => match d.embed_query(q, &reading).await {
                     Ok(v) => (v, unread),
                     Err(f) => (None, Some(f)),
                 },
                 None => (None, None),
             };
-            let mut inner = d.inner.borrow_mut();
+            let mut inner = d.path.controller_mut(&reading);
             let req = ContextRequest::new(options, inner.options().working.max_tokens, now, query_vector, degraded);
             to_js(&inner.build_context(&req).map_err(js_error)?)
         })
@@ -272,9 +285,9 @@ impl MemoryController {
         let opts = search_options(&options);
         self.enqueue(async move {
             let opts = opts?;
-            d.path.load_archive().await?;
-            let embedded = d.embed_query(&query).await;
-            let found = d.inner.borrow_mut().find(&query, &opts, embedded).map_err(js_error)?;
+            let reading = d.path.read(Need::Everything).await?;
+            let embedded = d.embed_query(&query, &reading).await;
+            let found = d.path.controller_mut(&reading).find(&query, &opts, embedded).map_err(js_error)?;
             array_with_fields(to_js(&found)?, "hits")
         })
     }
@@ -294,15 +307,15 @@ impl MemoryController {
     /// Live facts, preferences and document chunks, oldest first.
     #[wasm_bindgen(unchecked_return_type = "Promise<Fact[]>")]
     pub fn facts(&self) -> Async {
-        let inner = self.inner.clone();
-        self.enqueue(async move { to_js(&inner.borrow().facts()) })
+        let d = self.driver.clone();
+        self.enqueue(async move { to_js(&d.path.held().facts()) })
     }
 
     /// Every value a key has had, oldest first (the last one is live).
     #[wasm_bindgen(js_name = factHistory, unchecked_return_type = "Promise<Fact[]>")]
     pub fn fact_history(&self, key: String) -> Async {
-        let inner = self.inner.clone();
-        self.enqueue(async move { to_js(&inner.borrow().fact_history(&key)) })
+        let d = self.driver.clone();
+        self.enqueue(async move { to_js(&d.path.held().fact_history(&key)) })
     }
 
     /// Charges one call's reported usage, as the client returned it (the
@@ -322,7 +335,7 @@ impl MemoryController {
         let option_model = Small::read(&options, &["model"]).and_then(|o| o.string("model"));
         self.enqueue(async move {
             let mut reported = parsed?;
-            let model = reported.charged_model(option_model?, &d.inner.borrow().options().model);
+            let model = reported.charged_model(option_model?, &d.path.held().options().model);
             let usd = d.path.record_usage(&model, &reported.usage, "chat", now).await?;
             d.after_change(now).await;
             Ok(usd.map_or(JsValue::NULL, JsValue::from_f64))
@@ -388,7 +401,7 @@ impl MemoryController {
     #[wasm_bindgen(js_name = countTokens)]
     pub fn count_tokens(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<usize, JsValue> {
         let text = super::retrieval::text(&text, "text")?;
-        Ok(self.inner.borrow().count_tokens(&text))
+        Ok(self.driver.path.held().count_tokens(&text))
     }
 
     /// Tokens a chat request with these messages (and tool definitions) costs.
@@ -400,7 +413,7 @@ impl MemoryController {
     ) -> Result<usize, JsValue> {
         let messages: Vec<serde_json::Value> = from_js(&messages, "messages")?;
         let tools: Vec<serde_json::Value> = read(&tools, "tools")?;
-        self.inner.borrow().count_messages(&messages, &tools).map_err(js_error)
+        self.driver.path.held().count_messages(&messages, &tools).map_err(js_error)
     }
 
     /// The most output tokens `usdLeft` pays for after the last built prompt.
@@ -414,14 +427,14 @@ impl MemoryController {
         #[wasm_bindgen(unchecked_optional_param_type = "{ promptTokens?: number; floor?: number }")] options: JsValue,
     ) -> Result<f64, JsValue> {
         let o = Small::read(&options, &["promptTokens", "floor"])?;
-        let n = self.inner.borrow().budget_aware_max_tokens(usdLeft, model.as_deref(), o.count("promptTokens")?, o.count("floor")?.unwrap_or(crate::cost::OUTPUT_FLOOR)).map_err(js_error)?;
+        let n = self.driver.path.held().budget_aware_max_tokens(usdLeft, model.as_deref(), o.count("promptTokens")?, o.count("floor")?.unwrap_or(crate::cost::OUTPUT_FLOOR)).map_err(js_error)?;
         Ok(n as f64)
     }
 
     /// Messages, tokens per layer, episodes and cost.
     #[wasm_bindgen(unchecked_return_type = "Stats")]
     pub fn stats(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.borrow().stats())
+        to_js(&self.driver.path.held().stats())
     }
 
     /// What `create` found in storage: record counts and damaged keys
@@ -431,7 +444,7 @@ impl MemoryController {
     /// counted from then on.
     #[wasm_bindgen(js_name = loadReport, unchecked_return_type = "LoadReport")]
     pub fn load_report(&self) -> Result<JsValue, JsValue> {
-        to_js(self.inner.borrow().load_report())
+        to_js(self.driver.path.held().load_report())
     }
 
     /// Waits for queued calls and background compaction, then closes;
@@ -441,7 +454,7 @@ impl MemoryController {
         let d = self.driver.clone();
         Ok(spawn(Box::pin(async move {
             d.flush().await;
-            d.inner.borrow_mut().close();
+            d.path.close();
             Ok(JsValue::UNDEFINED)
         })))
     }

@@ -19,9 +19,7 @@ use super::storage::Storage;
 use super::summarizer::Summarizer;
 use crate::controller::{CompactionEvent, Controller};
 use crate::cost::Usage;
-use crate::write_path::{Store, WritePath};
-
-pub type Inner = Rc<RefCell<Controller>>;
+use crate::write_path::{Reading, Store, WritePath};
 
 /// A queued call's work.
 pub type Job = std::pin::Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>;
@@ -71,9 +69,8 @@ impl Store for Option<Storage> {
 
 #[derive(Clone)]
 pub struct Driver {
-    /// The controller and the adapter: every change goes through it.
+    /// The controller and the adapter: every change, and every read, goes through it.
     pub path: WritePath<Option<Storage>>,
-    pub inner: Inner,
     pub embedder: Option<Embedder>,
     pub summarizer: Option<Summarizer>,
     /// Who redacts what is stored, and a query before it is embedded.
@@ -89,7 +86,6 @@ impl Driver {
     pub fn new(inner: Controller, storage: Option<Storage>, embedder: Option<Embedder>, summarizer: Option<Summarizer>) -> Driver {
         let path = WritePath::new(inner, storage);
         Driver {
-            inner: path.controller.clone(),
             path,
             embedder,
             summarizer,
@@ -137,7 +133,7 @@ impl Driver {
             return self.path.settle(now).await.0;
         }
         // Archived at once, summarized in turn: one request per range.
-        self.inner.borrow_mut().queue_compaction();
+        self.path.queue_compaction();
         self.start_summary(now);
         let _ = self.path.fold().await;
         None
@@ -151,7 +147,7 @@ impl Driver {
         if self.compacting.get() {
             return;
         }
-        let Some(mut job) = self.inner.borrow_mut().next_summary() else { return };
+        let Some(mut job) = self.path.next_summary() else { return };
         self.compacting.set(true);
         let this = self.clone();
         let task = spawn(Box::pin(async move {
@@ -180,16 +176,17 @@ impl Driver {
         *self.background.borrow_mut() = Some(task);
     }
 
-    /// Embeds items that have no vector yet (saved as records), then the query.
-    pub async fn embed_query(&self, query: &str) -> Result<Option<Vec<f32>>, EmbedFailure> {
+    /// Embeds items that have no vector yet (saved as records), then the
+    /// query; for a read `reading` made ready.
+    pub async fn embed_query(&self, query: &str, reading: &Reading) -> Result<Option<Vec<f32>>, EmbedFailure> {
         // Every caller (search, recall, a context's query) reads the search
         // index next, and vectors are checked against it: built now if a
         // restored controller has not built it yet.
-        self.inner.borrow_mut().ensure_index();
+        self.path.controller_mut(reading).ensure_index();
         let Some(embedder) = &self.embedder else { return Ok(None) };
         let fail = |e: crate::MemoryError| EmbedFailure { code: e.code().into(), message: e.to_string() };
         for _ in 0..EMBED_BATCHES {
-            let pending = self.inner.borrow().unembedded(EMBED_BATCH);
+            let pending = self.path.controller(reading).unembedded(EMBED_BATCH);
             if pending.is_empty() {
                 break;
             }
@@ -205,7 +202,7 @@ impl Driver {
         let query = self.redactor.query(query).await.map_err(|e| super::hook::failure(&e, "REDACT_FAILED"))?;
         let mut v = embedder.embed(&[query], true).await?;
         let q = v.pop().ok_or_else(|| EmbedFailure { code: "EMBEDDER_INVALID".into(), message: "no vector for the query".into() })?;
-        self.inner.borrow().check_embeddings(&["query".into()], std::slice::from_ref(&q)).map_err(fail)?;
+        self.path.controller(reading).check_embeddings(&["query".into()], std::slice::from_ref(&q)).map_err(fail)?;
         Ok(Some(q))
     }
 }

@@ -13,6 +13,7 @@ use super::driver::spawn;
 use super::options::Small;
 use super::{js_error, to_js, to_json};
 use crate::controller::tools::{self, ToolPlan};
+use crate::controller::Need;
 use crate::error::MemoryError;
 
 fn field(value: &JsValue, name: &str) -> Option<String> {
@@ -78,7 +79,7 @@ impl MemoryController {
             None if args.is_object() => to_json(&args, "args")?,
             None => return Err(js_error(MemoryError::input("args", "expected the JSON string the model sent, or an object"))),
         };
-        let plan = self.inner.borrow().plan_tool_call(&name, &json).map_err(js_error)?;
+        let plan = self.driver.path.held().plan_tool_call(&name, &json).map_err(js_error)?;
         // Remember and forget run as the methods of those names; one future
         // turns what they resolve to into the tool's answer.
         let (done, id, answer): (Promise, String, fn(&JsValue, &str) -> String) = match plan {
@@ -88,10 +89,10 @@ impl MemoryController {
                 let d = self.driver.clone();
                 let budget = recall_tokens.unwrap_or(tools::RECALL_TOKENS);
                 return Ok(self.driver.enqueue(Box::pin(async move {
-                    d.path.load_archive().await?;
+                    let reading = d.path.read(Need::Everything).await?;
                     // An embedder failure leaves recall lexical, as in `search`.
-                    let vector = d.embed_query(&query).await.ok().flatten();
-                    let text = d.inner.borrow_mut().recall(&query, k, scope, vector.as_deref(), budget).map_err(js_error)?;
+                    let vector = d.embed_query(&query, &reading).await.ok().flatten();
+                    let text = d.path.controller_mut(&reading).recall(&query, k, scope, vector.as_deref(), budget).map_err(js_error)?;
                     Ok(text.into())
                 })));
             }

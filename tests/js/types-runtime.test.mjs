@@ -180,6 +180,9 @@ test("every value the controller returns has its declared type, field by field",
   keep("search", await memory.search("火锅"));
   keep("search", await memory.search("peanuts", { kinds: ["fact"], tags: ["health"] }));
   keep("history", await memory.history());
+  const page = keep("history", await memory.history({ limit: 3 }));
+  keep("history", await memory.history({ limit: 2, before: page[2].id }));
+  keep("messages", await memory.messages([page[0].id, "no such id"]));
   keep("episodes", await memory.episodes());
   keep("facts", await memory.facts());
   keep("threads", await memory.threads());
