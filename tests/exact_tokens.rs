@@ -99,10 +99,15 @@ fn exact_all_fixtures_concatenated_and_repeated() {
     let all: String = fixture_texts().into_iter().map(|(_, t)| t).collect();
     let big = all.repeat(3);
     check(&big).unwrap();
-    // Counting again hits the piece cache; the answer must not change.
+    // Counting again hits the piece cache `check` filled: still the
+    // reference's count, and a fresh counter's, whose cache is cold.
     BPES.with(|bpes| {
         for bpe in bpes {
-            assert_eq!(bpe.count(&big), bpe.count(&big));
+            let fixture = fixture(bpe.encoding());
+            let want = fixture.reference.encode_ordinary(&big).len();
+            assert_eq!(bpe.count(&big), want, "{:?} warm", bpe.encoding());
+            let cold = Bpe::from_asset(bpe.encoding(), &fixture.asset).unwrap();
+            assert_eq!(cold.count(&big), want, "{:?} cold", bpe.encoding());
         }
     });
 }

@@ -6,6 +6,7 @@
 // shows: each turn once, regenerations and edits replacing what they
 // replace, a stopped answer kept; every request valid; usage charged; and
 // a chat restored from memory with toUIMessages is recognised, not stored again.
+// Node-dependent: streamed answers through Node's web streams and HTTP server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isStepCount, tool } from "ai";

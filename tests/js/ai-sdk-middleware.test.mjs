@@ -4,6 +4,7 @@
 // streamText, two-step tool loops, aborted and failed streams, the budget,
 // procedures' tools, memory failures. In each: every request valid, nothing
 // lost, nothing stored twice, usage charged.
+// Node-dependent: js/ai-sdk-stream.js on Node's web streams (TransformStream), over Node's fetch.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { generateText, streamText, tool, isStepCount, wrapLanguageModel } from "ai";

@@ -5,6 +5,7 @@
 // fails with a MemoryError of a documented code (never INTERNAL: that would
 // be a trap), and afterwards the controller still works and has lost
 // nothing it had stored. Seeded: a failure names its seed and call.
+// Node-dependent: nodeFileStorage with arbitrary key and directory names on node:fs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";

@@ -1,12 +1,13 @@
 // The built-in embedder hook against a local OpenAI-compatible server on
 // 127.0.0.1, with real `fetch`; plus the shared retry helpers in isolation.
+// Node-dependent: the hook's HTTP client on Node's fetch (undici) and AbortSignal.
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { openAICompatibleEmbedder } from "../../dist/node.js";
-import { backoffDelay, retryAfterMs, BACKOFF_CAP_MS, RETRY_AFTER_CAP_MS } from "../../dist/hooks-shared.js";
+import { backoffDelay, retryAfterMs, clock, BACKOFF_CAP_MS, RETRY_AFTER_CAP_MS } from "../../dist/hooks-shared.js";
 import { startFakeOpenAI, embeddings, fakeVector, json, text, hang } from "./hooks/fake-openai.mjs";
-import { rejectsWith, assertNoSecret, gap } from "./hooks/check.mjs";
+import { rejectsWith, assertNoSecret, manualClock, recordingFetch, watch, sleepThenRetry, abortedAtDeadline } from "./hooks/check.mjs";
 
 const API_KEY = "sk-test-SECRET-0123456789abcdef";
 let server;
@@ -66,12 +67,16 @@ test("no texts: no request, an empty result with zero usage", async () => {
   assert.equal(server.requests.length, 0);
 });
 
-test("500 then success: retried after a backoff", async () => {
+test("500 then success: retried after a backoff of 125–250 ms", async (t) => {
+  const manual = manualClock(t, clock);
+  const { fetch, calls } = recordingFetch(clock);
   server.script(json(500, { error: { message: "overloaded" } }), embeddings());
   const input = texts(3);
-  expectVectors(await embedder()(input), input);
+  const call = watch(embedder({ timeoutMs: 60_000, fetch })(input));
+  const ms = await sleepThenRetry(manual, calls, 60_000);
+  assert.ok(ms >= 125 && ms <= 250, `backoff was ${ms} ms`);
+  expectVectors(await call.promise, input);
   assert.equal(server.requests.length, 2);
-  assert.ok(gap(server.requests, 1) >= 100, `backoff was ${gap(server.requests, 1)} ms`);
 });
 
 test("500 every time: EMBEDDER_HTTP after maxRetries + 1 attempts", async () => {
@@ -83,12 +88,14 @@ test("500 every time: EMBEDDER_HTTP after maxRetries + 1 attempts", async () => 
   assert.match(error.message, /503.*upstream unavailable/);
 });
 
-test("429 with retry-after: 1 waits about a second, then succeeds", async () => {
+test("429 with retry-after: 1 waits a second, then succeeds", async (t) => {
+  const manual = manualClock(t, clock);
+  const { fetch, calls } = recordingFetch(clock);
   server.script(json(429, { error: { message: "rate limited" } }, { "retry-after": "1" }), embeddings());
-  expectVectors(await embedder()(texts(2)), texts(2));
+  const call = watch(embedder({ timeoutMs: 60_000, fetch })(texts(2)));
+  assert.equal(await sleepThenRetry(manual, calls, 60_000), 1000);
+  expectVectors(await call.promise, texts(2));
   assert.equal(server.requests.length, 2);
-  const waited = gap(server.requests, 1);
-  assert.ok(waited >= 900 && waited < 3000, `waited ${waited} ms`);
 });
 
 test("400: no retry, EMBEDDER_HTTP with the status and a body excerpt, and the API key nowhere", async () => {
@@ -108,13 +115,15 @@ test("a long error body is cut to a short excerpt", async () => {
   assert.ok(error.message.length < 400, `message is ${error.message.length} chars`);
 });
 
-test("timeout: a server that never answers ends at timeoutMs per attempt with EMBEDDER_TIMEOUT", async () => {
+test("timeout: a server that never answers is aborted at timeoutMs, per attempt, with EMBEDDER_TIMEOUT", async (t) => {
+  const manual = manualClock(t, clock);
+  const { fetch, calls } = recordingFetch(clock);
   server.script(hang(), hang());
-  const start = performance.now();
-  const error = await rejectsWith(embedder({ timeoutMs: 150, maxRetries: 1 })(texts(1)), "EMBEDDER_TIMEOUT");
-  const took = performance.now() - start;
+  const call = watch(embedder({ timeoutMs: 150, maxRetries: 1, fetch })(texts(1)));
+  await abortedAtDeadline(manual, calls, server.requests, 150, 2);
+  const error = await rejectsWith(call.promise, "EMBEDDER_TIMEOUT");
+  assert.equal(error.attempts, 2);
   assert.equal(server.requests.length, 2);
-  assert.ok(took >= 300 && took < 1500, `took ${took} ms`);
   assertNoSecret(error, API_KEY);
 });
 

@@ -1,11 +1,13 @@
 // The built-in summarizer hook against a local OpenAI-compatible server on
 // 127.0.0.1, with real `fetch`: what it sends, what it returns (the text
 // unparsed), and every failure's code.
+// Node-dependent: the hook's HTTP client on Node's fetch (undici) and AbortSignal.
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { openAICompatibleSummarizer } from "../../dist/node.js";
+import { clock } from "../../dist/hooks-shared.js";
 import { startFakeOpenAI, chat, json, text, hang, stallBody } from "./hooks/fake-openai.mjs";
-import { rejectsWith, assertNoSecret, gap, until } from "./hooks/check.mjs";
+import { rejectsWith, assertNoSecret, until, manualClock, recordingFetch, watch, sleepThenRetry, abortedAtDeadline } from "./hooks/check.mjs";
 
 const API_KEY = "sk-test-SECRET-fedcba9876543210";
 let server;
@@ -83,13 +85,20 @@ test("the offline candidates follow the transcript, one per line, for the model 
   assert.match(prompt, /^Candidates \(.*keep only those that do\):\n- 记住：我对花生过敏。\n- I prefer aisle seats\.$/m);
 });
 
-test("500s: retried, then SUMMARIZER_HTTP after maxRetries + 1 attempts (the controller then falls back)", async () => {
+test("500s: retried after an exponential, jittered backoff, then SUMMARIZER_HTTP after maxRetries + 1 attempts (the controller then falls back)", async (t) => {
+  const manual = manualClock(t, clock);
+  const { fetch, calls } = recordingFetch(clock);
   server.script(...Array.from({ length: 3 }, () => json(500, { error: { message: "internal" } })));
-  const error = await rejectsWith(summarizer({ maxRetries: 2 })(request), "SUMMARIZER_HTTP");
+  const call = watch(summarizer({ maxRetries: 2, timeoutMs: 60_000, fetch })(request));
+  // Before retry n the client sleeps within [½, 1] of 250·2^n ms.
+  for (const ceiling of [250, 500]) {
+    const ms = await sleepThenRetry(manual, calls, 60_000);
+    assert.ok(ms >= ceiling / 2 && ms <= ceiling, `slept ${ms} ms, expected ${ceiling / 2}–${ceiling}`);
+  }
+  const error = await rejectsWith(call.promise, "SUMMARIZER_HTTP");
   assert.equal(server.requests.length, 3);
   assert.equal(error.status, 500);
   assert.equal(error.attempts, 3);
-  assert.ok(gap(server.requests, 1) >= 100 && gap(server.requests, 2) >= 200, "exponential backoff between attempts");
 });
 
 test("502 then success: retried", async () => {
@@ -98,13 +107,15 @@ test("502 then success: retried", async () => {
   assert.equal(server.requests.length, 2);
 });
 
-test("429 with retry-after as an HTTP date: waits until then, then succeeds", async () => {
-  // HTTP dates have whole seconds: this one is 1–2 s ahead.
-  const when = new Date(Date.now() + 2000).toUTCString();
+test("429 with retry-after as an HTTP date: waits until then, then succeeds", async (t) => {
+  const manual = manualClock(t, clock);
+  const { fetch, calls } = recordingFetch(clock);
+  const when = new Date(clock.now() + 2000).toUTCString();
   server.script(json(429, { error: { message: "rate limited" } }, { "retry-after": when }), chat(ANSWER));
-  assert.equal((await summarizer()(request)).text, ANSWER);
-  const waited = gap(server.requests, 1);
-  assert.ok(waited >= 900 && waited < 3500, `waited ${waited} ms`);
+  const call = watch(summarizer({ timeoutMs: 60_000, fetch })(request));
+  assert.equal(await sleepThenRetry(manual, calls, 60_000), 2000);
+  assert.equal((await call.promise).text, ANSWER);
+  assert.equal(server.requests.length, 2);
 });
 
 test("4xx: no retry, SUMMARIZER_HTTP with a redacted excerpt, never the key", async () => {
@@ -115,32 +126,49 @@ test("4xx: no retry, SUMMARIZER_HTTP with a redacted excerpt, never the key", as
   assertNoSecret(error, API_KEY);
 });
 
-test("timeout: a connection that never answers ends at timeoutMs per attempt", async () => {
+test("timeout: a connection that never answers is aborted at timeoutMs, per attempt", async (t) => {
+  const manual = manualClock(t, clock);
+  const { fetch, calls } = recordingFetch(clock);
   server.script(hang(), hang());
-  const start = performance.now();
-  const error = await rejectsWith(summarizer({ timeoutMs: 150, maxRetries: 1 })(request), "SUMMARIZER_TIMEOUT");
-  const took = performance.now() - start;
+  const call = watch(summarizer({ timeoutMs: 150, maxRetries: 1, fetch })(request));
+  await abortedAtDeadline(manual, calls, server.requests, 150, 2);
+  const error = await rejectsWith(call.promise, "SUMMARIZER_TIMEOUT");
+  assert.equal(error.attempts, 2);
   assert.equal(server.requests.length, 2);
-  assert.ok(took >= 300 && took < 1500, `took ${took} ms`);
   await until(() => server.requests.every((r) => r.closed));
   assertNoSecret(error, API_KEY);
 });
 
-test("headers then a body that never finishes: still SUMMARIZER_TIMEOUT at timeoutMs", async () => {
+test("headers then a body that never finishes: still SUMMARIZER_TIMEOUT at timeoutMs", async (t) => {
+  const manual = manualClock(t, clock);
+  let headers = false;
+  const fetch = async (url, init) => {
+    const res = await globalThis.fetch(url, init);
+    headers = true;
+    return res;
+  };
   server.script(stallBody());
-  const start = performance.now();
-  await rejectsWith(summarizer({ timeoutMs: 200, maxRetries: 0 })(request), "SUMMARIZER_TIMEOUT");
-  const took = performance.now() - start;
-  assert.ok(took >= 190 && took < 1000, `took ${took} ms`);
+  const call = watch(summarizer({ timeoutMs: 200, maxRetries: 0, fetch })(request));
+  await until(() => headers);
+  await manual.tick(199);
+  assert.equal(call.settled, false, "the body is still awaited 1 ms before timeoutMs");
+  await manual.tick(1);
+  assert.equal(call.settled, true, "ended at timeoutMs");
+  await rejectsWith(call.promise, "SUMMARIZER_TIMEOUT");
   // The abort reached the body read: the connection is torn down, not leaked.
   await until(() => server.requests[0].closed);
 });
 
-test("a custom fetch that ignores the abort signal still cannot hang past timeoutMs", async () => {
-  const start = performance.now();
+test("a custom fetch that ignores the abort signal still cannot hang past timeoutMs", async (t) => {
+  const manual = manualClock(t, clock);
   const never = () => new Promise(() => {});
-  await rejectsWith(summarizer({ timeoutMs: 100, maxRetries: 0, fetch: never })(request), "SUMMARIZER_TIMEOUT");
-  assert.ok(performance.now() - start < 800);
+  const call = watch(summarizer({ timeoutMs: 100, maxRetries: 0, fetch: never })(request));
+  await until(() => manual.armed().length === 1);
+  await manual.tick(99);
+  assert.equal(call.settled, false);
+  await manual.tick(1);
+  assert.equal(call.settled, true, "ended at timeoutMs");
+  await rejectsWith(call.promise, "SUMMARIZER_TIMEOUT");
 });
 
 test("non-JSON body with 200: SUMMARIZER_INVALID, no retry", async () => {

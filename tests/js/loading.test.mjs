@@ -3,6 +3,7 @@
 // in every form they accept, and each failure as a MemoryError with its
 // code. Rank tables and the module are per process once loaded, so every
 // case runs in a fresh Node process.
+// Node-dependent: loads the wasm and the rank tables through Node's module loader, node:fs and fetch.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";

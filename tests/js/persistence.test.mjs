@@ -1,6 +1,7 @@
 // Persistence through the built package with real adapters in Node: reload
 // equality, the durability contract under a failing adapter, two writers,
 // damaged values, namespaces. (Browser and workerd adapters: runtimes.test.mjs.)
+// Node-dependent: nodeFileStorage on node:fs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, rm, readdir, readFile, writeFile } from "node:fs/promises";

@@ -2,6 +2,7 @@
 // local server on 127.0.0.1 that answers as Cohere's v2 API does (every
 // field: id, results sorted by relevance, meta with api_version and
 // billed_units), with real fetch.
+// Node-dependent: the /rerank client on Node's fetch (undici).
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { MemoryController, rerankClient } from "../../dist/node.js";

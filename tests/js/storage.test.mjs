@@ -2,6 +2,7 @@
 // file adapter on disk, in a temp dir), and the file adapter survives what a
 // disk sees in practice: leftover temp files, writers killed mid-write,
 // several processes writing one key, keys that look like paths.
+// Node-dependent: nodeFileStorage on node:fs (rename, temp files, several processes).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { fork } from "node:child_process";

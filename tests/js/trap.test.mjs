@@ -3,6 +3,7 @@
 // reports INTERNAL instead of RuntimeErrors, and the next create starts a
 // fresh instance that reloads storage. The trap is forced on the shipped
 // build with `forceTrapForTest` (agent-memory/testing).
+// Node-dependent: a wasm trap in V8, whose wasm engine differs by major.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";

@@ -3,6 +3,7 @@
 // a call to a wasm export returning one externref is deoptimized during the
 // call. tests/js/v8-deopt/minimal.mjs is the reduced reproduction; the
 // package keeps every export off that path (src/wasm/controller.rs, `Async`).
+// Node-dependent: V8's deoptimizer, which differs by major.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";

@@ -1,8 +1,9 @@
 // A small OpenAI-compatible HTTP server on 127.0.0.1 for the hook tests.
 // Each request takes the next scripted behaviour from a queue (or the
 // default one): answer JSON, answer raw text, never answer, send headers and
-// stall the body. Every request is recorded with its parsed body, headers
-// and arrival time, so tests can count retries and measure waits.
+// stall the body. Every request is recorded with its parsed body and
+// headers, so tests can count retries (waits are checked on the hooks' clock,
+// tests/js/hooks/check.mjs `manualClock`, never measured).
 import { createServer } from "node:http";
 import { onBody } from "../fake-openai/common.mjs";
 
@@ -76,7 +77,7 @@ export async function startFakeOpenAI() {
   const server = createServer((req, res) => {
     onBody(req, (raw, json) => {
       const body = json ?? raw;
-      const record = { method: req.method, url: req.url, headers: req.headers, body, raw, at: performance.now(), closed: false };
+      const record = { method: req.method, url: req.url, headers: req.headers, body, raw, closed: false };
       // Set when the client goes away before an answer ends (an abort).
       res.on("close", () => (record.closed = !res.writableFinished));
       requests.push(record);
