@@ -7,7 +7,8 @@
 // Memory: `wasmMemoryBytes()` in this process, and the resident set (RSS) of
 // a fresh Node process after its first count, per library, minus Node alone.
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { MemoryController, ready, wasmMemoryBytes } from "../dist/node.js";
@@ -81,11 +82,29 @@ function rss() {
   });
 }
 
-export async function measure() {
-  return { files: sizes(), memory: await wasmMemory(), rss: rss() };
+// One row per build measured (bench/size-history.jsonl, committed): what
+// each change cost the package, kept here rather than in the README.
+const HISTORY = join(ROOT, "bench", "size-history.jsonl");
+
+/** The history with this build's row added (a new commit, or new sizes for the same one). */
+function history(files) {
+  const rows = existsSync(HISTORY) ? readFileSync(HISTORY, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+  const git = spawnSync("git", ["describe", "--always", "--dirty"], { cwd: ROOT, encoding: "utf8" });
+  const row = { at: new Date().toISOString().slice(0, 10), commit: git.stdout?.trim() || "unknown", core: files[0].gz, glue: files[1].gz, o200k: files[2].gz };
+  const last = rows.at(-1);
+  if (!last || last.commit !== row.commit || last.core !== row.core || last.glue !== row.glue) {
+    rows.push(row);
+    writeFileSync(HISTORY, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  }
+  return rows;
 }
 
-export function report({ files, memory, rss: rssRows }) {
+export async function measure() {
+  const files = sizes();
+  return { files, memory: await wasmMemory(), rss: rss(), history: history(files) };
+}
+
+export function report({ files, memory, rss: rssRows, history: built = [] }) {
   const out = ["## Package size and memory", ""];
   out.push("gzip -9 of each file as installed (our rank assets ship gzipped; their raw column is the unzipped size).", "");
   out.push(table(["library", "what", "raw", "gzip -9"], files.map((f) => [f.lib, f.what, kib(f.raw), `${kib(f.gz)} (${int(f.gz)} B)`]), 2), "");
@@ -97,6 +116,10 @@ export function report({ files, memory, rss: rssRows }) {
   out.push(`- o200k asset: ${int(asset)} B gzip; target ≤ ${int(ASSET_LIMIT)} B: ${verdict(asset <= ASSET_LIMIT)}.`);
   for (const p of peers) out.push(`- ${p.lib} ${p.what}: ${(p.gz / asset).toFixed(2)}× our o200k asset.`);
   out.push("");
+  if (built.length) {
+    out.push("Per build measured (`bench/size-history.jsonl`; gzip -9 bytes; a `-dirty` commit had uncommitted changes):", "");
+    out.push(table(["date", "commit", "core wasm", "JS glue", "o200k asset"], built.map((r) => [r.at, `\`${r.commit}\``, int(r.core), int(r.glue), int(r.o200k)]), 2), "");
+  }
   out.push("WebAssembly memory of our instance (`wasmMemoryBytes()`, one process, in order):", "");
   out.push(table(["state", "bytes", "MiB"], memory.map(([s, b]) => [s, int(b), mib(b)])), "");
   const peak = Math.max(...memory.slice(0, 3).map(([, b]) => b));
