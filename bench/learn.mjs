@@ -13,7 +13,7 @@ import { ROOT } from "./lib.mjs";
 const run = spawnSync("cargo", ["run", "--quiet", "--release", "--example", "bench_learn"], { cwd: ROOT, encoding: "utf8" });
 if (run.status !== 0) throw new Error(`cargo run --example bench_learn failed:\n${run.stderr}`);
 const rows = run.stdout.trim();
-const fresh = rows.split("\n").find((l) => l.startsWith("| semantic::learn | fresh2"))?.split("|").map((c) => c.trim());
+const fresh = rows.split("\n").find((l) => l.startsWith("| semantic::learn | fresh3"))?.split("|").map((c) => c.trim());
 const [precision, recall] = [Number(fresh?.[5]), Number(fresh?.[6])];
 console.log(`## Learning about the user offline (precision and recall)
 
@@ -21,5 +21,5 @@ A user turn is positive when it states something lasting about the user (a prefe
 
 ${rows}
 
-- fresh2 set: precision ≥ 0.8 (${precision.toFixed(2)}): **${precision >= 0.8 ? "met" : "not met"}**
-- fresh2 set: recall ≥ 0.7 (${recall.toFixed(2)}): **${recall >= 0.7 ? "met" : "not met"}**`);
+- fresh3 set: precision ≥ 0.8 (${precision.toFixed(2)}): **${precision >= 0.8 ? "met" : "not met"}**
+- fresh3 set: recall ≥ 0.7 (${recall.toFixed(2)}): **${recall >= 0.7 ? "met" : "not met"}**`);
