@@ -13,7 +13,7 @@ const FILLERS: &[&[&str]] = &[
 /// Adverbs dropped before matching: "I really like", "I just turned".
 const ADVERBS: &[&str] = &[
     "really", "so", "very", "totally", "absolutely", "just", "also", "actually", "definitely", "kind", "sort", "pretty", "honestly", "truly",
-    "generally", "mostly", "usually", "normally", "currently",
+    "generally", "mostly", "usually", "normally", "currently", "remotely", "full-time", "part-time",
 ];
 
 /// Other people: "my sister …" is about her.
@@ -60,6 +60,17 @@ const TASTE: &[&str] = &["fan", "lover", "person", "drinker", "eater", "owl", "f
 /// Family roles after "I'm a": "I'm a single mom" is a fact, not a job.
 const ROLES: &[&str] = &["mom", "mum", "dad", "mother", "father", "parent", "twin", "grandmother", "grandfather", "grandma", "grandpa", "stepmom", "stepdad"];
 
+/// What a food or a screen does to the user: "Shellfish gives me hives",
+/// "I get migraines from bright screens".
+const SYMPTOMS: &[&str] = &["hives", "migraines", "migraine", "headaches", "heartburn", "rash", "nauseous", "bloated", "seasick", "carsick", "sick"];
+
+/// "I've got a bad knee": a body part that limits what suits the user.
+const BODY: &[&str] = &["knee", "knees", "back", "hip", "shoulder", "ankle", "wrist", "heart", "stomach", "eyesight", "hearing"];
+
+/// The user's spouse and parents: "Both my parents are doctors" is a fact
+/// about the user's family, where "my boss is a doctor" is about the boss.
+const CLOSE: &[&str] = &["wife", "husband", "partner", "spouse", "parents"];
+
 /// Words that make a constraint a diet, or name one after "I'm".
 const DIETS: &[&str] = &["vegetarian", "vegan", "pescatarian", "keto", "diet", "halal", "kosher", "gluten-free", "dairy-free", "lactose-free"];
 
@@ -86,7 +97,7 @@ const DETERMINERS: &[&str] = &["your", "the", "this", "that", "that's", "these",
 /// How an imperative to the assistant starts.
 const IMPERATIVES: &[&str] = &[
     "always", "never", "don't", "do", "stop", "avoid", "use", "keep", "reply", "respond", "answer", "write", "call", "address", "no", "when",
-    "whenever", "from", "talk", "speak", "treat", "assume", "skip",
+    "whenever", "from", "talk", "speak", "treat", "assume", "skip", "explain",
 ];
 
 /// Languages an answer can be asked in.
@@ -127,6 +138,12 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
         return preference(None);
     }
     let not_now = NOT_NOW.iter().any(|p| contains(&lower, p));
+    // "Shellfish gives me hives": a constraint whose subject is its cause
+    // (the present tense: "that burger gave me heartburn" was one meal).
+    let causes = first.windows(3).any(|w| matches!(w, ["gives" | "give" | "makes" | "make", "me", s] if SYMPTOMS.contains(s)));
+    if causes && !once && !not_now && !first.first().is_some_and(|d| DETERMINERS.contains(d)) {
+        return preference(None);
+    }
     clauses.iter().find_map(|c| about_user(c, &words, once, not_now))
 }
 
@@ -140,7 +157,7 @@ fn about_user(c: &[&str], words: &[Word], once: bool, not_now: bool) -> Option<S
     if starts(c, &["home", "for", "me", "is"]) || starts(c, &["home", "is"]) || starts(c, &["born", "and", "raised", "in"]) {
         return (!not_now).then_some(Statement { kind: crate::semantic::FactKind::Fact, key: Some("home_city") });
     }
-    if !matches!(head, "i" | "i'm" | "i've" | "i'd" | "my" | "we" | "we're" | "english") && !c.windows(3).any(|w| w == ["is", "my", "thing"]) {
+    if !matches!(head, "i" | "i'm" | "i've" | "i'd" | "my" | "both" | "we" | "we're" | "we've" | "english") && !c.windows(3).any(|w| w == ["is", "my", "thing"]) {
         return None;
     }
     if head == "my" && c.get(1).is_some_and(|w| RELATIONS.contains(w)) {
@@ -167,10 +184,17 @@ fn likes(c: &[&str]) -> Option<Statement> {
     if c.contains(&"intolerant") || c.contains(&"allergic") {
         return preference(diet());
     }
+    // "I get migraines from bright screens", "I've got a bad knee".
+    if starts(c, &["i", "get"]) && c.get(2).is_some_and(|w| SYMPTOMS.contains(w)) {
+        return preference(None);
+    }
+    if starts_any(c, &[&["i", "have"], &["i've", "got"]]) && matches!(c.get(2..), Some(["a", "bad", b, ..] | ["bad", b, ..]) if BODY.contains(b)) {
+        return preference(None);
+    }
     if starts(c, &["i'm", "on", "a"]) && c.iter().any(|w| DIETS.contains(w)) {
         return preference(Some("diet"));
     }
-    if matches!(c, ["i'm", d, ..] | ["i'm", "a", d, ..] | ["i", "am", d, ..] if DIETS.contains(d)) {
+    if matches!(c, ["i'm" | "i've", d, ..] | ["i'm" | "i've", "a" | "been", d, ..] | ["i've", "been", "a", d, ..] | ["i", "am", d, ..] if DIETS.contains(d)) {
         return preference(Some("diet"));
     }
     if c.contains(&"budget") && (starts(c, &["my"]) || starts(c, &["i"])) || starts_any(c, BUDGET) {
@@ -179,7 +203,7 @@ fn likes(c: &[&str]) -> Option<Statement> {
     if starts(c, &["my", "favorite"]) || starts(c, &["my", "favourite"]) || c.windows(3).any(|w| w == ["is", "my", "thing"]) {
         return preference(None);
     }
-    if let ["i'm", "a" | "an", np @ ..] | ["i'm", "not", "a" | "an", np @ ..] = c {
+    if let ["i'm", "a" | "an", np @ ..] | ["i'm", "not" | "more", "a" | "an" | "of", np @ ..] = c {
         if np.iter().take(3).any(|w| TASTE.contains(w)) {
             return preference(None);
         }
@@ -202,9 +226,9 @@ fn likes(c: &[&str]) -> Option<Statement> {
 
 fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
     let home = [
-        &["i", "live", "in"][..], &["i've", "lived", "in"], &["i", "have", "lived", "in"], &["i'm", "based", "in"], &["we're", "based", "in"], &["we", "live", "in"],
+        &["i", "live", "in"][..], &["i've", "lived", "in"], &["i", "have", "lived", "in"], &["we're", "based", "in"],
         &["i'm", "from"], &["i", "am", "from"], &["i'm", "originally", "from"], &["my", "home", "is", "in"], &["i", "moved", "to"], &["i'm", "living", "in"],
-        &["we're", "living", "in"], &["i've", "been", "living", "in"],
+        &["we're", "living", "in"], &["i've", "been", "living", "in"], &["i'm", "based"], &["i've", "been", "based"], &["we", "live"], &["we've", "lived"],
     ];
     if starts_any(c, &home) {
         return fact(Some("home_city"));
@@ -220,7 +244,9 @@ fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
         return fact(Some("employer"));
     }
     let trade = ["company", "firm", "living", "startup", "agency"];
-    if starts_any(c, &[&["i", "work", "as"], &["i", "teach"], &["i've", "been", "a"], &["i've", "been", "an"], &["my", "job", "is"]]) || starts(c, &["i", "do"]) && c.iter().any(|w| trade.contains(w)) {
+    // "I run a small bakery" (not "I run a 10k every Sunday").
+    let runs = starts_any(c, &[&["i", "run", "a"], &["i", "run", "my", "own"]]) && !c.iter().any(|w| w.starts_with(|ch: char| ch.is_ascii_digit()) || w.starts_with("marathon"));
+    if runs || starts_any(c, &[&["i", "work", "as"], &["i", "teach"], &["i've", "been", "a"], &["i've", "been", "an"], &["my", "job", "is"]]) || starts(c, &["i", "do"]) && c.iter().any(|w| trade.contains(w)) {
         return fact(Some("job"));
     }
     if let ["i'm" | "i", ..] = c {
@@ -244,7 +270,12 @@ fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
     if c.windows(2).any(|w| w.first() == Some(&"turned") && w.get(1).is_some_and(|n| n.parse::<u32>().is_ok())) {
         return fact(Some("age"));
     }
-    if starts_any(c, &[&["i", "have"], &["i've", "got"], &["we", "have"], &["we", "share"]]) && c.iter().any(|w| FAMILY.contains(w)) {
+    if starts_any(c, &[&["i", "have"], &["i've", "got"], &["we", "have"], &["we've", "got"], &["we", "share"]]) && c.iter().any(|w| FAMILY.contains(w)) {
+        return fact(None);
+    }
+    // "My wife is a nurse", "Both my parents are doctors" (not "my husband
+    // is allergic to shellfish": his constraint, not the user's).
+    if matches!(c, ["my", r, "is" | "are", "a" | "an", _, ..] if CLOSE.contains(r)) || starts_any(c, &[&["both", "my", "parents", "are"], &["my", "parents", "are", "both"]]) {
         return fact(None);
     }
     if starts(c, &["i", "drive", "a"]) || starts(c, &["i", "grew", "up", "in"]) {
