@@ -48,7 +48,7 @@ fn main() {
     let errors = std::env::args().any(|a| a == "--errors");
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/learn/");
     let read = |f: &str| std::fs::read_to_string(format!("{dir}{f}")).unwrap_or_else(|e| panic!("{dir}{f}: {e}"));
-    let data = read("turns.jsonl") + &read("fresh.jsonl") + &read("fresh2.jsonl") + &read("fresh3.jsonl");
+    let data = read("turns.jsonl") + &read("fresh.jsonl") + &read("fresh2.jsonl") + &read("tune3.jsonl") + &read("fresh3.jsonl");
     let turns: Vec<Turn> = data
         .lines()
         .map(|l| {
@@ -60,7 +60,7 @@ fn main() {
     println!("| pass | split | turns | positives | precision | recall | kind accuracy | key accuracy |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
     for (name, pass) in [("HIGH_VALUE phrases", old as fn(&str) -> _), ("semantic::learn", new)] {
-        for (split, label) in [("tune", "tune (in-sample)"), ("held-out", "held-out"), ("fresh", "fresh (in-sample)"), ("fresh2", "fresh2 (held out)"), ("fresh3", "fresh3 (held out)")] {
+        for (split, label) in [("tune", "tune (in-sample)"), ("held-out", "held-out"), ("fresh", "fresh (in-sample)"), ("fresh2", "fresh2 (in-sample)"), ("tune3", "tune3 (in-sample)"), ("fresh3", "fresh3 (held out)")] {
             let mut s = Score::default();
             let errors = errors && split != "fresh3";
             let set: Vec<&Turn> = turns.iter().filter(|t| t.split == split).collect();
