@@ -8,6 +8,7 @@ const FILLERS: &[&[&str]] = &[
     &["hi"], &["hey"], &["hello"], &["oh"], &["ok"], &["okay"], &["btw"], &["also"], &["well"], &["so"], &["honestly"],
     &["fyi"], &["haha"], &["and"], &["but"], &["by", "the", "way"], &["just", "so", "you", "know"], &["for", "the", "record"],
     &["remember", "that"], &["remember"], &["keep", "in", "mind", "that"], &["note", "that"], &["please"], &["actually"],
+    &["personally"], &["these", "days"], &["nowadays"], &["going", "forward"], &["make", "sure", "you"], &["make", "sure", "to"],
 ];
 
 /// Adverbs dropped before matching: "I really like", "I just turned".
@@ -37,7 +38,7 @@ const LIKES: &[&[&str]] = &[
     &["i", "like"], &["i", "love"], &["i", "enjoy"], &["i", "hate"], &["i", "dislike"], &["i", "adore"], &["i", "prefer"],
     &["i", "usually", "prefer"], &["i'd", "prefer"], &["i'd", "rather"], &["i", "can't", "stand"], &["i", "don't", "like"],
     &["i", "do", "not", "like"], &["i'm", "a", "fan", "of"], &["i'm", "a", "big", "fan", "of"], &["i'm", "not", "a", "fan", "of"], &["i'm", "into"],
-    &["i'm", "not", "into"], &["i'm", "afraid", "of"], &["i'm", "scared", "of"], &["i'm", "a", "night", "owl"], &["i'm", "a", "morning", "person"],
+    &["i'm", "not", "into"], &["i", "find"], &["i'm", "afraid", "of"], &["i'm", "scared", "of"], &["i'm", "a", "night", "owl"], &["i'm", "a", "morning", "person"],
 ];
 
 /// Constraints: eating, drinking, health, money.
@@ -47,7 +48,7 @@ const CONSTRAINTS: &[&[&str]] = &[
     &["i", "avoid"], &["i'm", "trying", "to", "avoid"], &["i", "must", "have"], &["i", "always", "take"], &["i", "always", "drink"],
     &["i", "always", "eat"], &["i", "only", "eat"], &["i", "only", "drink"], &["i", "have", "type"], &["i", "have", "diabetes"],
     &["i", "have", "celiac"], &["i", "have", "asthma"], &["i", "have", "high", "blood"], &["i", "can't", "do"], &["i", "can't", "tolerate"],
-    &["i", "stick", "to"],
+    &["i", "stick", "to"], &["i", "don't", "smoke"], &["i", "never", "smoke"],
 ];
 
 /// Spending limits: "I can't go over 50k for a car".
@@ -76,7 +77,7 @@ const DIETS: &[&str] = &["vegetarian", "vegan", "pescatarian", "keto", "diet", "
 
 /// Lasting-behaviour markers of a rule for the assistant.
 const LASTING: &[&[&str]] = &[
-    &["always"], &["never"], &["ever"], &["anymore"], &["any", "more"], &["from", "now", "on"], &["in", "the", "future"], &["when", "you"],
+    &["always"], &["never"], &["ever"], &["anymore"], &["any", "more"], &["from", "now", "on"], &["in", "the", "future"], &["going", "forward"], &["when", "you"],
     &["whenever"], &["every", "time"], &["unless", "i"], &["even", "if"], &["per", "answer"], &["any"], &["anything"], &["with", "me"],
     &["when", "i"], &["me", "like"], &["like", "i'm"],
 ];
@@ -119,7 +120,8 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
     }
     // "My partner and I share a flat": the user and family, said as "we".
     let lower = joint_subject(&lower);
-    let clauses: Vec<Vec<&str>> = lower.split(|w| *w == ",").map(clause).collect();
+    // A clause that is only an opener ("Going forward, keep …") says nothing.
+    let clauses: Vec<Vec<&str>> = lower.split(|w| *w == ",").map(clause).filter(|c| !c.is_empty() && !FILLERS.contains(&c.as_slice())).collect();
     let first = clauses.first()?;
     let once = ONCE.iter().any(|p| contains(&lower, p)) && !contains(&lower, &["these", "days"]);
     if let Some(head) = first.first().filter(|w| IMPERATIVES.contains(w)) {
@@ -140,11 +142,21 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
     let not_now = NOT_NOW.iter().any(|p| contains(&lower, p));
     // "Shellfish gives me hives": a constraint whose subject is its cause
     // (the present tense: "that burger gave me heartburn" was one meal).
-    let causes = first.windows(3).any(|w| matches!(w, ["gives" | "give" | "makes" | "make", "me", s] if SYMPTOMS.contains(s)));
+    let causes = first.windows(3).any(|w| matches!(w, ["gives" | "give" | "makes" | "make", "me", s] if SYMPTOMS.contains(s)))
+        || first.windows(4).any(|w| matches!(w, ["doesn't" | "don't", "agree", "with", "me"]))
+        || first.windows(2).any(|w| matches!(w, ["scare" | "scares", "me"]));
     if causes && !once && !not_now && !first.first().is_some_and(|d| DETERMINERS.contains(d)) {
         return preference(None);
     }
-    clauses.iter().find_map(|c| about_user(c, &words, once, not_now))
+    // A word of one occasion silences its own clause, and the later ones
+    // when it frames them ("For this trip, I'd rather …"), not when it sits
+    // in an aside ("I'm sure I mentioned this, but I'm allergic to …").
+    let once_in = |c: &[&str]| ONCE.iter().any(|p| contains(c, p)) && !contains(c, &["these", "days"]);
+    let subject = |c: &[&str]| c.first().is_some_and(|w| matches!(*w, "i" | "i'm" | "i've" | "i'd" | "my" | "we" | "we're"));
+    clauses.iter().enumerate().find_map(|(k, c)| {
+        let framed = clauses.iter().take(k).any(|p| once_in(p) && !subject(p));
+        about_user(c, &words, once_in(c) || framed, not_now)
+    })
 }
 
 /// One clause whose subject is the user.
@@ -157,7 +169,7 @@ fn about_user(c: &[&str], words: &[Word], once: bool, not_now: bool) -> Option<S
     if starts(c, &["home", "for", "me", "is"]) || starts(c, &["home", "is"]) || starts(c, &["born", "and", "raised", "in"]) {
         return (!not_now).then_some(Statement { kind: crate::semantic::FactKind::Fact, key: Some("home_city") });
     }
-    if !matches!(head, "i" | "i'm" | "i've" | "i'd" | "my" | "both" | "we" | "we're" | "we've" | "english") && !c.windows(3).any(|w| w == ["is", "my", "thing"]) {
+    if !matches!(head, "i" | "i'm" | "i've" | "i'd" | "my" | "both" | "we" | "we're" | "we've" | "english") && !(is_my_taste(c) && !DETERMINERS.contains(&head)) {
         return None;
     }
     if head == "my" && c.get(1).is_some_and(|w| RELATIONS.contains(w)) {
@@ -181,7 +193,9 @@ fn likes(c: &[&str]) -> Option<Statement> {
         let object = c.get(cue.len()).copied().unwrap_or("");
         return if matches!(object, "it" | "that" | "this") { None } else { preference(diet()) };
     }
-    if c.contains(&"intolerant") || c.contains(&"allergic") {
+    // "I'm allergic to latex" (not "I'm sure she's allergic to latex").
+    let other = c.iter().any(|w| matches!(*w, "she" | "he" | "they" | "she's" | "he's" | "they're"));
+    if (c.contains(&"intolerant") || c.contains(&"allergic")) && !other {
         return preference(diet());
     }
     // "I get migraines from bright screens", "I've got a bad knee".
@@ -200,19 +214,25 @@ fn likes(c: &[&str]) -> Option<Statement> {
     if c.contains(&"budget") && (starts(c, &["my"]) || starts(c, &["i"])) || starts_any(c, BUDGET) {
         return preference(Some("budget"));
     }
-    if starts(c, &["my", "favorite"]) || starts(c, &["my", "favourite"]) || c.windows(3).any(|w| w == ["is", "my", "thing"]) {
+    if starts(c, &["my", "favorite"]) || starts(c, &["my", "favourite"]) || is_my_taste(c) {
         return preference(None);
     }
-    if let ["i'm", "a" | "an", np @ ..] | ["i'm", "not" | "more", "a" | "an" | "of", np @ ..] = c {
-        if np.iter().take(3).any(|w| TASTE.contains(w)) {
+    // "I'm a big fan", "I'm more of a tea person", "I'm not much of a reader".
+    if let ["i'm", after @ ..] = c {
+        let np = after.iter().skip_while(|w| matches!(**w, "not" | "much" | "more" | "less" | "of")).collect::<Vec<_>>();
+        if matches!(np.first(), Some(&&("a" | "an"))) && np.iter().skip(1).take(3).any(|w| TASTE.contains(w)) {
             return preference(None);
         }
+    }
+    // "I can spend about $300 a month": a number makes it a limit.
+    if starts_any(c, &[&["i", "can", "spend"], &["i", "can", "afford"]]) && c.iter().any(|w| w.starts_with(|ch: char| ch.is_ascii_digit() || ch == '$')) {
+        return preference(Some("budget"));
     }
     if starts_any(c, &[&["i'd", "like", "you", "to"], &["i'd", "prefer", "you"], &["i'd", "rather", "you"]]) {
         return rule(c, c);
     }
     // "I'd love it if you always …": the "it" is the wish, not an object.
-    if starts_any(c, &[&["i'd", "love", "it", "if", "you"], &["i'd", "like", "it", "if", "you"]]) {
+    if starts_any(c, &[&["i'd", "love", "it", "if", "you"], &["i'd", "like", "it", "if", "you"], &["i'd", "appreciate", "it", "if", "you"]]) {
         return rule(c.get(5..).unwrap_or(&[]), c);
     }
     let cue = LIKES.iter().find(|p| starts(c, p))?;
@@ -226,9 +246,9 @@ fn likes(c: &[&str]) -> Option<Statement> {
 
 fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
     let home = [
-        &["i", "live", "in"][..], &["i've", "lived", "in"], &["i", "have", "lived", "in"], &["we're", "based", "in"],
+        &["i've", "lived", "in"][..], &["i", "have", "lived", "in"], &["we're", "based", "in"],
         &["i'm", "from"], &["i", "am", "from"], &["i'm", "originally", "from"], &["my", "home", "is", "in"], &["i", "moved", "to"], &["i'm", "living", "in"],
-        &["we're", "living", "in"], &["i've", "been", "living", "in"], &["i'm", "based"], &["i've", "been", "based"], &["we", "live"], &["we've", "lived"],
+        &["we're", "living", "in"], &["i've", "been", "living", "in"], &["i'm", "based"], &["i've", "been", "based"], &["we", "live"], &["we've", "lived"], &["i", "live"],
     ];
     if starts_any(c, &home) {
         return fact(Some("home_city"));
@@ -245,8 +265,9 @@ fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
     }
     let trade = ["company", "firm", "living", "startup", "agency"];
     // "I run a small bakery" (not "I run a 10k every Sunday").
-    let runs = starts_any(c, &[&["i", "run", "a"], &["i", "run", "my", "own"]]) && !c.iter().any(|w| w.starts_with(|ch: char| ch.is_ascii_digit()) || w.starts_with("marathon"));
-    if runs || starts_any(c, &[&["i", "work", "as"], &["i", "teach"], &["i've", "been", "a"], &["i've", "been", "an"], &["my", "job", "is"]]) || starts(c, &["i", "do"]) && c.iter().any(|w| trade.contains(w)) {
+    let runs = starts_any(c, &[&["i", "run", "a"], &["i", "run", "my", "own"], &["i", "own", "a"]]) && !c.iter().any(|w| w.starts_with(|ch: char| ch.is_ascii_digit()) || w.starts_with("marathon"));
+    let shifts = starts_any(c, &[&["i", "work", "in"], &["i", "work", "nights"], &["i", "work", "shifts"], &["i", "work", "from", "home"]]);
+    if runs || shifts || starts_any(c, &[&["i", "work", "as"], &["i", "teach"], &["i've", "been", "a"], &["i've", "been", "an"], &["my", "job", "is"]]) || starts(c, &["i", "do"]) && c.iter().any(|w| trade.contains(w)) {
         return fact(Some("job"));
     }
     if let ["i'm" | "i", ..] = c {
@@ -278,13 +299,28 @@ fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
     if matches!(c, ["my", r, "is" | "are", "a" | "an", _, ..] if CLOSE.contains(r)) || starts_any(c, &[&["both", "my", "parents", "are"], &["my", "parents", "are", "both"]]) {
         return fact(None);
     }
-    if starts(c, &["i", "drive", "a"]) || starts(c, &["i", "grew", "up", "in"]) {
+    let speaks = starts(c, &["i", "speak"]) && !c.get(2).is_some_and(|w| matches!(*w, "to" | "with"));
+    if speaks || starts(c, &["i", "drive", "a"]) || starts(c, &["i", "grew", "up", "in"]) {
         return fact(None);
+    }
+    // "I've been playing chess for twelve years": a habit that has lasted
+    // (not "I've been waiting for two weeks", which wants it to end).
+    let span = c.windows(2).any(|w| w.first() == Some(&"for") && w.get(1).is_some_and(|x| !matches!(*x, "a" | "an" | "the" | "my" | "me" | "you" | "it" | "this"))) && c.iter().any(|w| matches!(*w, "years" | "decades" | "decade"));
+    if let ["i've", "been", v, ..] = c {
+        let lasting_verb = v.ends_with("ing") && !matches!(*v, "waiting" | "trying" | "thinking" | "looking" | "meaning" | "wanting" | "hoping" | "feeling");
+        if lasting_verb && (span || c.contains(&"since")) {
+            return if c.contains(&"with") { preference(None) } else { fact(None) };
+        }
     }
     if c.windows(2).any(|w| w.first() == Some(&"my") && w.get(1).is_some_and(|x| matches!(*x, "first" | "second" | "native"))) && c.contains(&"language") {
         return fact(None);
     }
     None
+}
+
+/// "Peanut butter is my weakness", "Jazz is my thing".
+fn is_my_taste(c: &[&str]) -> bool {
+    c.windows(3).any(|w| matches!(w, ["is" | "are", "my", "thing" | "weakness" | "jam" | "go-to" | "favorite" | "favourite"]))
 }
 
 /// The user's family and household: "I have two kids".

@@ -15,7 +15,8 @@
 //!
 //! The rules, in both languages (a mixed sentence is read by the language
 //! it starts in):
-//! - a question is never learned;
+//! - a question is never learned, but a statement before it in the same
+//!   sentence is ("I'm vegan, any ideas for dinner?");
 //! - the subject must be the user ("I", "my", "我", or "my partner and I"),
 //!   never "my sister", "他", "我老板"; or the sentence is an imperative
 //!   addressed to the assistant that is lasting (always, never, from now
@@ -70,8 +71,14 @@ const MAX_CHARS: usize = 200;
 /// What `sentence` states lastingly about the user, or `None`.
 pub fn classify(sentence: &str) -> Option<Statement> {
     let s = sentence.trim();
-    if s.is_empty() || s.chars().count() > MAX_CHARS || s.contains(['?', '？']) {
+    if s.is_empty() || s.chars().count() > MAX_CHARS {
         return None;
+    }
+    if let Some(q) = s.find(['?', '？']) {
+        // "I live in Denver, is it worth getting snow tires?": the clauses
+        // before the question may state something; the question does not.
+        let before = s.get(..q).unwrap_or("");
+        return before.rfind([',', '，', ';', '；']).and_then(|c| before.get(..c)).and_then(classify);
     }
     let s = s.replace(['’', '‘'], "'");
     let rest = strip_please(&s);
@@ -192,6 +199,33 @@ mod tests {
         assert_eq!(key("我八九年的。"), Some("age"));
         assert_eq!(kind("我晕船，安排行程的时候尽量别坐船。"), Some(FactKind::Preference));
         assert_eq!(key("同事们都叫我小李。"), Some("name"));
+    }
+
+    #[test]
+    fn a_statement_before_a_question_and_an_aside_before_a_statement() {
+        let key = |s: &str| classify(s).and_then(|st| st.key);
+        assert_eq!(key("I live in Denver, is it worth getting snow tires?"), Some("home_city"));
+        assert_eq!(kind("我对芒果过敏，这个甜品能吃吗？"), Some(FactKind::Preference));
+        assert_eq!(kind("My wife is lactose intolerant, any dessert ideas?"), None);
+        assert_eq!(kind("I'm in Denver for the weekend, what should I see?"), None);
+        assert_eq!(kind("I'm pretty sure she's allergic to latex, can you check the gloves?"), None);
+        assert_eq!(kind("I'm pretty sure I mentioned this, but I'm allergic to latex."), Some(FactKind::Preference));
+        assert_eq!(kind("For this trip, I'd rather stay in hostels."), None);
+        assert_eq!(kind("Going forward, keep code samples in Go."), Some(FactKind::Preference));
+    }
+
+    #[test]
+    fn constraints_said_through_their_cause_and_the_users_close_family() {
+        assert_eq!(kind("Shellfish gives me hives."), Some(FactKind::Preference));
+        assert_eq!(kind("That burger gave me heartburn."), None);
+        assert_eq!(kind("I've got a bad knee, so no running-heavy workouts for me."), Some(FactKind::Preference));
+        assert_eq!(kind("Both my parents are doctors."), Some(FactKind::Fact));
+        assert_eq!(kind("My husband is allergic to shellfish."), None);
+        assert_eq!(kind("我爱人是医生。"), Some(FactKind::Fact));
+        assert_eq!(kind("我爱人喜欢吃辣。"), None);
+        assert_eq!(kind("我的 manager 很喜欢用 Notion。"), None);
+        assert_eq!(kind("I've been playing chess competitively for twelve years."), Some(FactKind::Fact));
+        assert_eq!(kind("I've been waiting for my visa for two years."), None);
     }
 
     #[test]
