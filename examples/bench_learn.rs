@@ -1,12 +1,12 @@
 //! Precision and recall of what a compaction learns about the user offline,
 //! on the labelled turns of `tests/fixtures/learn/`: the old
-//! high-value-phrase pass against `semantic::learn`, on the tune and the
-//! held-out split of `turns.jsonl`, on `fresh.jsonl` (written after the
-//! first rules were frozen; the second pass tuned on it, so it is
-//! in-sample), on `fresh2.jsonl`, written before the second pass and
-//! never tuned on, and on `fresh3.jsonl`, written before the third pass:
-//! the held-out figure. `--errors` lists the misses of every set but
-//! fresh3, so tuning never sees the held-out set's mistakes. A turn is predicted positive when
+//! high-value-phrase pass against `semantic::learn`. In-sample rows: the
+//! tune and held-out splits of `turns.jsonl`, `fresh.jsonl` and
+//! `fresh2.jsonl` (each once held out, then tuned on) and `tune3.jsonl`
+//! (written to tune the third pass). The held-out figure is
+//! `fresh3.jsonl`, written before the third pass and never tuned on;
+//! `--errors` lists the misses of every set but fresh3, so tuning never
+//! sees the held-out set's mistakes. A turn is predicted positive when
 //! any of its sentences is learned; kind accuracy is over the true
 //! positives (preference vs fact), key accuracy over true positives
 //! labelled with a key.

@@ -169,7 +169,8 @@ fn about_user(c: &[&str], words: &[Word], once: bool, not_now: bool) -> Option<S
     if starts(c, &["home", "for", "me", "is"]) || starts(c, &["home", "is"]) || starts(c, &["born", "and", "raised", "in"]) {
         return (!not_now).then_some(Statement { kind: crate::semantic::FactKind::Fact, key: Some("home_city") });
     }
-    if !matches!(head, "i" | "i'm" | "i've" | "i'd" | "my" | "both" | "we" | "we're" | "we've" | "english") && !(is_my_taste(c) && !DETERMINERS.contains(&head)) {
+    let taste_subject = is_my_taste(c) && !DETERMINERS.contains(&head);
+    if !matches!(head, "i" | "i'm" | "i've" | "i'd" | "my" | "both" | "we" | "we're" | "we've" | "english") && !taste_subject {
         return None;
     }
     if head == "my" && c.get(1).is_some_and(|w| RELATIONS.contains(w)) {

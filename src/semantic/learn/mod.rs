@@ -35,7 +35,9 @@
 //!   assume Linux"), 我家在…, 我做…的, 我九五年的, and a Chinese statement
 //!   whose later clause is a standing request (我晕车，出行尽量…);
 //! - a word of one occasion (today, tomorrow, this, right now, 今天, 明天,
-//!   这, 打算) silences a preference or rule; a plan or past marker ("going
+//!   这, 打算) silences a preference or rule (in English, its own clause
+//!   and the clauses it frames: "For this trip, I'd rather…", not an aside
+//!   such as "I'm sure I mentioned this, but I'm allergic to…"); a plan or past marker ("going
 //!   to", "used to", 下周, 要去) silences a fact; a liking of "it", "that"
 //!   or "how you…" is a feeling about the moment, not a preference.
 //!
