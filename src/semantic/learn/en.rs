@@ -9,6 +9,7 @@ const FILLERS: &[&[&str]] = &[
     &["fyi"], &["haha"], &["and"], &["but"], &["by", "the", "way"], &["just", "so", "you", "know"], &["for", "the", "record"],
     &["remember", "that"], &["remember"], &["keep", "in", "mind", "that"], &["note", "that"], &["please"], &["actually"],
     &["personally"], &["these", "days"], &["nowadays"], &["going", "forward"], &["make", "sure", "you"], &["make", "sure", "to"],
+    &["since"],
 ];
 
 /// Adverbs dropped before matching: "I really like", "I just turned".
@@ -73,7 +74,7 @@ const BODY: &[&str] = &["knee", "knees", "back", "hip", "shoulder", "ankle", "wr
 const CLOSE: &[&str] = &["wife", "husband", "partner", "spouse", "parents"];
 
 /// Words that make a constraint a diet, or name one after "I'm".
-const DIETS: &[&str] = &["vegetarian", "vegan", "pescatarian", "keto", "diet", "halal", "kosher", "gluten-free", "dairy-free", "lactose-free"];
+const DIETS: &[&str] = &["vegetarian", "vegan", "pescatarian", "keto", "diet", "halal", "kosher", "gluten-free", "dairy-free", "lactose-free", "lactose", "gluten"];
 
 /// Lasting-behaviour markers of a rule for the assistant.
 const LASTING: &[&[&str]] = &[
@@ -146,6 +147,12 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
         || first.windows(4).any(|w| matches!(w, ["doesn't" | "don't", "agree", "with", "me"]))
         || first.windows(2).any(|w| matches!(w, ["scare" | "scares", "me"]));
     if causes && !once && !not_now && !first.first().is_some_and(|d| DETERMINERS.contains(d)) {
+        return preference(None);
+    }
+    // "Cilantro tastes like soap to me, so leave it out of recipes": a
+    // standing order after "so" says the first clause is a lasting
+    // constraint, whoever its grammatical subject (not someone else).
+    if !once && !not_now && standing(first, &lower) {
         return preference(None);
     }
     // A word of one occasion silences its own clause, and the later ones
@@ -267,7 +274,7 @@ fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
     let trade = ["company", "firm", "living", "startup", "agency"];
     // "I run a small bakery" (not "I run a 10k every Sunday").
     let runs = starts_any(c, &[&["i", "run", "a"], &["i", "run", "my", "own"], &["i", "own", "a"]]) && !c.iter().any(|w| w.starts_with(|ch: char| ch.is_ascii_digit()) || w.starts_with("marathon"));
-    let shifts = starts_any(c, &[&["i", "work", "in"], &["i", "work", "nights"], &["i", "work", "shifts"], &["i", "work", "from", "home"]]);
+    let shifts = starts_any(c, &[&["i", "work", "in"], &["i", "work", "nights"], &["i", "work", "night"], &["i", "work", "shifts"], &["i", "work", "from", "home"]]);
     if runs || shifts || starts_any(c, &[&["i", "work", "as"], &["i", "teach"], &["i've", "been", "a"], &["i've", "been", "an"], &["my", "job", "is"]]) || starts(c, &["i", "do"]) && c.iter().any(|w| trade.contains(w)) {
         return fact(Some("job"));
     }
@@ -317,6 +324,28 @@ fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
         return fact(None);
     }
     None
+}
+
+/// Whether a later clause is "so" and a standing order ("so skip the wine
+/// pairings", "so I'd rather go by train") and the first clause is not
+/// about someone else or something at hand.
+fn standing(first: &[&str], lower: &[&str]) -> bool {
+    let head = first.first().copied().unwrap_or("");
+    let someone = matches!(head, "she" | "he" | "they" | "she's" | "he's" | "they're" | "we're" | "it" | "it's")
+        || head == "my" && first.get(1).is_some_and(|w| RELATIONS.contains(w))
+        || head != "my" && DETERMINERS.contains(&head);
+    // Read before `clause`, which drops "so" as a filler.
+    let order = |c: &[&str]| match c.first().map(|_| clause(c)).unwrap_or_default().as_slice() {
+        _ if c.first() != Some(&"so") => false,
+        ["i'd", "rather", ..] | ["i", "avoid" | "always" | "never", ..] => true,
+        [w, rest @ ..] => {
+            let verb = IMPERATIVES.contains(w) || matches!(*w, "leave" | "watch" | "check" | "flag" | "scale" | "break");
+            // "so keep it brief": the moment's "it", unless left out or skipped.
+            verb && (matches!(*w, "leave" | "skip") || !rest.contains(&"it"))
+        }
+        _ => false,
+    };
+    !someone && lower.split(|w| *w == ",").skip(1).any(order)
 }
 
 /// "Peanut butter is my weakness", "Jazz is my thing".

@@ -34,6 +34,9 @@
 //!   best for me"), a condition then an order ("When I ask about code,
 //!   assume Linux"), 我家在…, 我做…的, 我九五年的, and a Chinese statement
 //!   whose later clause is a standing request (我晕车，出行尽量…);
+//! - a clause followed by ", so" and a standing order ("…, so leave it out
+//!   of recipes", "…, so I'd rather go by train") is a constraint, unless
+//!   it is about someone else or something at hand;
 //! - a word of one occasion (today, tomorrow, this, right now, 今天, 明天,
 //!   这, 打算) silences a preference or rule (in English, its own clause
 //!   and the clauses it frames: "For this trip, I'd rather…", not an aside
@@ -228,6 +231,17 @@ mod tests {
         assert_eq!(kind("我的 manager 很喜欢用 Notion。"), None);
         assert_eq!(kind("I've been playing chess competitively for twelve years."), Some(FactKind::Fact));
         assert_eq!(kind("I've been waiting for my visa for two years."), None);
+    }
+
+    #[test]
+    fn a_standing_order_after_so_makes_the_reason_lasting() {
+        assert_eq!(kind("Cilantro tastes like soap to me, so leave it out of recipes."), Some(FactKind::Preference));
+        assert_eq!(kind("I'm afraid of flying, so I'd rather go by train when possible."), Some(FactKind::Preference));
+        assert_eq!(kind("She's vegan, so book somewhere with good salads."), None);
+        assert_eq!(kind("We're running late, so keep it brief."), None);
+        assert_eq!(kind("The meeting moved, so skip the intro."), None);
+        assert_eq!(kind("It's cold today, so suggest something warm to eat."), None);
+        assert_eq!(kind("My roommate is vegan, so the fridge is full of tofu."), None);
     }
 
     #[test]
