@@ -57,7 +57,7 @@ const BUDGET: &[&[&str]] = &[&["i", "can't", "go", "over"], &["i", "can't", "spe
 
 /// What "I'm a … X" says about taste rather than trade: "I'm a huge
 /// football fan", "I'm not a big coffee drinker", "a picky eater".
-const TASTE: &[&str] = &["fan", "lover", "person", "drinker", "eater", "owl", "fanatic", "addict", "nerd", "buff"];
+const TASTE: &[&str] = &["fan", "lover", "person", "drinker", "eater", "owl", "fanatic", "addict", "nerd", "buff", "reader"];
 
 /// Family roles after "I'm a": "I'm a single mom" is a fact, not a job.
 const ROLES: &[&str] = &["mom", "mum", "dad", "mother", "father", "parent", "twin", "grandmother", "grandfather", "grandma", "grandpa", "stepmom", "stepdad"];
@@ -136,7 +136,7 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
         [w, ..] | [_, w, ..] if ANSWER_FORMS.contains(w) => !first.first().is_some_and(|d| DETERMINERS.contains(d)),
         _ => false,
     };
-    let suits = (contains(&lower, &["best", "for", "me"]) || contains(&lower, &["better", "for", "me"])) && !first.first().is_some_and(|d| DETERMINERS.contains(d));
+    let suits = [&["best", "for", "me"][..], &["better", "for", "me"], &["fine", "by", "me"], &["fine", "with", "me"]].iter().any(|p| contains(&lower, p)) && !first.first().is_some_and(|d| DETERMINERS.contains(d));
     if !once && (form_subject || suits) {
         return preference(None);
     }
