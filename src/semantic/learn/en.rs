@@ -1,109 +1,8 @@
 //! The English rules of `learn` (see its module docs): words are matched
 //! lowercased, at the start of a clause, after fillers and adverbs.
 
+use super::en_words::*;
 use super::{fact, is_han, preference, Statement};
-
-/// Openers that say nothing: "Hi, I'm Marcus", "By the way, I'm vegan".
-const FILLERS: &[&[&str]] = &[
-    &["hi"], &["hey"], &["hello"], &["oh"], &["ok"], &["okay"], &["btw"], &["also"], &["well"], &["so"], &["honestly"],
-    &["fyi"], &["haha"], &["and"], &["but"], &["by", "the", "way"], &["just", "so", "you", "know"], &["for", "the", "record"],
-    &["remember", "that"], &["remember"], &["keep", "in", "mind", "that"], &["note", "that"], &["please"], &["actually"],
-    &["personally"], &["these", "days"], &["nowadays"], &["going", "forward"], &["make", "sure", "you"], &["make", "sure", "to"],
-    &["since"],
-];
-
-/// Adverbs dropped before matching: "I really like", "I just turned".
-const ADVERBS: &[&str] = &[
-    "really", "so", "very", "totally", "absolutely", "just", "also", "actually", "definitely", "kind", "sort", "pretty", "honestly", "truly",
-    "generally", "mostly", "usually", "normally", "currently", "remotely", "full-time", "part-time",
-];
-
-/// Other people: "my sister …" is about her.
-const RELATIONS: &[&str] = &[
-    "sister", "brother", "mom", "mother", "dad", "father", "parents", "boss", "friend", "friends", "husband", "wife", "son",
-    "daughter", "kids", "roommate", "partner", "colleague", "coworker", "girlfriend", "boyfriend", "neighbor", "team", "manager", "family",
-    "grandmother", "grandfather", "grandma", "grandpa", "uncle", "aunt", "cousin", "niece", "nephew", "neighbour", "baby", "kid",
-];
-
-/// Words of one occasion: what they qualify is not lasting.
-const ONCE: &[&[&str]] = &[
-    &["today"], &["tonight"], &["tomorrow"], &["yesterday"], &["this"], &["right", "now"], &["next", "week"], &["next", "month"],
-    &["next", "year"], &["next", "time"], &["last", "night"], &["for", "now"],
-];
-
-/// Plans, past states and hypotheticals: no lasting fact.
-const NOT_NOW: &[&[&str]] = &[&["used", "to"], &["going", "to"], &["i'll"], &["will"], &["next"], &["tomorrow"], &["tonight"], &["yesterday"], &["thinking"], &["never", "been"]];
-
-/// Clause openings that state a preference or constraint.
-const LIKES: &[&[&str]] = &[
-    &["i", "like"], &["i", "love"], &["i", "enjoy"], &["i", "hate"], &["i", "dislike"], &["i", "adore"], &["i", "prefer"],
-    &["i", "usually", "prefer"], &["i'd", "prefer"], &["i'd", "rather"], &["i", "can't", "stand"], &["i", "don't", "like"],
-    &["i", "do", "not", "like"], &["i'm", "a", "fan", "of"], &["i'm", "a", "big", "fan", "of"], &["i'm", "not", "a", "fan", "of"], &["i'm", "into"],
-    &["i'm", "not", "into"], &["i", "find"], &["i'm", "afraid", "of"], &["i'm", "scared", "of"], &["i'm", "a", "night", "owl"], &["i'm", "a", "morning", "person"],
-];
-
-/// Constraints: eating, drinking, health, money.
-const CONSTRAINTS: &[&[&str]] = &[
-    &["i'm", "allergic"], &["i", "am", "allergic"], &["i", "don't", "eat"], &["i", "don't", "drink"], &["i", "do", "not", "eat"],
-    &["i", "never", "eat"], &["i", "never", "drink"], &["i", "can't", "eat"], &["i", "can't", "have"], &["i", "cannot", "eat"],
-    &["i", "avoid"], &["i'm", "trying", "to", "avoid"], &["i", "must", "have"], &["i", "always", "take"], &["i", "always", "drink"],
-    &["i", "always", "eat"], &["i", "only", "eat"], &["i", "only", "drink"], &["i", "have", "type"], &["i", "have", "diabetes"],
-    &["i", "have", "celiac"], &["i", "have", "asthma"], &["i", "have", "high", "blood"], &["i", "can't", "do"], &["i", "can't", "tolerate"],
-    &["i", "stick", "to"], &["i", "don't", "smoke"], &["i", "never", "smoke"],
-];
-
-/// Spending limits: "I can't go over 50k for a car".
-const BUDGET: &[&[&str]] = &[&["i", "can't", "go", "over"], &["i", "can't", "spend", "more"], &["i", "won't", "spend", "more"]];
-
-/// What "I'm a … X" says about taste rather than trade: "I'm a huge
-/// football fan", "I'm not a big coffee drinker", "a picky eater".
-const TASTE: &[&str] = &["fan", "lover", "person", "drinker", "eater", "owl", "fanatic", "addict", "nerd", "buff", "reader"];
-
-/// Family roles after "I'm a": "I'm a single mom" is a fact, not a job.
-const ROLES: &[&str] = &["mom", "mum", "dad", "mother", "father", "parent", "twin", "grandmother", "grandfather", "grandma", "grandpa", "stepmom", "stepdad"];
-
-/// What a food or a screen does to the user: "Shellfish gives me hives",
-/// "I get migraines from bright screens".
-const SYMPTOMS: &[&str] = &["hives", "migraines", "migraine", "headaches", "heartburn", "rash", "nauseous", "bloated", "seasick", "carsick", "sick"];
-
-/// "I've got a bad knee": a body part that limits what suits the user.
-const BODY: &[&str] = &["knee", "knees", "back", "hip", "shoulder", "ankle", "wrist", "heart", "stomach", "eyesight", "hearing"];
-
-/// The user's spouse and parents: "Both my parents are doctors" is a fact
-/// about the user's family, where "my boss is a doctor" is about the boss.
-const CLOSE: &[&str] = &["wife", "husband", "partner", "spouse", "parents"];
-
-/// Words that make a constraint a diet, or name one after "I'm".
-const DIETS: &[&str] = &["vegetarian", "vegan", "pescatarian", "keto", "diet", "halal", "kosher", "gluten-free", "dairy-free", "lactose-free", "lactose", "gluten"];
-
-/// Lasting-behaviour markers of a rule for the assistant.
-const LASTING: &[&[&str]] = &[
-    &["always"], &["never"], &["ever"], &["anymore"], &["any", "more"], &["from", "now", "on"], &["in", "the", "future"], &["going", "forward"], &["when", "you"],
-    &["whenever"], &["every", "time"], &["unless", "i"], &["even", "if"], &["per", "answer"], &["any"], &["anything"], &["with", "me"],
-    &["when", "i"], &["me", "like"], &["like", "i'm"],
-];
-
-/// What a rule about the answers' form talks about.
-const FORM: &[&str] = &[
-    "spelling", "tone", "units", "emoji", "emojis", "markdown", "tables", "bullet", "answers", "answer", "replies", "reply",
-    "responses", "jargon", "formally", "comments", "english", "chinese", "spanish", "french", "german", "japanese", "words",
-];
-
-/// The answers' form as a sentence's subject: "Markdown is fine".
-const ANSWER_FORMS: &[&str] = &["markdown", "tables", "emojis", "emoji", "bullet", "bullets", "replies", "answers", "responses", "jargon"];
-
-/// Openers that point at something at hand ("your answers are great",
-/// "that works best for me"): about the moment, not the user.
-const DETERMINERS: &[&str] = &["your", "the", "this", "that", "that's", "these", "those", "it", "it's", "my", "his", "her", "their", "our", "some"];
-
-/// How an imperative to the assistant starts.
-const IMPERATIVES: &[&str] = &[
-    "always", "never", "don't", "do", "stop", "avoid", "use", "keep", "reply", "respond", "answer", "write", "call", "address", "no", "when",
-    "whenever", "from", "talk", "speak", "treat", "assume", "skip", "explain",
-];
-
-/// Languages an answer can be asked in.
-const LANGUAGES: &[&str] = &["english", "chinese", "spanish", "french", "german", "japanese"];
 
 struct Word {
     lower: String,
@@ -352,12 +251,6 @@ fn standing(first: &[&str], lower: &[&str]) -> bool {
 fn is_my_taste(c: &[&str]) -> bool {
     c.windows(3).any(|w| matches!(w, ["is" | "are", "my", "thing" | "weakness" | "jam" | "go-to" | "favorite" | "favourite"]))
 }
-
-/// The user's family and household: "I have two kids".
-const FAMILY: &[&str] = &[
-    "kid", "kids", "children", "child", "son", "sons", "daughter", "daughters", "brother", "brothers", "sister", "sisters", "siblings",
-    "toddler", "baby", "dog", "dogs", "cat", "cats", "named", "wife", "husband", "flat", "house", "twins",
-];
 
 /// An imperative or a request addressed to the assistant (`first` its
 /// first clause, `all` the sentence): a rule when it is lasting or about

@@ -56,6 +56,7 @@
 //! Pure and deterministic; small tables of words, no regex.
 
 mod en;
+mod en_words;
 mod zh;
 
 use crate::semantic::FactKind;
