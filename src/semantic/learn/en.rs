@@ -1,96 +1,8 @@
 //! The English rules of `learn` (see its module docs): words are matched
 //! lowercased, at the start of a clause, after fillers and adverbs.
 
+use super::en_words::*;
 use super::{fact, is_han, preference, Statement};
-
-/// Openers that say nothing: "Hi, I'm Marcus", "By the way, I'm vegan".
-const FILLERS: &[&[&str]] = &[
-    &["hi"], &["hey"], &["hello"], &["oh"], &["ok"], &["okay"], &["btw"], &["also"], &["well"], &["so"], &["honestly"],
-    &["fyi"], &["haha"], &["and"], &["but"], &["by", "the", "way"], &["just", "so", "you", "know"], &["for", "the", "record"],
-    &["remember", "that"], &["remember"], &["keep", "in", "mind", "that"], &["note", "that"], &["please"], &["actually"],
-];
-
-/// Adverbs dropped before matching: "I really like", "I just turned".
-const ADVERBS: &[&str] = &[
-    "really", "so", "very", "totally", "absolutely", "just", "also", "actually", "definitely", "kind", "sort", "pretty", "honestly", "truly",
-    "generally", "mostly", "usually", "normally", "currently",
-];
-
-/// Other people: "my sister …" is about her.
-const RELATIONS: &[&str] = &[
-    "sister", "brother", "mom", "mother", "dad", "father", "parents", "boss", "friend", "friends", "husband", "wife", "son",
-    "daughter", "kids", "roommate", "partner", "colleague", "coworker", "girlfriend", "boyfriend", "neighbor", "team", "manager", "family",
-    "grandmother", "grandfather", "grandma", "grandpa", "uncle", "aunt", "cousin", "niece", "nephew", "neighbour", "baby", "kid",
-];
-
-/// Words of one occasion: what they qualify is not lasting.
-const ONCE: &[&[&str]] = &[
-    &["today"], &["tonight"], &["tomorrow"], &["yesterday"], &["this"], &["right", "now"], &["next", "week"], &["next", "month"],
-    &["next", "year"], &["next", "time"], &["last", "night"], &["for", "now"],
-];
-
-/// Plans, past states and hypotheticals: no lasting fact.
-const NOT_NOW: &[&[&str]] = &[&["used", "to"], &["going", "to"], &["i'll"], &["will"], &["next"], &["tomorrow"], &["tonight"], &["yesterday"], &["thinking"], &["never", "been"]];
-
-/// Clause openings that state a preference or constraint.
-const LIKES: &[&[&str]] = &[
-    &["i", "like"], &["i", "love"], &["i", "enjoy"], &["i", "hate"], &["i", "dislike"], &["i", "adore"], &["i", "prefer"],
-    &["i", "usually", "prefer"], &["i'd", "prefer"], &["i'd", "rather"], &["i", "can't", "stand"], &["i", "don't", "like"],
-    &["i", "do", "not", "like"], &["i'm", "a", "fan", "of"], &["i'm", "a", "big", "fan", "of"], &["i'm", "not", "a", "fan", "of"], &["i'm", "into"],
-    &["i'm", "not", "into"], &["i'm", "afraid", "of"], &["i'm", "scared", "of"], &["i'm", "a", "night", "owl"], &["i'm", "a", "morning", "person"],
-];
-
-/// Constraints: eating, drinking, health, money.
-const CONSTRAINTS: &[&[&str]] = &[
-    &["i'm", "allergic"], &["i", "am", "allergic"], &["i", "don't", "eat"], &["i", "don't", "drink"], &["i", "do", "not", "eat"],
-    &["i", "never", "eat"], &["i", "never", "drink"], &["i", "can't", "eat"], &["i", "can't", "have"], &["i", "cannot", "eat"],
-    &["i", "avoid"], &["i'm", "trying", "to", "avoid"], &["i", "must", "have"], &["i", "always", "take"], &["i", "always", "drink"],
-    &["i", "always", "eat"], &["i", "only", "eat"], &["i", "only", "drink"], &["i", "have", "type"], &["i", "have", "diabetes"],
-    &["i", "have", "celiac"], &["i", "have", "asthma"], &["i", "have", "high", "blood"], &["i", "can't", "do"], &["i", "can't", "tolerate"],
-    &["i", "stick", "to"],
-];
-
-/// Spending limits: "I can't go over 50k for a car".
-const BUDGET: &[&[&str]] = &[&["i", "can't", "go", "over"], &["i", "can't", "spend", "more"], &["i", "won't", "spend", "more"]];
-
-/// What "I'm a … X" says about taste rather than trade: "I'm a huge
-/// football fan", "I'm not a big coffee drinker", "a picky eater".
-const TASTE: &[&str] = &["fan", "lover", "person", "drinker", "eater", "owl", "fanatic", "addict", "nerd", "buff"];
-
-/// Family roles after "I'm a": "I'm a single mom" is a fact, not a job.
-const ROLES: &[&str] = &["mom", "mum", "dad", "mother", "father", "parent", "twin", "grandmother", "grandfather", "grandma", "grandpa", "stepmom", "stepdad"];
-
-/// Words that make a constraint a diet, or name one after "I'm".
-const DIETS: &[&str] = &["vegetarian", "vegan", "pescatarian", "keto", "diet", "halal", "kosher", "gluten-free", "dairy-free", "lactose-free"];
-
-/// Lasting-behaviour markers of a rule for the assistant.
-const LASTING: &[&[&str]] = &[
-    &["always"], &["never"], &["ever"], &["anymore"], &["any", "more"], &["from", "now", "on"], &["in", "the", "future"], &["when", "you"],
-    &["whenever"], &["every", "time"], &["unless", "i"], &["even", "if"], &["per", "answer"], &["any"], &["anything"], &["with", "me"],
-    &["when", "i"], &["me", "like"], &["like", "i'm"],
-];
-
-/// What a rule about the answers' form talks about.
-const FORM: &[&str] = &[
-    "spelling", "tone", "units", "emoji", "emojis", "markdown", "tables", "bullet", "answers", "answer", "replies", "reply",
-    "responses", "jargon", "formally", "comments", "english", "chinese", "spanish", "french", "german", "japanese", "words",
-];
-
-/// The answers' form as a sentence's subject: "Markdown is fine".
-const ANSWER_FORMS: &[&str] = &["markdown", "tables", "emojis", "emoji", "bullet", "bullets", "replies", "answers", "responses", "jargon"];
-
-/// Openers that point at something at hand ("your answers are great",
-/// "that works best for me"): about the moment, not the user.
-const DETERMINERS: &[&str] = &["your", "the", "this", "that", "that's", "these", "those", "it", "it's", "my", "his", "her", "their", "our", "some"];
-
-/// How an imperative to the assistant starts.
-const IMPERATIVES: &[&str] = &[
-    "always", "never", "don't", "do", "stop", "avoid", "use", "keep", "reply", "respond", "answer", "write", "call", "address", "no", "when",
-    "whenever", "from", "talk", "speak", "treat", "assume", "skip",
-];
-
-/// Languages an answer can be asked in.
-const LANGUAGES: &[&str] = &["english", "chinese", "spanish", "french", "german", "japanese"];
 
 struct Word {
     lower: String,
@@ -108,7 +20,8 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
     }
     // "My partner and I share a flat": the user and family, said as "we".
     let lower = joint_subject(&lower);
-    let clauses: Vec<Vec<&str>> = lower.split(|w| *w == ",").map(clause).collect();
+    // A clause that is only an opener ("Going forward, keep …") says nothing.
+    let clauses: Vec<Vec<&str>> = lower.split(|w| *w == ",").map(clause).filter(|c| !c.is_empty() && !FILLERS.contains(&c.as_slice())).collect();
     let first = clauses.first()?;
     let once = ONCE.iter().any(|p| contains(&lower, p)) && !contains(&lower, &["these", "days"]);
     if let Some(head) = first.first().filter(|w| IMPERATIVES.contains(w)) {
@@ -122,12 +35,34 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
         [w, ..] | [_, w, ..] if ANSWER_FORMS.contains(w) => !first.first().is_some_and(|d| DETERMINERS.contains(d)),
         _ => false,
     };
-    let suits = (contains(&lower, &["best", "for", "me"]) || contains(&lower, &["better", "for", "me"])) && !first.first().is_some_and(|d| DETERMINERS.contains(d));
+    let suits = [&["best", "for", "me"][..], &["better", "for", "me"], &["fine", "by", "me"], &["fine", "with", "me"]].iter().any(|p| contains(&lower, p)) && !first.first().is_some_and(|d| DETERMINERS.contains(d));
     if !once && (form_subject || suits) {
         return preference(None);
     }
     let not_now = NOT_NOW.iter().any(|p| contains(&lower, p));
-    clauses.iter().find_map(|c| about_user(c, &words, once, not_now))
+    // "Shellfish gives me hives": a constraint whose subject is its cause
+    // (the present tense: "that burger gave me heartburn" was one meal).
+    let causes = first.windows(3).any(|w| matches!(w, ["gives" | "give" | "makes" | "make", "me", s] if SYMPTOMS.contains(s)))
+        || first.windows(4).any(|w| matches!(w, ["doesn't" | "don't", "agree", "with", "me"]))
+        || first.windows(2).any(|w| matches!(w, ["scare" | "scares", "me"]));
+    if causes && !once && !not_now && !first.first().is_some_and(|d| DETERMINERS.contains(d)) {
+        return preference(None);
+    }
+    // "Cilantro tastes like soap to me, so leave it out of recipes": a
+    // standing order after "so" says the first clause is a lasting
+    // constraint, whoever its grammatical subject (not someone else).
+    if !once && !not_now && standing(first, &lower) {
+        return preference(None);
+    }
+    // A word of one occasion silences its own clause, and the later ones
+    // when it frames them ("For this trip, I'd rather …"), not when it sits
+    // in an aside ("I'm sure I mentioned this, but I'm allergic to …").
+    let once_in = |c: &[&str]| ONCE.iter().any(|p| contains(c, p)) && !contains(c, &["these", "days"]);
+    let subject = |c: &[&str]| c.first().is_some_and(|w| matches!(*w, "i" | "i'm" | "i've" | "i'd" | "my" | "we" | "we're"));
+    clauses.iter().enumerate().find_map(|(k, c)| {
+        let framed = clauses.iter().take(k).any(|p| once_in(p) && !subject(p));
+        about_user(c, &words, once_in(c) || framed, not_now)
+    })
 }
 
 /// One clause whose subject is the user.
@@ -140,7 +75,8 @@ fn about_user(c: &[&str], words: &[Word], once: bool, not_now: bool) -> Option<S
     if starts(c, &["home", "for", "me", "is"]) || starts(c, &["home", "is"]) || starts(c, &["born", "and", "raised", "in"]) {
         return (!not_now).then_some(Statement { kind: crate::semantic::FactKind::Fact, key: Some("home_city") });
     }
-    if !matches!(head, "i" | "i'm" | "i've" | "i'd" | "my" | "we" | "we're" | "english") && !c.windows(3).any(|w| w == ["is", "my", "thing"]) {
+    let taste_subject = is_my_taste(c) && !DETERMINERS.contains(&head);
+    if !matches!(head, "i" | "i'm" | "i've" | "i'd" | "my" | "both" | "we" | "we're" | "we've" | "english") && !taste_subject {
         return None;
     }
     if head == "my" && c.get(1).is_some_and(|w| RELATIONS.contains(w)) {
@@ -164,31 +100,46 @@ fn likes(c: &[&str]) -> Option<Statement> {
         let object = c.get(cue.len()).copied().unwrap_or("");
         return if matches!(object, "it" | "that" | "this") { None } else { preference(diet()) };
     }
-    if c.contains(&"intolerant") || c.contains(&"allergic") {
+    // "I'm allergic to latex" (not "I'm sure she's allergic to latex").
+    let other = c.iter().any(|w| matches!(*w, "she" | "he" | "they" | "she's" | "he's" | "they're"));
+    if (c.contains(&"intolerant") || c.contains(&"allergic")) && !other {
         return preference(diet());
+    }
+    // "I get migraines from bright screens", "I've got a bad knee".
+    if starts(c, &["i", "get"]) && c.get(2).is_some_and(|w| SYMPTOMS.contains(w)) {
+        return preference(None);
+    }
+    if starts_any(c, &[&["i", "have"], &["i've", "got"]]) && matches!(c.get(2..), Some(["a", "bad", b, ..] | ["bad", b, ..]) if BODY.contains(b)) {
+        return preference(None);
     }
     if starts(c, &["i'm", "on", "a"]) && c.iter().any(|w| DIETS.contains(w)) {
         return preference(Some("diet"));
     }
-    if matches!(c, ["i'm", d, ..] | ["i'm", "a", d, ..] | ["i", "am", d, ..] if DIETS.contains(d)) {
+    if matches!(c, ["i'm" | "i've", d, ..] | ["i'm" | "i've", "a" | "been", d, ..] | ["i've", "been", "a", d, ..] | ["i", "am", d, ..] if DIETS.contains(d)) {
         return preference(Some("diet"));
     }
     if c.contains(&"budget") && (starts(c, &["my"]) || starts(c, &["i"])) || starts_any(c, BUDGET) {
         return preference(Some("budget"));
     }
-    if starts(c, &["my", "favorite"]) || starts(c, &["my", "favourite"]) || c.windows(3).any(|w| w == ["is", "my", "thing"]) {
+    if starts(c, &["my", "favorite"]) || starts(c, &["my", "favourite"]) || is_my_taste(c) {
         return preference(None);
     }
-    if let ["i'm", "a" | "an", np @ ..] | ["i'm", "not", "a" | "an", np @ ..] = c {
-        if np.iter().take(3).any(|w| TASTE.contains(w)) {
+    // "I'm a big fan", "I'm more of a tea person", "I'm not much of a reader".
+    if let ["i'm", after @ ..] = c {
+        let np = after.iter().skip_while(|w| matches!(**w, "not" | "much" | "more" | "less" | "of")).collect::<Vec<_>>();
+        if matches!(np.first(), Some(&&("a" | "an"))) && np.iter().skip(1).take(3).any(|w| TASTE.contains(w)) {
             return preference(None);
         }
+    }
+    // "I can spend about $300 a month": a number makes it a limit.
+    if starts_any(c, &[&["i", "can", "spend"], &["i", "can", "afford"]]) && c.iter().any(|w| w.starts_with(|ch: char| ch.is_ascii_digit() || ch == '$')) {
+        return preference(Some("budget"));
     }
     if starts_any(c, &[&["i'd", "like", "you", "to"], &["i'd", "prefer", "you"], &["i'd", "rather", "you"]]) {
         return rule(c, c);
     }
     // "I'd love it if you always …": the "it" is the wish, not an object.
-    if starts_any(c, &[&["i'd", "love", "it", "if", "you"], &["i'd", "like", "it", "if", "you"]]) {
+    if starts_any(c, &[&["i'd", "love", "it", "if", "you"], &["i'd", "like", "it", "if", "you"], &["i'd", "appreciate", "it", "if", "you"]]) {
         return rule(c.get(5..).unwrap_or(&[]), c);
     }
     let cue = LIKES.iter().find(|p| starts(c, p))?;
@@ -202,9 +153,9 @@ fn likes(c: &[&str]) -> Option<Statement> {
 
 fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
     let home = [
-        &["i", "live", "in"][..], &["i've", "lived", "in"], &["i", "have", "lived", "in"], &["i'm", "based", "in"], &["we're", "based", "in"], &["we", "live", "in"],
+        &["i've", "lived", "in"][..], &["i", "have", "lived", "in"], &["we're", "based", "in"],
         &["i'm", "from"], &["i", "am", "from"], &["i'm", "originally", "from"], &["my", "home", "is", "in"], &["i", "moved", "to"], &["i'm", "living", "in"],
-        &["we're", "living", "in"], &["i've", "been", "living", "in"],
+        &["we're", "living", "in"], &["i've", "been", "living", "in"], &["i'm", "based"], &["i've", "been", "based"], &["we", "live"], &["we've", "lived"], &["i", "live"],
     ];
     if starts_any(c, &home) {
         return fact(Some("home_city"));
@@ -220,7 +171,10 @@ fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
         return fact(Some("employer"));
     }
     let trade = ["company", "firm", "living", "startup", "agency"];
-    if starts_any(c, &[&["i", "work", "as"], &["i", "teach"], &["i've", "been", "a"], &["i've", "been", "an"], &["my", "job", "is"]]) || starts(c, &["i", "do"]) && c.iter().any(|w| trade.contains(w)) {
+    // "I run a small bakery" (not "I run a 10k every Sunday").
+    let runs = starts_any(c, &[&["i", "run", "a"], &["i", "run", "my", "own"], &["i", "own", "a"]]) && !c.iter().any(|w| w.starts_with(|ch: char| ch.is_ascii_digit()) || w.starts_with("marathon"));
+    let shifts = starts_any(c, &[&["i", "work", "in"], &["i", "work", "nights"], &["i", "work", "night"], &["i", "work", "shifts"], &["i", "work", "from", "home"]]);
+    if runs || shifts || starts_any(c, &[&["i", "work", "as"], &["i", "teach"], &["i've", "been", "a"], &["i've", "been", "an"], &["my", "job", "is"]]) || starts(c, &["i", "do"]) && c.iter().any(|w| trade.contains(w)) {
         return fact(Some("job"));
     }
     if let ["i'm" | "i", ..] = c {
@@ -244,11 +198,26 @@ fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
     if c.windows(2).any(|w| w.first() == Some(&"turned") && w.get(1).is_some_and(|n| n.parse::<u32>().is_ok())) {
         return fact(Some("age"));
     }
-    if starts_any(c, &[&["i", "have"], &["i've", "got"], &["we", "have"], &["we", "share"]]) && c.iter().any(|w| FAMILY.contains(w)) {
+    if starts_any(c, &[&["i", "have"], &["i've", "got"], &["we", "have"], &["we've", "got"], &["we", "share"]]) && c.iter().any(|w| FAMILY.contains(w)) {
         return fact(None);
     }
-    if starts(c, &["i", "drive", "a"]) || starts(c, &["i", "grew", "up", "in"]) {
+    // "My wife is a nurse", "Both my parents are doctors" (not "my husband
+    // is allergic to shellfish": his constraint, not the user's).
+    if matches!(c, ["my", r, "is" | "are", "a" | "an", _, ..] if CLOSE.contains(r)) || starts_any(c, &[&["both", "my", "parents", "are"], &["my", "parents", "are", "both"]]) {
         return fact(None);
+    }
+    let speaks = starts(c, &["i", "speak"]) && !c.get(2).is_some_and(|w| matches!(*w, "to" | "with"));
+    if speaks || starts(c, &["i", "drive", "a"]) || starts(c, &["i", "grew", "up", "in"]) {
+        return fact(None);
+    }
+    // "I've been playing chess for twelve years": a habit that has lasted
+    // (not "I've been waiting for two weeks", which wants it to end).
+    let span = c.windows(2).any(|w| w.first() == Some(&"for") && w.get(1).is_some_and(|x| !matches!(*x, "a" | "an" | "the" | "my" | "me" | "you" | "it" | "this"))) && c.iter().any(|w| matches!(*w, "years" | "decades" | "decade"));
+    if let ["i've", "been", v, ..] = c {
+        let lasting_verb = v.ends_with("ing") && !matches!(*v, "waiting" | "trying" | "thinking" | "looking" | "meaning" | "wanting" | "hoping" | "feeling");
+        if lasting_verb && (span || c.contains(&"since")) {
+            return if c.contains(&"with") { preference(None) } else { fact(None) };
+        }
     }
     if c.windows(2).any(|w| w.first() == Some(&"my") && w.get(1).is_some_and(|x| matches!(*x, "first" | "second" | "native"))) && c.contains(&"language") {
         return fact(None);
@@ -256,11 +225,32 @@ fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
     None
 }
 
-/// The user's family and household: "I have two kids".
-const FAMILY: &[&str] = &[
-    "kid", "kids", "children", "child", "son", "sons", "daughter", "daughters", "brother", "brothers", "sister", "sisters", "siblings",
-    "toddler", "baby", "dog", "dogs", "cat", "cats", "named", "wife", "husband", "flat", "house", "twins",
-];
+/// Whether a later clause is "so" and a standing order ("so skip the wine
+/// pairings", "so I'd rather go by train") and the first clause is not
+/// about someone else or something at hand.
+fn standing(first: &[&str], lower: &[&str]) -> bool {
+    let head = first.first().copied().unwrap_or("");
+    let someone = matches!(head, "she" | "he" | "they" | "she's" | "he's" | "they're" | "we're" | "it" | "it's")
+        || head == "my" && first.get(1).is_some_and(|w| RELATIONS.contains(w))
+        || head != "my" && DETERMINERS.contains(&head);
+    // Read before `clause`, which drops "so" as a filler.
+    let order = |c: &[&str]| match c.first().map(|_| clause(c)).unwrap_or_default().as_slice() {
+        _ if c.first() != Some(&"so") => false,
+        ["i'd", "rather", ..] | ["i", "avoid" | "always" | "never", ..] => true,
+        [w, rest @ ..] => {
+            let verb = IMPERATIVES.contains(w) || matches!(*w, "leave" | "watch" | "check" | "flag" | "scale" | "break");
+            // "so keep it brief": the moment's "it", unless left out or skipped.
+            verb && (matches!(*w, "leave" | "skip") || !rest.contains(&"it"))
+        }
+        _ => false,
+    };
+    !someone && lower.split(|w| *w == ",").skip(1).any(order)
+}
+
+/// "Peanut butter is my weakness", "Jazz is my thing".
+fn is_my_taste(c: &[&str]) -> bool {
+    c.windows(3).any(|w| matches!(w, ["is" | "are", "my", "thing" | "weakness" | "jam" | "go-to" | "favorite" | "favourite"]))
+}
 
 /// An imperative or a request addressed to the assistant (`first` its
 /// first clause, `all` the sentence): a rule when it is lasting or about

@@ -15,7 +15,8 @@
 //!
 //! The rules, in both languages (a mixed sentence is read by the language
 //! it starts in):
-//! - a question is never learned;
+//! - a question is never learned, but a statement before it in the same
+//!   sentence is ("I'm vegan, any ideas for dinner?");
 //! - the subject must be the user ("I", "my", "我", or "my partner and I"),
 //!   never "my sister", "他", "我老板"; or the sentence is an imperative
 //!   addressed to the assistant that is lasting (always, never, from now
@@ -33,8 +34,13 @@
 //!   best for me"), a condition then an order ("When I ask about code,
 //!   assume Linux"), 我家在…, 我做…的, 我九五年的, and a Chinese statement
 //!   whose later clause is a standing request (我晕车，出行尽量…);
+//! - a clause followed by ", so" and a standing order ("…, so leave it out
+//!   of recipes", "…, so I'd rather go by train") is a constraint, unless
+//!   it is about someone else or something at hand;
 //! - a word of one occasion (today, tomorrow, this, right now, 今天, 明天,
-//!   这, 打算) silences a preference or rule; a plan or past marker ("going
+//!   这, 打算) silences a preference or rule (in English, its own clause
+//!   and the clauses it frames: "For this trip, I'd rather…", not an aside
+//!   such as "I'm sure I mentioned this, but I'm allergic to…"); a plan or past marker ("going
 //!   to", "used to", 下周, 要去) silences a fact; a liking of "it", "that"
 //!   or "how you…" is a feeling about the moment, not a preference.
 //!
@@ -50,6 +56,7 @@
 //! Pure and deterministic; small tables of words, no regex.
 
 mod en;
+mod en_words;
 mod zh;
 
 use crate::semantic::FactKind;
@@ -70,8 +77,14 @@ const MAX_CHARS: usize = 200;
 /// What `sentence` states lastingly about the user, or `None`.
 pub fn classify(sentence: &str) -> Option<Statement> {
     let s = sentence.trim();
-    if s.is_empty() || s.chars().count() > MAX_CHARS || s.contains(['?', '？']) {
+    if s.is_empty() || s.chars().count() > MAX_CHARS {
         return None;
+    }
+    if let Some(q) = s.find(['?', '？']) {
+        // "I live in Denver, is it worth getting snow tires?": the clauses
+        // before the question may state something; the question does not.
+        let before = s.get(..q).unwrap_or("");
+        return before.rfind([',', '，', ';', '；']).and_then(|c| before.get(..c)).and_then(classify);
     }
     let s = s.replace(['’', '‘'], "'");
     let rest = strip_please(&s);
@@ -192,6 +205,44 @@ mod tests {
         assert_eq!(key("我八九年的。"), Some("age"));
         assert_eq!(kind("我晕船，安排行程的时候尽量别坐船。"), Some(FactKind::Preference));
         assert_eq!(key("同事们都叫我小李。"), Some("name"));
+    }
+
+    #[test]
+    fn a_statement_before_a_question_and_an_aside_before_a_statement() {
+        let key = |s: &str| classify(s).and_then(|st| st.key);
+        assert_eq!(key("I live in Denver, is it worth getting snow tires?"), Some("home_city"));
+        assert_eq!(kind("我对芒果过敏，这个甜品能吃吗？"), Some(FactKind::Preference));
+        assert_eq!(kind("My wife is lactose intolerant, any dessert ideas?"), None);
+        assert_eq!(kind("I'm in Denver for the weekend, what should I see?"), None);
+        assert_eq!(kind("I'm pretty sure she's allergic to latex, can you check the gloves?"), None);
+        assert_eq!(kind("I'm pretty sure I mentioned this, but I'm allergic to latex."), Some(FactKind::Preference));
+        assert_eq!(kind("For this trip, I'd rather stay in hostels."), None);
+        assert_eq!(kind("Going forward, keep code samples in Go."), Some(FactKind::Preference));
+    }
+
+    #[test]
+    fn constraints_said_through_their_cause_and_the_users_close_family() {
+        assert_eq!(kind("Shellfish gives me hives."), Some(FactKind::Preference));
+        assert_eq!(kind("That burger gave me heartburn."), None);
+        assert_eq!(kind("I've got a bad knee, so no running-heavy workouts for me."), Some(FactKind::Preference));
+        assert_eq!(kind("Both my parents are doctors."), Some(FactKind::Fact));
+        assert_eq!(kind("My husband is allergic to shellfish."), None);
+        assert_eq!(kind("我爱人是医生。"), Some(FactKind::Fact));
+        assert_eq!(kind("我爱人喜欢吃辣。"), None);
+        assert_eq!(kind("我的 manager 很喜欢用 Notion。"), None);
+        assert_eq!(kind("I've been playing chess competitively for twelve years."), Some(FactKind::Fact));
+        assert_eq!(kind("I've been waiting for my visa for two years."), None);
+    }
+
+    #[test]
+    fn a_standing_order_after_so_makes_the_reason_lasting() {
+        assert_eq!(kind("Cilantro tastes like soap to me, so leave it out of recipes."), Some(FactKind::Preference));
+        assert_eq!(kind("I'm afraid of flying, so I'd rather go by train when possible."), Some(FactKind::Preference));
+        assert_eq!(kind("She's vegan, so book somewhere with good salads."), None);
+        assert_eq!(kind("We're running late, so keep it brief."), None);
+        assert_eq!(kind("The meeting moved, so skip the intro."), None);
+        assert_eq!(kind("It's cold today, so suggest something warm to eat."), None);
+        assert_eq!(kind("My roommate is vegan, so the fridge is full of tofu."), None);
     }
 
     #[test]

@@ -10,16 +10,20 @@ const FILLERS: &[&str] = &["记住", "记得", "对了", "另外", "其实", "�
 /// Other people: "我妈妈…" is about her.
 const RELATIONS: &[&str] = &[
     "妈", "爸", "母亲", "父亲", "父母", "妹", "姐", "哥", "弟", "老板", "领导", "朋友", "同事", "同学", "老公", "老婆", "丈夫", "妻子",
-    "男朋友", "女朋友", "儿子", "女儿", "孩子", "家人", "室友", "邻居", "爷爷", "奶奶", "boss",
+    "男朋友", "女朋友", "儿子", "女儿", "孩子", "家人", "室友", "邻居", "爷爷", "奶奶", "爱人", "表", "堂", "boss",
 ];
+
+/// The user's spouse and parents: "我爱人是医生" is a fact about the
+/// user's family, where "我同事是医生" is about the colleague.
+const CLOSE: &[&str] = &["爱人", "老公", "老婆", "丈夫", "妻子", "父母", "爸妈", "爸", "妈"];
 
 /// Words of one occasion, or of a plan: what they qualify is not lasting.
 const ONCE: &[&str] = &["这", "今天", "今晚", "明天", "昨天", "刚", "下周", "下个月", "上周", "打算", "准备", "要去", "帮我", "想去", "正在", "一会"];
 
 /// Likes, dislikes and constraints.
 const LIKES: &[&str] = &[
-    "喜欢", "爱吃", "爱喝", "讨厌", "受不了", "偏好", "过敏", "不耐受", "不吃", "不喝", "能吃", "吃不惯", "吃不了", "素食", "吃素", "怕",
-    "习惯", "减肥", "预算", "高血压", "糖尿病", "降压药", "哮喘", "痛风", "晕车", "晕船", "晕机",
+    "喜欢", "爱吃", "爱喝", "讨厌", "受不了", "偏好", "偏爱", "过敏", "不耐受", "不吃", "不喝", "能吃", "能喝", "吃不惯", "吃不了", "素食", "吃素", "怕",
+    "习惯", "减肥", "预算", "血压", "血糖", "糖尿病", "感兴趣", "不抽", "戒烟", "降压药", "哮喘", "痛风", "晕车", "晕船", "晕机",
 ];
 
 /// Habits: "我一般喝美式", "我每天都要喝咖啡".
@@ -49,7 +53,9 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
     }
     // "买车的话，我的预算…": the topic goes first, the statement after it.
     let s = strip_fillers(s.split_once("的话").map_or(s, |(_, r)| r));
-    let once = ONCE.iter().any(|w| s.contains(w));
+    // "我这人…", "住这边": 这 points at the user or a place, not an occasion.
+    let plain = ["这个人", "这人", "这边", "这里", "这儿"].iter().fold(s.to_string(), |t, w| t.replace(w, ""));
+    let once = ONCE.iter().any(|w| plain.contains(w));
     // "大家都叫我阿杰": what others call the user is the user's name.
     if s.contains("都叫我") {
         return fact(Some("name"));
@@ -66,11 +72,19 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
 fn about_user(rest: &str, once: bool) -> Option<Statement> {
     let rest = match RELATIONS.iter().find(|r| rest.starts_with(*r)) {
         // "我老婆和我都是老师": the user and family together.
-        Some(_) => rest.split_once("和我").or_else(|| rest.split_once("跟我")).map(|(_, r)| r)?,
+        Some(_) => match rest.split_once("和我").or_else(|| rest.split_once("跟我")) {
+            Some((_, r)) => r,
+            None => return close_family(rest, once),
+        },
         None => rest,
     };
-    let rest = rest.trim_start_matches(['都', '也', '还']);
-    let diet = || ["素食", "吃素", "饮食", "减肥", "少盐"].iter().any(|w| rest.contains(w)).then_some("diet");
+    // "我的 manager 很喜欢…": someone else's.
+    if rest.strip_prefix('的').map(str::trim_start).is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphabetic()) || RELATIONS.iter().any(|x| r.starts_with(x))) {
+        return None;
+    }
+    // "我一直在北京生活", "我现在在银行做柜员": the adverb says it lasts.
+    let rest = ["这个人", "这人", "本身", "现在", "目前", "一直", "常年", "从小"].iter().fold(rest.trim_start_matches(['都', '也', '还']), |r, w| r.trim_start_matches(w));
+    let diet = || ["素食", "吃素", "饮食", "减肥", "少盐", "vegetarian", "vegan"].iter().any(|w| rest.contains(w)).then_some("diet");
     if !once {
         if rest.starts_with("喜欢你") || rest.starts_with("爱你") {
             return None;
@@ -104,40 +118,57 @@ fn facts(rest: &str) -> Option<Statement> {
     if rest.starts_with('叫') || rest.starts_with("的名字") || rest.starts_with('姓') {
         return fact(Some("name"));
     }
-    if rest.contains('住') || rest.starts_with("老家") || rest.starts_with("家在") || rest.contains("定居") {
+    let lives = rest.starts_with('在') && rest.contains("生活");
+    if lives || rest.contains('住') || rest.starts_with("现居") || rest.starts_with("老家") || rest.starts_with("家在") || rest.contains("定居") {
         return fact(Some("home_city"));
     }
     // "我做设计的", "我是搞金融的": the trade one lives by.
     let clause = rest.split('，').next().unwrap_or(rest);
-    if ["做", "搞", "是做", "是搞"].iter().any(|w| clause.starts_with(w)) && clause.ends_with('的') {
+    if ["做", "搞", "学", "是做", "是搞", "是学"].iter().any(|w| clause.starts_with(w)) && clause.ends_with('的') {
         return fact(Some("job"));
     }
-    // "我九五年的": the year of birth.
-    if clause.starts_with(|c: char| NUMERALS.contains(c)) && clause.ends_with("年的") {
+    // "我九五年的", "我八八年生", "我属龙的": the year of birth.
+    let year = clause.starts_with(|c: char| NUMERALS.contains(c)) && ["年的", "年生", "年出生"].iter().any(|e| clause.ends_with(e));
+    if year || clause.starts_with('属') {
         return fact(Some("age"));
     }
     if rest.starts_with('在') && ["工作", "上班", "实习"].iter().any(|w| rest.contains(w)) {
         return fact(Some("employer"));
     }
-    if rest.starts_with('在') && rest.contains('做') {
-        return fact(Some("employer"));
-    }
-    if rest.starts_with('在') && rest.contains('当') {
-        return fact(Some("job"));
+    // "我在医院当护士" names a trade, "我在 Netflix 当 data scientist" an
+    // employer: a common noun or "一家…" after 在 is no employer's name.
+    if let Some(place) = rest.strip_prefix('在').filter(|r| r.contains('做') || r.contains('当')) {
+        let generic = ["一", "医院", "学校", "银行", "工厂", "公司", "大学"].iter().any(|g| place.starts_with(g));
+        return fact(Some(if generic { "job" } else { "employer" }));
     }
     if rest.contains('岁') && !rest.contains("孩子") && !rest.contains('女') && !rest.contains('儿') {
         return fact(Some("age"));
     }
-    if let Some(what) = rest.strip_prefix('是') {
-        let job = what.starts_with("一名") || ["师", "员", "经理", "护士", "医生", "律师", "工程师", "designer", "engineer"].iter().any(|j| what.ends_with(j));
-        return fact(job.then_some("job"));
+    if let Some(what) = clause.strip_prefix('是') {
+        let job = what.starts_with("一名") || ["师", "员", "经理", "护士", "医生", "律师", "工程师", "designer", "engineer", "developer"].iter().any(|j| what.ends_with(j));
+        // "我是上海人": where the user is from.
+        let from = what.ends_with('人') && what.chars().count() <= 4 && !what.contains('个');
+        // "我是九零后": the decade of birth.
+        let decade = what.starts_with(|c: char| NUMERALS.contains(c)) && what.ends_with('后');
+        return fact(if job { Some("job") } else if decade { Some("age") } else { from.then_some("home_city") });
     }
     let family = ["孩子", "女儿", "儿子", "哥哥", "姐姐", "弟弟", "妹妹", "猫", "狗"];
     let home = rest.trim_start_matches("家里").trim_start_matches('家');
     if (home.starts_with('有') || home.starts_with("养了")) && family.iter().any(|w| rest.contains(w)) {
         return fact(None);
     }
-    if ["结婚", "独生", "左撇子", "在读"].iter().any(|w| rest.contains(w)) {
+    if ["结婚", "独生", "左撇子", "在读", "身高"].iter().any(|w| rest.contains(w)) {
+        return fact(None);
+    }
+    None
+}
+
+/// "我爱人是医生", "我父母都是老师": a lasting fact about the user's spouse
+/// or parents (not their tastes, which are theirs, nor an event).
+fn close_family(rest: &str, once: bool) -> Option<Statement> {
+    let after = CLOSE.iter().find_map(|r| rest.strip_prefix(r))?.trim_start_matches(['妈', '爸', '都', '也']);
+    let taste = ["吃", "喝", "素", "喜欢", "是不是"].iter().any(|w| after.contains(w));
+    if after.starts_with('是') && !once && !taste {
         return fact(None);
     }
     None
