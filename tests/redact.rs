@@ -49,7 +49,7 @@ fn durable_redacts_messages_tool_calls_facts_and_edits_before_saving() {
     }
     // Reloaded, memory holds the placeholders.
     let again = Durable::open(common::options(true), common::o200k(), Faulty::healthy(&map)).unwrap();
-    let history = serde_json::to_string(&again.controller().history()).unwrap();
+    let history = serde_json::to_string(&again.controller().unwrap().history()).unwrap();
     assert!(history.contains("密钥 [redacted:openai-key]") && !history.contains(KEY));
 }
 
