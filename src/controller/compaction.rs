@@ -183,7 +183,7 @@ impl Controller {
             .into_iter()
             .zip(first_seq..)
             .map(|((key, text, kind), seq)| {
-                let fact = Fact { id: format!("f-{}-{seq}", self.opts.writer), key, text, kind, tags: vec!["auto".into()], source: Some(episode_id.to_string()), document: None, created_at };
+                let fact = Fact { id: format!("f-{}-{seq}", self.opts.writer), key, text, kind, tags: vec!["auto".into()], source: Some(episode_id.to_string()), document: None, created_at, ..Fact::default() };
                 (fact, seq)
             })
             .collect()

@@ -33,7 +33,7 @@ pub mod tools;
 mod writes;
 
 pub use knowledge::{PreparedEmbeddings, PreparedProcedures, PreparedRemember, Remembered};
-pub use search::{Found, Hit, HitKind, Scope, SearchIndex, SearchOptions};
+pub use search::{Found, Held, Hit, HitKind, Scope, SearchIndex, SearchOptions};
 pub use stats::{LayerTokens, MessageStats, Stats, TokenizerStats};
 pub use archive::{recent_keys, RECENT_EPISODES};
 pub use threads::ThreadInfo;

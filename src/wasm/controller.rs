@@ -233,6 +233,7 @@ impl MemoryController {
                 episodic_tokens: js.size("episodicTokens")?,
                 task_tokens: js.size("taskTokens")?,
                 now: Some(now),
+                as_of: js.number("asOf")?,
                 keep_fields: js.strings("keepFields")?,
                 degraded,
                 layout: Layout::parse(js.string("layout")?.as_deref()).map_err(js_error)?,
@@ -283,11 +284,14 @@ impl MemoryController {
         })
     }
 
-    /// Live facts, preferences and document chunks, oldest first.
+    /// Live facts, preferences and document chunks, oldest first, each
+    /// with `validFrom` (and `validUntil` once ended); `{ asOf }` (ms): those
+    /// that held then instead.
     #[wasm_bindgen(unchecked_return_type = "Promise<Fact[]>")]
-    pub fn facts(&self) -> Async {
+    pub fn facts(&self, #[wasm_bindgen(unchecked_optional_param_type = "{ asOf?: number }")] options: JsValue) -> Async {
         let inner = self.inner.clone();
-        self.enqueue(async move { to_js(&inner.borrow().facts()) })
+        let as_of = Small::read(&options, &["asOf"]).and_then(|o| o.number("asOf"));
+        self.enqueue(async move { to_js(&inner.borrow().facts_as_of(as_of?)) })
     }
 
     /// Every value a key has had, oldest first (the last one is live).

@@ -312,6 +312,27 @@ export type Fact = {
    */
   document?: string;
   createdAt: number;
+  /**
+   * When it became true (ms); stored only when the host said so,
+   * reported always (default: `created_at`, when it was stated).
+   */
+  validFrom?: number;
+  /**
+   * When it stopped holding (ms): the start of the fact that ended it.
+   * Derived from later records when reported, never stored (and never
+   * read: `valid` derives it), so records stay immutable.
+   */
+  validUntil?: number;
+  /**
+   * Ids of facts this one contradicts without sharing their key ("I
+   * moved to Berlin" ends "I live in Shanghai"): they end where it begins.
+   */
+  supersedes?: Array<string>;
+  /**
+   * Ids of facts this one restates (a consolidation's merge of
+   * duplicates): they leave the current view and stay in history.
+   */
+  merges?: Array<string>;
 };
 
 /**

@@ -174,6 +174,8 @@ export interface RememberInput {
   source?: string;
   /** Default "fact", or "document" for unkeyed text longer than one chunk (300 tokens). */
   kind?: "fact" | "preference" | "document";
+  /** When it became true (ms since the epoch). Default now. A value of a key that began before the current one is history at once. */
+  validFrom?: number;
 }
 export interface SearchOptions {
   /** Default 10. */
@@ -184,6 +186,8 @@ export interface SearchOptions {
   tags?: string[];
   from?: number;
   to?: number;
+  /** Facts and preferences that held at this time (ms) instead of those that hold now. */
+  asOf?: number;
 }
 /** A hit as `search` returns it; with a reranker, `score` is the reranker's. */
 export interface SearchHit extends Hit {
@@ -230,6 +234,8 @@ export interface ContextOptions {
   keepFields?: string[];
   /** "stable" (default): the recall block goes right before the newest user turn, so everything before it is the same from call to call between compactions (`ctx.cache`). "recall-first": right after the pinned blocks, as before 0.2. */
   layout?: "stable" | "recall-first";
+  /** The time (ms) the question is about: the recall block ranks the facts that held then first, each with its validity. Default: a time phrase of the query ("last year", "in March", 去年, 上个月), else now. */
+  asOf?: number;
 }
 /**
  * Usage as a client returns it: OpenAI chat (`prompt_tokens`, `completion_tokens`,
