@@ -102,3 +102,26 @@ fn a_question_about_the_past_ranks_what_held_then_in_either_language() {
         assert!(block.contains(&format!("{} (2024-01 to 2026-03)", texts[0])) && block.contains(&format!("{} (since 2026-03)", texts[1])), "{block}");
     }
 }
+
+#[test]
+fn a_contradiction_without_a_shared_key_supersedes_by_the_rules_and_the_host_can_say_otherwise() {
+    let mut c = controller();
+    let sh = remember(&mut c, None, "I live in Shanghai.", None, 1.0);
+    let job = remember(&mut c, None, "I work at Tencent.", None, 2.0);
+    let sister = remember(&mut c, None, "My sister lives in Suzhou.", None, 3.0);
+    let be = remember(&mut c, Some("home_city"), "The user moved to Berlin.", None, 4.0);
+    assert_eq!(be.superseded.as_deref(), Some(sh.id.as_str()));
+    let live: Vec<String> = c.facts().iter().map(|f| f.id.clone()).collect();
+    assert_eq!(live, vec![job.id.clone(), sister.id.clone(), be.id.clone()]);
+    let ended = c.facts_as_of(Some(1.5));
+    assert!(ended.iter().any(|f| f.id == sh.id && f.valid_until == Some(4.0)));
+    // The host's own judgement wins: `supersedes: []` ends nothing, and an id ends that fact.
+    let input = |text: &str, supersedes: Vec<String>| RememberInput { text: text.into(), supersedes: Some(supersedes), ..Default::default() };
+    let p = c.prepare_remember(input("我在字节跳动工作。", vec![]), 5.0).unwrap();
+    c.commit_remember(p);
+    assert_eq!(c.facts().len(), 4);
+    let p = c.prepare_remember(input("我在字节跳动工作。", vec![job.id.clone()]), 6.0).unwrap();
+    assert_eq!(c.commit_remember(p).superseded, Some(job.id.clone()));
+    let err = c.prepare_remember(input("x", vec![sh.id.clone()]), 7.0).unwrap_err();
+    assert_eq!(err.code(), "INVALID_INPUT", "an ended fact cannot be ended again");
+}

@@ -81,6 +81,8 @@ impl Controller {
             valid_from: input.valid_from,
             ..Fact::default()
         };
+        let supersedes = if is_doc { vec![] } else { self.superseded_by(&input.text, input.key.as_deref(), input.supersedes.as_deref())? };
+        let base = Fact { supersedes, ..base };
         let texts = if is_doc { chunk(&input.text, CHUNK_TOKENS, CHUNK_OVERLAP, &count) } else { vec![input.text.clone()] };
         let doc_id = is_doc.then(|| format!("d-{writer}-{}", self.books.next_seq));
         let mut facts = Vec::new();
@@ -175,6 +177,31 @@ impl Controller {
         self.books.next_seq = p.seq + 1;
         self.procedures = Some(super::ProceduresState { parsed: p.parsed, raw: p.raw, writer: self.opts.writer.clone(), seq: p.seq, lc, ts: p.ts });
         self.books.folding.logged(&p.write);
+    }
+
+    /// The live facts and preferences a new one (`text`, `key`) ends: those
+    /// the host names (`given`, each a live fact's id), else those it
+    /// contradicts by the offline rules (`semantic::claim`: the same
+    /// attribute of the same subject, another value), other keys than its
+    /// own (its own key's chain ends that one already).
+    ///
+    /// # Errors
+    /// `INVALID_INPUT` when a given id is not a live fact or preference.
+    pub(crate) fn superseded_by(&self, text: &str, key: Option<&str>, given: Option<&[String]>) -> Result<Vec<String>> {
+        let live = self.facts();
+        let live = live.iter().filter(|f| f.kind != FactKind::Chunk);
+        if let Some(ids) = given {
+            if let Some(bad) = ids.iter().find(|id| !live.clone().any(|f| &f.id == *id)) {
+                return Err(crate::error::MemoryError::input("remember.supersedes", format!("{bad:?} is not a live fact or preference")));
+            }
+            return Ok(ids.to_vec());
+        }
+        let contradicts = |f: &&&Fact| f.key.is_none() || f.key.as_deref() != key;
+        Ok(live
+            .filter(contradicts)
+            .filter(|f| crate::semantic::claim::relation((&f.text, f.key.as_deref()), (text, key)) == crate::semantic::claim::Relation::Contradicts)
+            .map(|f| f.id.clone())
+            .collect())
     }
 
     /// Every version of a key, oldest first (as stated), each with when it held.

@@ -38,7 +38,7 @@ pub use stats::{LayerTokens, MessageStats, Stats, TokenizerStats};
 pub use archive::{recent_keys, RECENT_EPISODES};
 pub use threads::ThreadInfo;
 
-pub use compaction::{CompactionJob, PreparedCompaction, SummaryRequest};
+pub use compaction::{CompactionJob, CurrentFact, PreparedCompaction, SummaryRequest, MAX_CURRENT};
 pub use forget::{ForgetTarget, Forgotten, PreparedForget};
 pub use writes::{PreparedAdd, PreparedFold, PreparedUsage};
 

@@ -130,7 +130,7 @@ impl Controller {
         if tokens > REMEMBER_MAX_TOKENS {
             return Err(error(format!("the text has {tokens} tokens; remember takes at most {REMEMBER_MAX_TOKENS}: store the gist, or several facts")));
         }
-        Ok(ToolPlan::Remember(RememberInput { key, text, tags: Vec::new(), source: Some(SOURCE.into()), kind: Some(kind), valid_from: None }))
+        Ok(ToolPlan::Remember(RememberInput { key, text, tags: Vec::new(), source: Some(SOURCE.into()), kind: Some(kind), valid_from: None, supersedes: None }))
     }
 
     fn plan_forget(&self, args: &Args) -> std::result::Result<ToolPlan, String> {

@@ -9,6 +9,7 @@
 
 pub mod block;
 pub mod chunk;
+pub mod claim;
 pub mod learn;
 pub mod valid;
 pub mod when;
@@ -91,6 +92,9 @@ pub struct RememberInput {
     pub kind: Option<String>,
     /// When it became true (ms since the epoch); default now.
     pub valid_from: Option<f64>,
+    /// Ids of live facts this one ends; default: those it contradicts by
+    /// the offline rules (`claim`); `[]`: none.
+    pub supersedes: Option<Vec<String>>,
 }
 
 impl RememberInput {

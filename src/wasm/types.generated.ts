@@ -394,6 +394,22 @@ export type SummaryRequest = {
    * are what is learned, these only point at what to look at.
    */
   candidates?: Array<string>;
+  /**
+   * The user's live facts and preferences (the newest, at most
+   * [`MAX_CURRENT`]): the model returns in `supersedes` the ids of
+   * those the range contradicts ("I moved to Berlin" ends "lives in
+   * Shanghai"); they stay in history.
+   */
+  currentFacts?: Array<CurrentFact>;
+};
+
+/**
+ * A live fact as a request shows it to the model.
+ */
+export type CurrentFact = {
+  id: string;
+  key?: string;
+  text: string;
 };
 
 /**

@@ -176,6 +176,8 @@ export interface RememberInput {
   kind?: "fact" | "preference" | "document";
   /** When it became true (ms since the epoch). Default now. A value of a key that began before the current one is history at once. */
   validFrom?: number;
+  /** Ids of live facts this one ends (they stay in history). Default: those it contradicts by the offline rules (the same attribute of the same subject, another value: "I moved to Berlin" ends "I live in Shanghai"); `[]`: none. */
+  supersedes?: string[];
 }
 export interface SearchOptions {
   /** Default 10. */
