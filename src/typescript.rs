@@ -13,7 +13,7 @@
 use ts_rs::{Config, TS};
 
 use crate::context::{Budget, CacheHint, Context, Degraded, KnowledgeSection, OmitReason, Omitted, RecentSection, RetrievalMode, Sections, SummarySection, SystemSection};
-use crate::controller::{Added, CompactionEvent, CurrentFact, Forgotten, Found, Hit, HitKind, HistoryItem, LayerTokens, MessageStats, Remembered, Stats, SummaryRequest, ThreadInfo, TokenizerStats};
+use crate::controller::{Added, CompactionEvent, Consolidated, CurrentFact, Forgotten, Found, Hit, HitKind, HistoryItem, LayerTokens, MessageStats, Remembered, Stats, SummaryRequest, ThreadInfo, TokenizerStats};
 use crate::cost::{CostLedger, ModelCost, PurposeCost};
 use crate::episodic::{Episode, SummarySource};
 use crate::message::Message;
@@ -138,6 +138,7 @@ fn declarations() -> Out {
     declaration::<SummarySource>(&cfg, out);
     declaration::<SummaryRequest>(&cfg, out);
     declaration::<CurrentFact>(&cfg, out);
+    declaration::<Consolidated>(&cfg, out);
     declaration::<Stats>(&cfg, out);
     declaration::<TokenizerStats>(&cfg, out);
     declaration::<MessageStats>(&cfg, out);

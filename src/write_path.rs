@@ -124,6 +124,18 @@ impl<S: Store> WritePath<S> {
         Ok(self.controller.borrow_mut().commit_remember(p))
     }
 
+    /// Consolidates facts and preferences offline (see `controller::consolidate`).
+    ///
+    /// # Errors
+    /// Those of [`Controller::prepare_consolidate`]; the store's (what was
+    /// saved before a failure is read on the next open, and holds).
+    pub async fn consolidate(&self, now: f64) -> Result<crate::controller::Consolidated, S::Error> {
+        let (p, out) = self.controller.borrow().prepare_consolidate(now)?;
+        self.save_all(&p.writes).await?;
+        self.controller.borrow_mut().commit_consolidate(p);
+        Ok(out)
+    }
+
     /// # Errors
     /// Those of [`Controller::prepare_procedures`]; the store's (nothing changed).
     pub async fn set_procedures(&self, raw: serde_json::Value, now: f64) -> Result<(), S::Error> {

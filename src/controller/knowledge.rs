@@ -20,7 +20,7 @@ pub const CHUNK_OVERLAP: usize = 40;
 #[derive(Debug)]
 pub struct PreparedRemember {
     pub writes: Vec<Write>,
-    facts: Vec<(Fact, u64)>,
+    pub(super) facts: Vec<(Fact, u64)>,
 }
 
 /// What `remember` stored.

@@ -21,6 +21,7 @@ mod placement;
 mod assemble;
 mod books;
 mod compaction;
+mod consolidate;
 mod forget;
 mod knowledge;
 mod queue;
@@ -39,6 +40,7 @@ pub use archive::{recent_keys, RECENT_EPISODES};
 pub use threads::ThreadInfo;
 
 pub use compaction::{CompactionJob, CurrentFact, PreparedCompaction, SummaryRequest, MAX_CURRENT};
+pub use consolidate::Consolidated;
 pub use forget::{ForgetTarget, Forgotten, PreparedForget};
 pub use writes::{PreparedAdd, PreparedFold, PreparedUsage};
 

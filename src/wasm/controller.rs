@@ -256,6 +256,17 @@ impl MemoryController {
         })
     }
 
+    /// Merges live facts and preferences that say the same, ends those the
+    /// offline rules see contradicted by a newer one, and writes a short
+    /// pinned user profile (key `profile`) from the facts that hold;
+    /// nothing is deleted (merged and ended facts stay in history).
+    /// Bounded; a second call on unchanged memory writes nothing.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Consolidated>")]
+    pub fn consolidate(&self) -> Async {
+        let (d, now) = (self.driver.clone(), self.now());
+        self.enqueue(async move { to_js(&d.path.consolidate(now).await?) })
+    }
+
     /// Searches facts, document chunks and every message ever added (working
     /// or archived). Hybrid with an embedder, lexical (BM25) without; if the
     /// embedder fails the result is lexical and its `degraded` says why.

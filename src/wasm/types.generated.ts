@@ -413,6 +413,24 @@ export type CurrentFact = {
 };
 
 /**
+ * What a consolidation did.
+ */
+export type Consolidated = {
+  /**
+   * Ids of the facts written that merge duplicates (each lists them in `merges`).
+   */
+  merged: Array<string>;
+  /**
+   * Ids of the facts ended as contradicted.
+   */
+  superseded: Array<string>;
+  /**
+   * The profile written, if it changed.
+   */
+  profile: string | null;
+};
+
+/**
  * What `stats()` returns: messages, tokens per layer, episodes and cost.
  */
 export type Stats = {
