@@ -35,7 +35,7 @@ pub const PROFILE: &str = "profile";
 
 /// What a consolidation did.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct Consolidated {
     /// Ids of the facts written that merge duplicates (each lists them in `merges`).
@@ -43,6 +43,7 @@ pub struct Consolidated {
     /// Ids of the facts ended as contradicted.
     pub superseded: Vec<String>,
     /// The profile written, if it changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
 }
 

@@ -427,7 +427,7 @@ export type Consolidated = {
   /**
    * The profile written, if it changed.
    */
-  profile: string | null;
+  profile?: string;
 };
 
 /**

@@ -41,3 +41,19 @@ test("the recall block shows what holds and marks the old value; a question abou
     assert.ok(past.indexOf("Shanghai. (2024-01 to 2026-03)") < past.indexOf("Berlin. (since 2026-03)"), past);
   }
 });
+
+test("consolidate: duplicates merged, the profile pinned, a second call writes nothing", async () => {
+  const memory = await MemoryController.create({ model: "gpt-4o", clock: () => NOW });
+  for (let i = 0; i < 3; i++) await memory.remember({ kind: "preference", text: "I like spicy food." });
+  await memory.remember({ text: "I work at Tencent." });
+  const out = await memory.consolidate();
+  assert.equal(out.merged.length, 1);
+  assert.deepEqual(out.superseded, []);
+  assert.match(out.profile, /^User profile:\n- I work at Tencent\.$/);
+  const live = await memory.facts();
+  assert.equal(live.filter((f) => f.text === "I like spicy food.").length, 1);
+  assert.equal(live.find((f) => f.text === "I like spicy food.").merges.length, 3);
+  const ctx = await memory.buildContext({ maxTokens: 2000 });
+  assert.ok(ctx.messages.some((m) => m.content.includes("User profile:")), "the profile is pinned");
+  assert.deepEqual(await memory.consolidate(), { merged: [], superseded: [] });
+});
