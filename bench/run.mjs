@@ -32,6 +32,7 @@ const BENCHMARKS = [
   ["context-quality", "evidence the context shows at 2k/4k/8k tokens on the recall and longchat fixtures vs trimming, BM25 and our search stuffed"],
   ["cache", "a long chat with a context per user turn: cached share (OpenAI's rule), tokens per call, billed input vs trimming, summarization, whole history"],
   ["learn", "what compaction learns about the user offline: precision and recall on a labelled set, fresh turns held out"],
+  ["contradict", "contradictions noticed without a shared key: precision and recall of the offline rules on labelled pairs, a fresh set held out"],
   ["summaries", "evidence turns the offline summaries carry on the recall fixture, tune and held-out"],
   ["redact", "redaction before storing: credential recall and look-alike false positives on a labelled corpus, tune, held-out and fresh"],
   ["import", "importConversations of a generated 100,000-message ChatGPT export through memoryStorage and nodeFileStorage"],

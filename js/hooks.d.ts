@@ -99,6 +99,8 @@ export interface SummarizerRequest {
   language?: string;
   /** User sentences the offline rules read as lasting statements about the user, for the model to confirm; only the model's facts and preferences are learned. */
   candidates?: string[];
+  /** The user's live facts and preferences (the newest 40): the model answers in `supersedes` the ids of those the range contradicts; they end, and stay in history. */
+  currentFacts?: { id: string; key?: string; text: string }[];
 }
 
 /** The model's answer as returned (the controller parses it) and what the call used. */
@@ -119,6 +121,8 @@ export interface SummaryJSON {
   preferences: { key: string; value: string }[];
   /** 0..1 */
   importance: number;
+  /** Ids of `currentFacts` this range contradicts (absent: the controller's offline rules decide; `[]`: none ends). */
+  supersedes?: string[];
 }
 
 /** The summarizer hook as the built-in implements it. */

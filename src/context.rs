@@ -35,7 +35,7 @@ mod note;
 mod options;
 mod recall;
 mod sections;
-pub use note::{utc_day, utc_minute};
+pub use note::{civil_parts, days_from_civil, utc_day, utc_minute, utc_month};
 pub use options::ContextOptions;
 pub use recall::{Recalled, HEADER as KNOWLEDGE_HEADER};
 pub use sections::{Budget, CacheHint, Context, Degraded, KnowledgeSection, OmitReason, Omitted, RecentSection, RetrievalMode, Sections, SummarySection, SystemSection};
@@ -81,6 +81,10 @@ pub struct ContextRequest {
     pub task_tokens: Option<usize>,
     /// The host's clock now (ms), for recall recency; default the last write.
     pub now: Option<f64>,
+    /// The time (ms) the question is about: the recall block ranks the
+    /// facts that held then first (default: a time phrase of the query,
+    /// "last year", 去年, else now).
+    pub as_of: Option<f64>,
     /// Extra stored fields to send as they are (counted), beyond what
     /// `wire` sends for each role.
     pub keep_fields: Vec<String>,

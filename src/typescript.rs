@@ -14,7 +14,7 @@
 use ts_rs::{Config, TS};
 
 use crate::context::{Budget, CacheHint, Context, ContextOptions, Degraded, KnowledgeSection, Layout, OmitReason, Omitted, RecentSection, RetrievalMode, Sections, SummarySection, SystemSection};
-use crate::controller::{Added, AddedMany, CompactionEvent, Forgotten, Found, Hit, HitKind, HistoryItem, LayerTokens, MessageStats, Remembered, Stats, SummaryRequest, ThreadInfo, TokenizerStats};
+use crate::controller::{Added, AddedMany, CompactionEvent, Consolidated, CurrentFact, Forgotten, Found, Hit, HitKind, HistoryItem, LayerTokens, MessageStats, Remembered, Stats, SummaryRequest, ThreadInfo, TokenizerStats};
 use crate::cost::{CostLedger, ModelCost, PurposeCost};
 use crate::episodic::{Episode, SummarySource};
 use crate::message::Message;
@@ -141,6 +141,8 @@ fn declarations() -> Out {
     declaration::<Episode>(&cfg, out);
     declaration::<SummarySource>(&cfg, out);
     declaration::<SummaryRequest>(&cfg, out);
+    declaration::<CurrentFact>(&cfg, out);
+    declaration::<Consolidated>(&cfg, out);
     declaration::<Stats>(&cfg, out);
     declaration::<TokenizerStats>(&cfg, out);
     declaration::<MessageStats>(&cfg, out);

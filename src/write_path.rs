@@ -124,8 +124,11 @@ impl Held<'_> {
     pub fn facts(&self) -> Vec<&crate::semantic::Fact> {
         self.0.facts()
     }
-    pub fn fact_history(&self, key: &str) -> Vec<&crate::semantic::Fact> {
+    pub fn fact_history(&self, key: &str) -> Vec<crate::semantic::Fact> {
         self.0.fact_history(key)
+    }
+    pub fn facts_as_of(&self, as_of: Option<f64>) -> Vec<crate::semantic::Fact> {
+        self.0.facts_as_of(as_of)
     }
     /// # Errors
     /// See [`Controller::plan_tool_call`].
@@ -242,6 +245,18 @@ impl<S: Store> WritePath<S> {
         let p = self.controller.borrow().prepare_remember(input, now)?;
         self.save_all(&p.writes).await?;
         Ok(self.controller.borrow_mut().commit_remember(p))
+    }
+
+    /// Consolidates facts and preferences offline (see `controller::consolidate`).
+    ///
+    /// # Errors
+    /// Those of [`Controller::prepare_consolidate`]; the store's (what was
+    /// saved before a failure is read on the next open, and holds).
+    pub async fn consolidate(&self, now: f64) -> Result<crate::controller::Consolidated, S::Error> {
+        let (p, out) = self.controller.borrow().prepare_consolidate(now)?;
+        self.save_all(&p.writes).await?;
+        self.controller.borrow_mut().commit_consolidate(p);
+        Ok(out)
     }
 
     /// # Errors

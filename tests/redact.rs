@@ -38,7 +38,7 @@ fn durable_redacts_messages_tool_calls_facts_and_edits_before_saving() {
     assert_eq!(d.add(msg(call), 2.0).unwrap().redacted.iter().collect::<Vec<_>>(), [("aws-access-key", 1)]);
     let result = d.add(msg(json!({"role": "tool", "tool_call_id": "c1", "content": format!("token={GITHUB}")})), 3.0).unwrap();
     assert_eq!(result.redacted.get("github-token"), Some(1));
-    let fact = d.remember(RememberInput { key: Some("k".into()), text: format!("deploy key {KEY}"), tags: vec![], source: None, kind: None }, 4.0).unwrap();
+    let fact = d.remember(RememberInput { key: Some("k".into()), text: format!("deploy key {KEY}"), tags: vec![], source: None, kind: None, valid_from: None, supersedes: None }, 4.0).unwrap();
     assert_eq!(fact.redacted.get("openai-key"), Some(1));
     let edited = d.replace(&result.id, msg(json!({"role": "tool", "tool_call_id": "c1", "content": format!("again {GITHUB}")})), 5.0).unwrap();
     assert_eq!(edited.redacted.get("github-token"), Some(1));

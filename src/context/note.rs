@@ -71,8 +71,20 @@ pub fn utc_day(ms: f64) -> String {
     civil((ms / 86_400_000.0).floor() as i64)
 }
 
-/// Howard Hinnant's civil_from_days: the date `days` after 1970-01-01.
+/// `YYYY-MM` (UTC) of a time in ms since the epoch.
+pub fn utc_month(ms: f64) -> String {
+    let (year, month, _) = civil_parts((ms / 86_400_000.0).floor() as i64);
+    format!("{year:04}-{month:02}")
+}
+
 fn civil(days: i64) -> String {
+    let (year, month, day) = civil_parts(days);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// Howard Hinnant's civil_from_days: the date (year, month, day) `days`
+/// after 1970-01-01.
+pub fn civil_parts(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -81,12 +93,30 @@ fn civil(days: i64) -> String {
     let mp = (5 * doy + 2) / 153;
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+/// Hinnant's days_from_civil: days from 1970-01-01 to the first of `month` of `year`.
+pub fn days_from_civil(year: i64, month: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn months_and_days_both_ways() {
+        assert_eq!(super::utc_month(1_775_034_120_000.0), "2026-04");
+        for (y, m) in [(1970, 1), (2000, 2), (2000, 3), (2024, 12), (1969, 12)] {
+            assert_eq!(super::civil_parts(super::days_from_civil(y, m)), (y, m, 1));
+        }
+    }
+
     #[test]
     fn utc_minutes_and_days() {
         assert_eq!(super::utc_minute(0.0), "1970-01-01 00:00");

@@ -39,6 +39,8 @@ pub struct ContextOptions {
     pub keep_fields: Option<Vec<String>>,
     /// "stable" (default): the recall block goes right before the newest user turn, so everything before it is the same from call to call between compactions (`ctx.cache`). "recall-first": right after the pinned blocks, as before 0.2.
     pub layout: Option<Layout>,
+    /// The time (ms) the question is about: the recall block ranks the facts that held then first, each with its validity. Default: a time phrase of the query ("last year", "in March", 去年, 上个月), else now.
+    pub as_of: Option<f64>,
 }
 
 impl ContextRequest {
@@ -60,6 +62,7 @@ impl ContextRequest {
             episodic_tokens: options.episodic_tokens,
             task_tokens: options.task_tokens,
             now: Some(now),
+            as_of: options.as_of,
             keep_fields: options.keep_fields.unwrap_or_default(),
             degraded,
             layout: options.layout.unwrap_or_default(),

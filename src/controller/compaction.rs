@@ -41,7 +41,29 @@ pub struct SummaryRequest {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(test, ts(as = "Option<_>"))] // absent when empty
     pub candidates: Vec<String>,
+    /// The user's live facts and preferences (the newest, at most
+    /// [`MAX_CURRENT`]): the model returns in `supersedes` the ids of
+    /// those the range contradicts ("I moved to Berlin" ends "lives in
+    /// Shanghai"); they stay in history.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<_>"))] // absent when empty
+    pub current_facts: Vec<CurrentFact>,
 }
+
+/// A live fact as a request shows it to the model.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct CurrentFact {
+    pub id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    pub text: String,
+}
+
+/// Most live facts a request shows: the newest; a request stays bounded
+/// whatever the namespace holds.
+pub const MAX_CURRENT: usize = 40;
 
 /// A range moved to the archive whose episode is not stored yet. It names
 /// its messages by id: a `forget` may rebuild the log while the summary is
@@ -111,7 +133,15 @@ impl Controller {
         let ids = moved().map(|s| s.id.clone()).collect();
         let moved: Vec<&Stored> = moved().collect();
         let candidates = self.offline_statements(&moved).into_iter().map(|(text, _)| text).collect();
-        CompactionJob { ids, request: SummaryRequest { messages, previous_summary, candidates }, tokens_before, failure }
+        let current_facts = self.current_facts();
+        CompactionJob { ids, request: SummaryRequest { messages, previous_summary, candidates, current_facts }, tokens_before, failure }
+    }
+
+    /// The newest live facts and preferences, at most [`MAX_CURRENT`], oldest first.
+    pub(crate) fn current_facts(&self) -> Vec<CurrentFact> {
+        let live: Vec<&Fact> = self.facts().into_iter().filter(|f| f.kind != FactKind::Chunk).collect();
+        let skip = live.len().saturating_sub(MAX_CURRENT);
+        live.into_iter().skip(skip).map(|f| CurrentFact { id: f.id.clone(), key: f.key.clone(), text: f.text.clone() }).collect()
     }
 
     /// The episode and facts for a begun compaction. `answer` is the
@@ -178,12 +208,26 @@ impl Controller {
 
     /// What a range teaches, as auto facts numbered from `first_seq` and
     /// sourced to the episode that summarizes it.
+    ///
+    /// What each ends: with a model that answered `supersedes`, the live
+    /// facts it named (only those the request showed, carried by the
+    /// first fact learned); else those each contradicts by the offline
+    /// rules (`semantic::claim`).
     pub(crate) fn learned_facts(&self, moved: &[&Stored], model: Option<&ModelSummary>, episode_id: &str, created_at: f64, first_seq: u64) -> Vec<(Fact, u64)> {
+        let named = model.and_then(|m| m.supersedes.as_ref()).map(|ids| {
+            let shown = self.current_facts();
+            ids.iter().filter(|id| shown.iter().any(|f| &f.id == *id)).cloned().collect::<Vec<_>>()
+        });
         self.learned(moved, model)
             .into_iter()
             .zip(first_seq..)
             .map(|((key, text, kind), seq)| {
-                let fact = Fact { id: format!("f-{}-{seq}", self.opts.writer), key, text, kind, tags: vec!["auto".into()], source: Some(episode_id.to_string()), document: None, created_at };
+                let supersedes = match &named {
+                    Some(ids) if seq == first_seq => ids.clone(),
+                    Some(_) => vec![],
+                    None => self.superseded_by(&text, key.as_deref(), None).unwrap_or_default(),
+                };
+                let fact = Fact { id: format!("f-{}-{seq}", self.opts.writer), key, text, kind, tags: vec!["auto".into()], source: Some(episode_id.to_string()), document: None, created_at, supersedes, ..Fact::default() };
                 (fact, seq)
             })
             .collect()
@@ -388,6 +432,30 @@ mod tests {
         c.commit_compaction(p);
         let got = learned(&c);
         assert_eq!(got, vec![(Some("preference:allergy".into()), "The user is allergic to penicillin.".into(), FactKind::Preference)]);
+    }
+
+    /// The request shows the live facts; the model's `supersedes` ends
+    /// those it names (only those shown), and without the field the
+    /// offline rules decide.
+    #[test]
+    fn the_model_is_told_the_current_facts_and_says_which_end() {
+        for (answer, ended) in [
+            (r#"{"summary":"moved","facts":[{"key":"city","value":"The user moved to Berlin."}],"supersedes":["SHANGHAI","f-nobody-1"]}"#, true),
+            (r#"{"summary":"moved","facts":[{"key":"city","value":"The user moved to Berlin."}],"supersedes":[]}"#, false),
+            (r#"{"summary":"moved","facts":[{"key":"city","value":"The user moved to Berlin."}]}"#, true),
+        ] {
+            let mut c = chat(&[]);
+            let p = c.prepare_remember(crate::semantic::RememberInput { text: "The user lives in Shanghai.".into(), ..Default::default() }, 0.0).unwrap();
+            let shanghai = c.commit_remember(p).id;
+            say(&mut c, &["I moved to Berlin.", "Nice."]);
+            let job = c.begin_compaction().unwrap();
+            assert_eq!(job.request.current_facts.iter().map(|f| f.id.as_str()).collect::<Vec<_>>(), vec![shanghai.as_str()]);
+            let p = c.finish_compaction(job, Some(&answer.replace("SHANGHAI", &shanghai)), 100.0).unwrap();
+            c.commit_compaction(p);
+            let live: Vec<&str> = c.facts().iter().map(|f| f.text.as_str()).collect();
+            assert_eq!(!live.contains(&"The user lives in Shanghai."), ended, "{answer}: {live:?}");
+            assert_eq!(c.semantic.facts.len(), 2, "nothing is deleted");
+        }
     }
 
     /// A range with nothing lasting asks without candidates (the field is absent).

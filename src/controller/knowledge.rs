@@ -20,7 +20,7 @@ pub const CHUNK_OVERLAP: usize = 40;
 #[derive(Debug)]
 pub struct PreparedRemember {
     pub writes: Vec<Write>,
-    facts: Vec<(Fact, u64)>,
+    pub(super) facts: Vec<(Fact, u64)>,
 }
 
 /// What `remember` stored.
@@ -82,7 +82,11 @@ impl Controller {
             source: input.source.clone(),
             document: None,
             created_at: ts,
+            valid_from: input.valid_from,
+            ..Fact::default()
         };
+        let supersedes = if is_doc { vec![] } else { self.superseded_by(&input.text, input.key.as_deref(), input.supersedes.as_deref())? };
+        let base = Fact { supersedes, ..base };
         let texts = if is_doc { chunk(&input.text, CHUNK_TOKENS, CHUNK_OVERLAP, &count) } else { vec![input.text.clone()] };
         let doc_id = is_doc.then(|| format!("d-{writer}-{}", self.books.next_seq));
         let mut facts = Vec::new();
@@ -109,12 +113,12 @@ impl Controller {
     #[allow(clippy::indexing_slicing)]
     pub fn commit_remember(&mut self, p: PreparedRemember) -> Remembered {
         let first = &p.facts[0].0;
-        let superseded = first.key.as_ref().and_then(|k| self.semantic.facts.iter().rev().find(|f| f.key.as_ref() == Some(k)).map(|f| f.id.clone()));
+        let before = self.semantic.live();
         let out = Remembered {
             id: first.document.clone().unwrap_or_else(|| first.id.clone()),
             kind: first.kind,
             chunks: if first.kind == FactKind::Chunk { p.facts.iter().map(|(f, _)| f.id.clone()).collect() } else { vec![] },
-            superseded,
+            superseded: None,
             redacted: Default::default(),
         };
         let lcs: Vec<u64> = p.facts.iter().map(|(f, seq)| self.lc_at(f.created_at, *seq)).collect();
@@ -127,7 +131,10 @@ impl Controller {
             self.index_fact(slot);
             self.books.folding.logged(&write);
         }
-        out
+        // What held before and no longer does: the value this one ended.
+        let after = self.semantic.validity();
+        let superseded = before.into_iter().find(|&i| after.get(i).is_some_and(|v| !v.current())).and_then(|i| self.semantic.facts.get(i)).map(|f| f.id.clone());
+        Remembered { superseded, ..out }
     }
 
     /// Embeddings the embedder returned for `ids`, checked and ready to store.
@@ -177,13 +184,50 @@ impl Controller {
         self.books.folding.logged(&p.write);
     }
 
-    /// Every version of a key, oldest first.
-    pub fn fact_history(&self, key: &str) -> Vec<&Fact> {
-        self.semantic.history(key)
+    /// The live facts and preferences a new one (`text`, `key`) ends: those
+    /// the host names (`given`, each a live fact's id), else those it
+    /// contradicts by the offline rules (`semantic::claim`: the same
+    /// attribute of the same subject, another value), other keys than its
+    /// own (its own key's chain ends that one already).
+    ///
+    /// # Errors
+    /// `INVALID_INPUT` when a given id is not a live fact or preference.
+    pub(crate) fn superseded_by(&self, text: &str, key: Option<&str>, given: Option<&[String]>) -> Result<Vec<String>> {
+        let live = self.facts();
+        let live = live.iter().filter(|f| f.kind != FactKind::Chunk);
+        if let Some(ids) = given {
+            if let Some(bad) = ids.iter().find(|id| !live.clone().any(|f| &f.id == *id)) {
+                return Err(crate::error::MemoryError::input("remember.supersedes", format!("{bad:?} is not a live fact or preference")));
+            }
+            return Ok(ids.to_vec());
+        }
+        let contradicts = |f: &&&Fact| f.key.is_none() || f.key.as_deref() != key;
+        Ok(live
+            .filter(contradicts)
+            .filter(|f| crate::semantic::claim::relation((&f.text, f.key.as_deref()), (text, key)) == crate::semantic::claim::Relation::Contradicts)
+            .map(|f| f.id.clone())
+            .collect())
+    }
+
+    /// Every version of a key, oldest first (as stated), each with when it held.
+    pub fn fact_history(&self, key: &str) -> Vec<Fact> {
+        let validity = self.semantic.validity();
+        (0..self.semantic.facts.len()).filter(|&i| self.semantic.facts.get(i).is_some_and(|f| f.key.as_deref() == Some(key))).filter_map(|i| self.semantic.reported(i, &validity)).collect()
     }
 
     /// Live facts, preferences and chunks, in the order they were remembered.
     pub fn facts(&self) -> Vec<&Fact> {
         self.semantic.live().into_iter().filter_map(|i| self.semantic.facts.get(i)).collect()
+    }
+
+    /// Facts, preferences and chunks as reported, each with when it held:
+    /// the live ones, or with `as_of` those that held then (ms).
+    pub fn facts_as_of(&self, as_of: Option<f64>) -> Vec<Fact> {
+        let validity = self.semantic.validity();
+        let held = |i: usize| validity.get(i).is_some_and(|v| match as_of {
+            None => v.current(),
+            Some(t) => v.during(t, t) || self.semantic.facts.get(i).is_some_and(|f| f.kind == FactKind::Chunk),
+        });
+        (0..self.semantic.facts.len()).filter(|&i| held(i)).filter_map(|i| self.semantic.reported(i, &validity)).collect()
     }
 }

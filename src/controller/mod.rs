@@ -22,6 +22,7 @@ mod assemble;
 mod batch;
 mod books;
 mod compaction;
+mod consolidate;
 mod forget;
 mod knowledge;
 mod pages;
@@ -36,12 +37,13 @@ mod writes;
 
 pub use pages::Page;
 pub use knowledge::{PreparedEmbeddings, PreparedProcedures, PreparedRemember, Remembered};
-pub use search::{Found, Hit, HitKind, Scope, SearchIndex, SearchOptions};
+pub use search::{Found, Held, Hit, HitKind, Scope, SearchIndex, SearchOptions};
 pub use stats::{LayerTokens, MessageStats, Stats, TokenizerStats};
 pub use archive::{recent_keys, Need, RECENT_EPISODES};
 pub use threads::ThreadInfo;
 
-pub use compaction::{CompactionJob, PreparedCompaction, SummaryRequest};
+pub use compaction::{CompactionJob, CurrentFact, PreparedCompaction, SummaryRequest, MAX_CURRENT};
+pub use consolidate::Consolidated;
 pub use forget::{ForgetTarget, Forgotten, PreparedForget};
 pub use writes::{PreparedAdd, PreparedFold, PreparedUsage};
 pub use batch::{parse_batch, AddedMany, PreparedBatch};

@@ -2,7 +2,7 @@
 //! hits above a relevance floor, as dated lines, and the episodes that match,
 //! in one list best first (`context::recall` fits them into the context).
 
-use super::search::{Scope, SearchOptions, Slot};
+use super::search::{Held, Scope, SearchOptions, Slot};
 use super::Controller;
 use crate::context::{ContextRequest, Recalled};
 use crate::error::Result;
@@ -37,8 +37,14 @@ impl Controller {
     /// As [`Controller::search`].
     pub(super) fn recalled(&self, req: &ContextRequest, query: &str) -> Result<Vec<Recalled>> {
         let k = (req.max_tokens.saturating_sub(req.reserve_output) / 16).clamp(20, MAX_RECALLED);
-        let hits = self.relevant(query, req.query_vector.as_deref(), k, &["fact", "chunk", "message"], None)?;
-        Ok(interleave(hits, self.recalled_episodes(req, query)))
+        let now = req.now.unwrap_or(self.books.last_ts.max(0.0));
+        let (when, query) = match (req.as_of, crate::semantic::when::phrase(query, now)) {
+            (Some(t), _) => (Some((t, t)), query.to_string()),
+            (None, Some((span, rest))) => (Some(span), rest),
+            (None, None) => (None, query.to_string()),
+        };
+        let hits = self.relevant(&query, req.query_vector.as_deref(), k, &["fact", "chunk", "message"], None, when)?;
+        Ok(interleave(hits, self.recalled_episodes(req, &query)))
     }
 
     /// What memory knows about `query`, best first: facts of `kinds` (a
@@ -54,17 +60,59 @@ impl Controller {
     /// share of what the query could match in this namespace, so one common
     /// word ("周末") does not bring back a turn about something else.
     ///
+    /// Facts that no longer hold are found too, marked with when they held
+    /// ("(until 2026-03)") and weighed [`NOT_THEN`] of their score, so the
+    /// value that holds comes first. `when` (ms) is the time a question
+    /// asks about (`asOf`, or a phrase such as "last year", 去年): the facts
+    /// that held then come first instead, each with its validity.
+    ///
     /// # Errors
     /// As [`Controller::search`].
-    pub(crate) fn relevant(&self, query: &str, vector: Option<&[f32]>, k: usize, kinds: &[&str], search: Option<Scope>) -> Result<Vec<Recalled>> {
-        let opts = SearchOptions { k: Some(k), kinds: Some(kinds.iter().map(|k| k.to_string()).collect()), scope: search.unwrap_or_default(), ..Default::default() };
+    pub(crate) fn relevant(&self, query: &str, vector: Option<&[f32]>, k: usize, kinds: &[&str], search: Option<Scope>, when: Option<(f64, f64)>) -> Result<Vec<Recalled>> {
+        let opts = SearchOptions { k: Some(k), kinds: Some(kinds.iter().map(|k| k.to_string()).collect()), scope: search.unwrap_or_default(), held: Held::Any, ..Default::default() };
         let mut ranked = self.ranked(query, &opts, vector)?;
         // Working memory is in view (the turns): before the floor, or the
-        // newest turn, often the query itself, would set it.
+        // newest turn, often the query itself, would set it. The `search`
+        // tool (`search: Some`) shows it: its caller sees no turns.
         ranked.retain(|&(slot, _)| search.is_some() || !matches!(Slot::of(slot), Slot::Message(i) if self.window.log.get(i).is_some_and(|s| s.place == crate::window::Place::Working)));
+        let validity = self.semantic.validity();
+        let then = |i: usize| validity.get(i).is_none_or(|v| match when {
+            None => v.current(),
+            Some((from, to)) => v.during(from, to),
+        });
         let hybrid = vector.is_some() && !self.index.vectors.is_empty();
         let [of_best, of_query] = if hybrid { RELEVANCE_FLOOR.hybrid } else { RELEVANCE_FLOOR.lexical };
         let floor = (ranked.first().map_or(0.0, |h| h.1) * of_best).max(of_query * self.index.lexical.query_weight(query, 1));
+        // The floor reads how well a hit matches; when it held only orders.
+        ranked.retain(|&(_, score)| score >= floor);
+        // A value that did not hold brings the one that replaced it (and
+        // held then, or holds now) just above it: "where do I live" may
+        // match the old wording only ("I live in Shanghai" over "I moved
+        // to Berlin").
+        let mut replacing: Vec<(u64, f32)> = Vec::new();
+        for (slot, score) in ranked.iter_mut() {
+            if let Slot::Fact(i) = Slot::of(*slot) {
+                if !then(i) {
+                    let mut by = validity.get(i).and_then(|v| v.by);
+                    for _ in 0..MAX_HOPS {
+                        match by {
+                            Some(j) if !then(j) => by = validity.get(j).and_then(|v| v.by),
+                            _ => break,
+                        }
+                    }
+                    let wanted = |j: usize| self.semantic.facts.get(j).is_some_and(|f| kinds.contains(&super::HitKind::from(f.kind).name()));
+                    replacing.extend(by.filter(|&j| then(j) && wanted(j)).map(|j| (Slot::Fact(j).id(), *score)));
+                    *score *= NOT_THEN;
+                }
+            }
+        }
+        for (slot, score) in replacing {
+            match ranked.iter_mut().find(|(s, _)| *s == slot) {
+                Some(hit) => hit.1 = hit.1.max(score),
+                None => ranked.push((slot, score)),
+            }
+        }
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
         let message = |id: &str, ts: f64, m: &crate::message::Message, other: bool| Recalled {
             id: id.to_string(),
             text: format!("{} {}{}: {}", crate::context::utc_day(ts), m.name.as_deref().unwrap_or(m.role.as_str()), if other { " (another conversation)" } else { "" }, m.content_text()),
@@ -75,7 +123,6 @@ impl Controller {
         };
         Ok(ranked
             .into_iter()
-            .take_while(|&(_, score)| score >= floor)
             .filter_map(|(slot, _)| match Slot::of(slot) {
                 Slot::Message(i) => self.window.log.get(i).map(|s| message(&s.id, s.ts, &s.message, false)),
                 Slot::Other(q) => match self.others.get(q)? {
@@ -84,7 +131,13 @@ impl Controller {
                 },
                 Slot::Fact(i) => self.semantic.facts.get(i).map(|f| Recalled {
                     id: f.id.clone(),
-                    text: f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text)),
+                    text: {
+                        let text = f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text));
+                        match validity.get(i).filter(|v| f.kind != crate::semantic::FactKind::Chunk && (when.is_some() || !v.current())) {
+                            Some(v) => format!("{text} ({})", held(v, when.is_some())),
+                            None => text,
+                        }
+                    },
                     at: None,
                     message: None,
                     episode: false,
@@ -121,6 +174,27 @@ impl Controller {
                 covers: e.message_ids.clone(),
             })
             .collect()
+    }
+}
+
+/// The weight of a fact's score when it did not hold at the time asked
+/// about (now, by default): found, but after the values that held, so a
+/// superseded home city still answers "where did I live before" without
+/// outranking the current one.
+pub const NOT_THEN: f32 = 0.5;
+
+/// Most replacements followed from a value that did not hold to one that did.
+const MAX_HOPS: usize = 8;
+
+/// When a fact held, as the recall block says it (UTC months): "until
+/// 2026-03" beside the values that hold now; "2024-05 to 2026-03" or
+/// "since 2024-05" for a question about a time (`asked`).
+fn held(v: &crate::semantic::valid::Validity, asked: bool) -> String {
+    let month = crate::context::utc_month;
+    match v.until {
+        Some(u) if asked => format!("{} to {}", month(v.from), month(u)),
+        Some(u) => format!("until {}", month(u)),
+        None => format!("since {}", month(v.from)),
     }
 }
 

@@ -178,18 +178,30 @@ pub struct SearchOptions {
     /// Only items created at or after / at or before these times (ms).
     pub from: Option<f64>,
     pub to: Option<f64>,
+    /// Which facts and preferences are searched: the live ones (default),
+    /// those that held at a time, or any (recall ranks them itself).
+    pub held: Held,
+}
+
+/// Which facts and preferences a search reaches, by when they held
+/// (`semantic::valid`); chunks and messages are reached whatever it is.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Held {
+    /// Those that hold now.
+    #[default]
+    Now,
+    /// Those that held at some moment of `[from, to]` (ms).
+    During(f64, f64),
+    /// Every one, ended or not (never a merged one: its merge stands for it).
+    Any,
 }
 
 impl Controller {
-    /// Indexes the fact at `slot` (and removes the one it supersedes).
+    /// Indexes the fact at `slot`. Every fact is indexed, ended ones too
+    /// (`search` as of a time, recall of what held then); which ones a
+    /// search sees is decided when it runs (`ranked`).
     pub(crate) fn index_fact(&mut self, slot: usize) {
         let Some(fact) = self.semantic.facts.get(slot).filter(|_| !self.index.stale) else { return };
-        if let Some(key) = &fact.key {
-            if let Some(old) = self.semantic.facts.iter().take(slot).rposition(|f| f.key.as_ref() == Some(key)) {
-                self.index.lexical.remove(Slot::Fact(old).id());
-                self.index.vectors.remove(Slot::Fact(old).id());
-            }
-        }
         let id = Slot::Fact(slot).id();
         self.index.lexical.add(id, &fact.text);
         self.index.set_slot(&fact.id, id);
@@ -241,7 +253,7 @@ impl Controller {
         for q in 0..self.others.len() {
             self.index_other(q, true);
         }
-        for slot in self.semantic.live() {
+        for slot in 0..self.semantic.facts.len() {
             self.index_fact(slot);
         }
         for (i, e) in self.episodic.episodes.iter().enumerate() {
@@ -351,7 +363,7 @@ impl Controller {
             if let Some(i) = self.episodic.episodes.iter().position(|e| e.id == id) {
                 let _ = self.index.episode_vectors.add(i as u64, &v);
             }
-            // Only what the lexical index holds is live (superseded facts are not).
+            // Only what the lexical index holds is searched (not instructions).
             if let Some(slot) = self.index.slot_of(&id).filter(|&s| self.index.lexical.contains(s)) {
                 if let Some(hit) = self.hit(slot, 0.0).filter(|h| h.id == id) {
                     let _ = self.index.vectors.add(slot, &self.index.centres.centre(script_of(&hit.text), &v));
@@ -389,11 +401,20 @@ impl Controller {
         let want = |k: &str| kinds.iter().any(|x| x == k);
         let in_time = |t: f64| opts.from.is_none_or(|f| t >= f) && opts.to.is_none_or(|to| t <= to);
         let untagged = opts.tags.as_ref().is_none_or(|t| t.is_empty());
+        let validity = self.semantic.validity();
+        let held = |i: usize, f: &crate::semantic::Fact| {
+            f.kind == crate::semantic::FactKind::Chunk
+                || validity.get(i).is_some_and(|v| match opts.held {
+                    Held::Now => v.current(),
+                    Held::During(from, to) => v.during(from, to),
+                    Held::Any => !v.merged,
+                })
+        };
         // (instructions are never indexed, see `index_text`)
         let filter = |id: u64| match Slot::of(id) {
             Slot::Message(i) => self.window.log.get(i).is_some_and(|s| want("message") && untagged && in_time(s.ts)),
             Slot::Other(q) => opts.scope == Scope::User && matches!(self.others.get(q), Some(crate::store::record::Record::Msg { ts, .. }) if want("message") && untagged && in_time(*ts)),
-            Slot::Fact(i) => self.semantic.facts.get(i).is_some_and(|f| want(HitKind::from(f.kind).name()) && in_time(f.created_at) && (untagged || opts.tags.as_ref().is_some_and(|t| t.iter().any(|x| f.tags.contains(x))))),
+            Slot::Fact(i) => self.semantic.facts.get(i).is_some_and(|f| want(HitKind::from(f.kind).name()) && held(i, f) && in_time(f.created_at) && (untagged || opts.tags.as_ref().is_some_and(|t| t.iter().any(|x| f.tags.contains(x))))),
         };
         let k = opts.k.unwrap_or(10);
         let ranked = match query_vector.filter(|_| !self.index.vectors.is_empty()) {

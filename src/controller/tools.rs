@@ -144,7 +144,7 @@ impl Controller {
         if tokens > REMEMBER_MAX_TOKENS {
             return Err(error(format!("the text has {tokens} tokens; remember takes at most {REMEMBER_MAX_TOKENS}: store the gist, or several facts")));
         }
-        Ok(ToolPlan::Remember(RememberInput { key, text, tags: Vec::new(), source: Some(SOURCE.into()), kind: Some(kind) }))
+        Ok(ToolPlan::Remember(RememberInput { key, text, tags: Vec::new(), source: Some(SOURCE.into()), kind: Some(kind), valid_from: None, supersedes: None }))
     }
 
     fn plan_forget(&self, args: &Args) -> std::result::Result<ToolPlan, String> {
@@ -173,7 +173,7 @@ impl Controller {
         self.ensure_index();
         let kinds = ["fact", "preference", "chunk", "message"];
         let items: Vec<String> = self
-            .relevant(query, vector, k, &kinds, scope)?
+            .relevant(query, vector, k, &kinds, scope, crate::semantic::when::asked(query, self.books.last_ts))?
             .into_iter()
             .map(|r| match self.semantic.facts.iter().find(|f| f.id == r.id) {
                 // A chunk is forgotten with its whole document.
@@ -371,7 +371,8 @@ mod tests {
 
         let recalled = call(&mut c, RECALL, r#"{"query": "where does the user live", "k": 3}"#);
         assert!(recalled.contains(&format!("[{}] home_city: The user moved to Chengdu.", id_in(&second))), "{recalled}");
-        assert!(!recalled.contains("Shanghai"), "a superseded value is not recalled");
+        let (now, before) = (recalled.find("Chengdu"), recalled.find("Shanghai. (until 1970-01)"));
+        assert!(now < before && before.is_some(), "a superseded value comes after, marked with its end: {recalled}");
 
         // A key is not an id; nor is a message's id.
         c.add_message(Message::text(Role::User, "hello"), 3.0).unwrap();

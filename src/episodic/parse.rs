@@ -17,6 +17,9 @@ pub struct ModelSummary {
     pub facts: Vec<(String, String)>,
     pub preferences: Vec<(String, String)>,
     pub importance: Option<f64>,
+    /// Ids of the request's current facts the range contradicts; `None`
+    /// when the answer has no such field (a summarizer that predates it).
+    pub supersedes: Option<Vec<String>>,
 }
 
 /// Longest plain-text answer taken as a summary, in chars: longer prose is
@@ -66,6 +69,7 @@ fn from_object(o: &Map<String, Value>) -> Option<ModelSummary> {
         facts: pairs(get(&["facts"])),
         preferences: pairs(get(&["preferences"])),
         importance: get(&["importance"]).and_then(Value::as_f64).filter(|x| x.is_finite()).map(|x| x.clamp(0.0, 1.0)),
+        supersedes: get(&["supersedes", "superseded"]).map(|v| strings(Some(v))),
     })
 }
 

@@ -2,22 +2,28 @@
 //! history stays), and documents split into chunks for retrieval.
 //!
 //! Invariants: facts are kept in the order they were remembered, every
-//! version of every key included; a key's live value is its newest fact;
-//! nothing is deleted except by `forget`.
+//! version of every key included; a fact holds from its `valid_from` until
+//! a later one ends it (`valid`): the key's next value, or a fact that
+//! supersedes it; the live (current) facts are those nothing has ended or
+//! merged; nothing is deleted except by `forget`.
 
 pub mod block;
 pub mod chunk;
+pub mod claim;
 pub mod learn;
+pub mod valid;
+pub mod when;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{MemoryError, Result};
 
 /// What a remembered text is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum FactKind {
+    #[default]
     Fact,
     /// A user preference: enters every context, in the pinned preferences block.
     Preference,
@@ -26,7 +32,7 @@ pub enum FactKind {
 }
 
 /// One remembered text.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct Fact {
@@ -44,6 +50,32 @@ pub struct Fact {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub document: Option<String>,
     pub created_at: f64,
+    /// When it became true (ms); stored only when the host said so,
+    /// reported always (default: `created_at`, when it was stated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_from: Option<f64>,
+    /// When it stopped holding (ms): the start of the fact that ended it.
+    /// Derived from later records when reported, never stored (and never
+    /// read: `valid` derives it), so records stay immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_until: Option<f64>,
+    /// Ids of facts this one contradicts without sharing their key ("I
+    /// moved to Berlin" ends "I live in Shanghai"): they end where it begins.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<_>"))] // absent when empty
+    pub supersedes: Vec<String>,
+    /// Ids of facts this one restates (a consolidation's merge of
+    /// duplicates): they leave the current view and stay in history.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<_>"))] // absent when empty
+    pub merges: Vec<String>,
+}
+
+impl Fact {
+    /// When it became true: `valid_from`, or when it was stated.
+    pub fn starts(&self) -> f64 {
+        self.valid_from.unwrap_or(self.created_at)
+    }
 }
 
 /// What the host asks to remember.
@@ -58,6 +90,11 @@ pub struct RememberInput {
     /// "fact" (default for short texts), "preference", or "document"
     /// (default for texts longer than one chunk).
     pub kind: Option<String>,
+    /// When it became true (ms since the epoch); default now.
+    pub valid_from: Option<f64>,
+    /// Ids of live facts this one ends; default: those it contradicts by
+    /// the offline rules (`claim`); `[]`: none.
+    pub supersedes: Option<Vec<String>>,
 }
 
 impl RememberInput {
@@ -77,6 +114,12 @@ impl RememberInput {
             if k == "document" && self.key.is_some() {
                 return Err(MemoryError::input("remember.key", "documents are not keyed; use source to name them"));
             }
+            if k == "document" && self.valid_from.is_some() {
+                return Err(MemoryError::input("remember.validFrom", "documents have no validity; give it to facts and preferences"));
+            }
+        }
+        if self.valid_from.is_some_and(|t| !t.is_finite()) {
+            return Err(MemoryError::input("remember.validFrom", "expected a time in ms since the epoch"));
         }
         Ok(())
     }
@@ -91,28 +134,21 @@ pub struct Semantic {
 }
 
 impl Semantic {
-    /// Whether the fact at `i` is the live value (newest of its key, or unkeyed).
-    pub fn is_live(&self, i: usize) -> bool {
-        match self.facts.get(i).map(|f| &f.key) {
-            None => false,
-            Some(None) => true,
-            Some(Some(k)) => !self.facts.iter().skip(i + 1).any(|f| f.key.as_ref() == Some(k)),
-        }
+    /// When each fact holds, by position (see [`valid`]).
+    pub fn validity(&self) -> Vec<valid::Validity> {
+        valid::validity(&self.facts)
     }
 
-    /// Indices of live facts, in order.
+    /// Indices of live facts (nothing ended or merged them), in order.
     pub fn live(&self) -> Vec<usize> {
-        let mut seen = std::collections::HashSet::new();
-        let mut out: Vec<usize> = (self.facts.iter().enumerate())
-            .rev()
-            .filter(|(_, f)| match &f.key {
-                None => true,
-                Some(k) => seen.insert(k.clone()),
-            })
-            .map(|(i, _)| i)
-            .collect();
-        out.reverse();
-        out
+        self.validity().iter().enumerate().filter(|(_, v)| v.current()).map(|(i, _)| i).collect()
+    }
+
+    /// The fact at `i` as reported: its validity filled in.
+    pub fn reported(&self, i: usize, validity: &[valid::Validity]) -> Option<Fact> {
+        let f = self.facts.get(i)?;
+        let v = validity.get(i)?;
+        Some(Fact { valid_from: Some(v.from), valid_until: v.until, ..f.clone() })
     }
 
     /// Every version of `key`, oldest first.

@@ -276,6 +276,17 @@ impl MemoryController {
         })
     }
 
+    /// Merges live facts and preferences that say the same, ends those the
+    /// offline rules see contradicted by a newer one, and writes a short
+    /// pinned user profile (key `profile`) from the facts that hold;
+    /// nothing is deleted (merged and ended facts stay in history).
+    /// Bounded; a second call on unchanged memory writes nothing.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Consolidated>")]
+    pub fn consolidate(&self) -> Async {
+        let (d, now) = (self.driver.clone(), self.now());
+        self.enqueue(async move { to_js(&d.path.consolidate(now).await?) })
+    }
+
     /// Searches facts, document chunks and every message ever added (working
     /// or archived). Hybrid with an embedder, lexical (BM25) without; if the
     /// embedder fails the result is lexical and its `degraded` says why.
@@ -304,11 +315,14 @@ impl MemoryController {
         })
     }
 
-    /// Live facts, preferences and document chunks, oldest first.
+    /// Live facts, preferences and document chunks, oldest first, each
+    /// with `validFrom` (and `validUntil` once ended); `{ asOf }` (ms): those
+    /// that held then instead.
     #[wasm_bindgen(unchecked_return_type = "Promise<Fact[]>")]
-    pub fn facts(&self) -> Async {
+    pub fn facts(&self, #[wasm_bindgen(unchecked_optional_param_type = "{ asOf?: number }")] options: JsValue) -> Async {
         let d = self.driver.clone();
-        self.enqueue(async move { to_js(&d.path.held().facts()) })
+        let as_of = Small::read(&options, &["asOf"]).and_then(|o| o.number("asOf"));
+        self.enqueue(async move { to_js(&d.path.held().facts_as_of(as_of?)) })
     }
 
     /// Every value a key has had, oldest first (the last one is live).

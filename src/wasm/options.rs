@@ -131,14 +131,15 @@ impl Small {
 /// `search`'s options, read by hand (see [`Small`]).
 pub fn search_options(value: &JsValue) -> Result<crate::controller::SearchOptions, JsValue> {
     use crate::controller::Scope;
-    let o = Small::read(value, &["k", "kinds", "tags", "from", "to", "scope"])?;
+    let o = Small::read(value, &["k", "kinds", "tags", "from", "to", "scope", "asOf"])?;
     let strings = |key| if o.has(key) { o.strings(key).map(Some) } else { Ok(None) };
     let scope = match o.string("scope")?.as_deref() {
         None | Some("user") => Scope::User,
         Some("thread") => Scope::Thread,
         Some(_) => return Err(o.bad("scope", "expected \"thread\" or \"user\"")),
     };
-    Ok(crate::controller::SearchOptions { scope, k: o.size("k")?, kinds: strings("kinds")?, tags: strings("tags")?, from: o.number("from")?, to: o.number("to")? })
+    let held = o.number("asOf")?.map_or(crate::controller::Held::Now, |t| crate::controller::Held::During(t, t));
+    Ok(crate::controller::SearchOptions { scope, k: o.size("k")?, kinds: strings("kinds")?, tags: strings("tags")?, from: o.number("from")?, to: o.number("to")?, held })
 }
 
 /// Reads an optional options object of type `T` (undefined/null → default).

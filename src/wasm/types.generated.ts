@@ -156,6 +156,10 @@ export type ContextOptions = {
    * "stable" (default): the recall block goes right before the newest user turn, so everything before it is the same from call to call between compactions (`ctx.cache`). "recall-first": right after the pinned blocks, as before 0.2.
    */
   layout?: Layout;
+  /**
+   * The time (ms) the question is about: the recall block ranks the facts that held then first, each with its validity. Default: a time phrase of the query ("last year", "in March", 去年, 上个月), else now.
+   */
+  asOf?: number;
 };
 
 /**
@@ -399,6 +403,27 @@ export type Fact = {
    */
   document?: string;
   createdAt: number;
+  /**
+   * When it became true (ms); stored only when the host said so,
+   * reported always (default: `created_at`, when it was stated).
+   */
+  validFrom?: number;
+  /**
+   * When it stopped holding (ms): the start of the fact that ended it.
+   * Derived from later records when reported, never stored (and never
+   * read: `valid` derives it), so records stay immutable.
+   */
+  validUntil?: number;
+  /**
+   * Ids of facts this one contradicts without sharing their key ("I
+   * moved to Berlin" ends "I live in Shanghai"): they end where it begins.
+   */
+  supersedes?: Array<string>;
+  /**
+   * Ids of facts this one restates (a consolidation's merge of
+   * duplicates): they leave the current view and stay in history.
+   */
+  merges?: Array<string>;
 };
 
 /**
@@ -460,6 +485,40 @@ export type SummaryRequest = {
    * are what is learned, these only point at what to look at.
    */
   candidates?: Array<string>;
+  /**
+   * The user's live facts and preferences (the newest, at most
+   * [`MAX_CURRENT`]): the model returns in `supersedes` the ids of
+   * those the range contradicts ("I moved to Berlin" ends "lives in
+   * Shanghai"); they stay in history.
+   */
+  currentFacts?: Array<CurrentFact>;
+};
+
+/**
+ * A live fact as a request shows it to the model.
+ */
+export type CurrentFact = {
+  id: string;
+  key?: string;
+  text: string;
+};
+
+/**
+ * What a consolidation did.
+ */
+export type Consolidated = {
+  /**
+   * Ids of the facts written that merge duplicates (each lists them in `merges`).
+   */
+  merged: Array<string>;
+  /**
+   * Ids of the facts ended as contradicted.
+   */
+  superseded: Array<string>;
+  /**
+   * The profile written, if it changed.
+   */
+  profile?: string;
 };
 
 /**

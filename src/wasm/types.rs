@@ -187,6 +187,10 @@ export interface RememberInput {
   source?: string;
   /** Default "fact", or "document" for unkeyed text longer than one chunk (300 tokens). */
   kind?: "fact" | "preference" | "document";
+  /** When it became true (ms since the epoch). Default now. A value of a key that began before the current one is history at once. */
+  validFrom?: number;
+  /** Ids of live facts this one ends (they stay in history). Default: those it contradicts by the offline rules (the same attribute of the same subject, another value: "I moved to Berlin" ends "I live in Shanghai"); `[]`: none. */
+  supersedes?: string[];
 }
 export interface SearchOptions {
   /** Default 10. */
@@ -197,6 +201,8 @@ export interface SearchOptions {
   tags?: string[];
   from?: number;
   to?: number;
+  /** Facts and preferences that held at this time (ms) instead of those that hold now. */
+  asOf?: number;
 }
 /** A hit as `search` returns it; with a reranker, `score` is the reranker's. */
 export interface SearchHit extends Hit {

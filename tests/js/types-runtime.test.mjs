@@ -227,6 +227,10 @@ test("every value the controller returns has its declared type, field by field",
   const exported = [{ id: "c", title: "Trip", messages: [{ role: "user", content: "去成都", timestamp: 1 }, { role: "assistant", content: "好", timestamp: 2 }] }];
   keep("importConversations", await desk.importConversations(exported));
   keep("addMany", await desk.addMany([{ message: { role: "user", content: "batch" }, at: 3 }]));
+  // Consolidation: two facts that say the same merge, and a profile is written.
+  await desk.remember({ text: "The user lives in Chengdu." });
+  await desk.remember({ text: "The user lives in Chengdu" });
+  keep("consolidate", await desk.consolidate());
   // Redaction as the controller does it: a key in, its kind and count out.
   keep("redact", await desk.redact("my key is sk-proj-" + "a1B2c3D4e5F6g7H8i9J0".repeat(3)));
   assert.equal(Object.keys(returned.redact.at(-1).redacted).length, 1, "the value exercises a redaction");

@@ -2,7 +2,7 @@
 // over 0.1.0's data (observe.mjs, from any runtime and adapter) against what
 // 0.1.0 itself reported after a reload (tests/fixtures/v0.1.0/expected.json):
 // the same ids, timestamps, places and order, episodes, facts with their
-// history, embeddings, procedures and cost; what 0.1.0 forgot stays gone;
+// history (and the validity 0.1.0's times imply), embeddings, procedures and cost; what 0.1.0 forgot stays gone;
 // a second open loads the same again; what this version adds comes last.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -25,11 +25,15 @@ function sameCost(cost, what) {
   }
 }
 
+// 0.1.0's facts carry no validity: each held from when it was stated, and a
+// key's value until the next one was stated.
+const held = (facts) => facts.map((f, i) => ({ ...f, validFrom: f.createdAt, ...(f.key && i + 1 < facts.length ? { validUntil: facts[i + 1].createdAt } : {}) }));
+
 // Everything but the history, which the third open extends.
 function sameKnowledge(state, what) {
   assert.deepEqual(state.corrupt, [], `${what}: nothing damaged`);
-  assert.deepEqual(state.facts, expected.facts, `${what}: facts`);
-  for (const [key, versions] of Object.entries(expected.factHistory)) assert.deepEqual(state.factHistory[key], versions, `${what}: history of ${key}`);
+  assert.deepEqual(state.facts, expected.facts.map((f) => ({ ...f, validFrom: f.createdAt })), `${what}: facts`);
+  for (const [key, versions] of Object.entries(expected.factHistory)) assert.deepEqual(state.factHistory[key], held(versions), `${what}: history of ${key}`);
   assert.equal(state.embeddings, expected.embeddings, `${what}: embeddings`);
   sameCost(state.cost, what);
 }
