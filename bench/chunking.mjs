@@ -27,7 +27,13 @@ function minifiedJson(r) {
   const rows = [];
   let n = 0;
   while (n < SIZE) {
-    const row = JSON.stringify({ id: n, user: `u${Math.floor(r() * 1e6)}`, city: ["成都", "Chengdu", "東京", "서울"][Math.floor(r() * 4)], tags: [r().toString(36).slice(2, 8), r().toString(36).slice(2, 6)], score: Math.round(r() * 1e4) / 100 });
+    const row = JSON.stringify({
+      id: n,
+      user: `u${Math.floor(r() * 1e6)}`,
+      city: ["成都", "Chengdu", "東京", "서울"][Math.floor(r() * 4)],
+      tags: [r().toString(36).slice(2, 8), r().toString(36).slice(2, 6)],
+      score: Math.round(r() * 1e4) / 100,
+    });
     rows.push(row);
     n += row.length + 1;
   }
@@ -53,7 +59,11 @@ async function timed(fn) {
 
 export async function run() {
   const rows = [];
-  for (const [name, make] of [["base64", base64], ["minified JSON", minifiedJson], ["log, no full stops", log]]) {
+  for (const [name, make] of [
+    ["base64", base64],
+    ["minified JSON", minifiedJson],
+    ["log, no full stops", log],
+  ]) {
     const counts = [];
     const remembers = [];
     let chunks = 0;

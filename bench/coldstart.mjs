@@ -100,8 +100,10 @@ export function report(rows) {
   ]);
   out.push(table(["library", "ms to first count", "after node", "wall ms", "ratio", "count"], body), "");
   const gpt = rows.find((r) => r.name === "gpt-tokenizer");
-  out.push(`Cold start to the first count, ours faster than gpt-tokenizer: ${verdict(ours.ms < gpt.ms)} ` +
-    `(${fixed(ours.ms, 1)} ms vs ${fixed(gpt.ms, 1)} ms).`);
+  out.push(
+    `Cold start to the first count, ours faster than gpt-tokenizer: ${verdict(ours.ms < gpt.ms)} ` +
+      `(${fixed(ours.ms, 1)} ms vs ${fixed(gpt.ms, 1)} ms).`,
+  );
   return out.join("\n");
 }
 

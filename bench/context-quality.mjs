@@ -92,7 +92,13 @@ function bm25(messages, k1 = 1.2, b = 0.75) {
   return (query) => {
     const q = [...new Set(terms(query))].filter((t) => df.has(t));
     return docs
-      .map((d) => ({ m: d.m, s: q.reduce((s, t) => (d.tf.has(t) ? s + (idf(t) * d.tf.get(t) * (k1 + 1)) / (d.tf.get(t) + k1 * (1 - b + (b * d.len) / avg)) : s), 0) }))
+      .map((d) => ({
+        m: d.m,
+        s: q.reduce(
+          (s, t) => (d.tf.has(t) ? s + (idf(t) * d.tf.get(t) * (k1 + 1)) / (d.tf.get(t) + k1 * (1 - b + (b * d.len) / avg)) : s),
+          0,
+        ),
+      }))
       .filter((x) => x.s > 0)
       .sort((x, y) => y.s - x.s)
       .map((x) => x.m);
@@ -103,10 +109,15 @@ async function newestTurns(messages, budget) {
   const memo = new Map();
   const tokenCounter = (list) =>
     list.reduce((n, m) => {
-      if (!memo.has(m.id)) memo.set(m.id, exactTokens({ role: m.getType() === "human" ? "user" : "assistant", name: m.name, content: m.content }));
+      if (!memo.has(m.id))
+        memo.set(m.id, exactTokens({ role: m.getType() === "human" ? "user" : "assistant", name: m.name, content: m.content }));
       return n + memo.get(m.id);
     }, REPLY_PRIMING);
-  const list = messages.map((m) => (m.role === "user" ? new HumanMessage({ id: String(m.id), name: m.name, content: m.content }) : new AIMessage({ id: String(m.id), name: m.name, content: m.content })));
+  const list = messages.map((m) =>
+    m.role === "user"
+      ? new HumanMessage({ id: String(m.id), name: m.name, content: m.content })
+      : new AIMessage({ id: String(m.id), name: m.name, content: m.content }),
+  );
   const kept = await trimMessages(list, { maxTokens: budget, strategy: "last", tokenCounter });
   return kept.map((m) => ({ role: m.getType() === "human" ? "user" : "assistant", content: m.content }));
 }
@@ -198,7 +209,12 @@ const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Na
 export function report({ inputs, usage, hybrid }) {
   const modes = hybrid ? ["lexical", "hybrid"] : ["lexical"];
   const rowNames = [
-    ...modes.flatMap((m) => [`ours, ${m}`, ...(m === "hybrid" ? [UNCAPPED] : []), `our search stuffed into B, ${m}`, `our search stuffed into B/2, ${m}`]),
+    ...modes.flatMap((m) => [
+      `ours, ${m}`,
+      ...(m === "hybrid" ? [UNCAPPED] : []),
+      `our search stuffed into B, ${m}`,
+      `our search stuffed into B/2, ${m}`,
+    ]),
     "BM25 stuffed into B",
     "newest turns into B (trimMessages)",
   ];
@@ -218,7 +234,13 @@ export function report({ inputs, usage, hybrid }) {
     if (!rs?.length) continue;
     const share = (row, B) => mean(rs.map((r) => r.share[row][B]));
     out.push(`### ${label}: n = ${rs.length} questions`, "");
-    out.push(table(["row", ...BUDGETS.map((B) => `B = ${int(B)}`)], rowNames.map((row) => [row, ...BUDGETS.map((B) => fixed(share(row, B), 3))])), "");
+    out.push(
+      table(
+        ["row", ...BUDGETS.map((B) => `B = ${int(B)}`)],
+        rowNames.map((row) => [row, ...BUDGETS.map((B) => fixed(share(row, B), 3))]),
+      ),
+      "",
+    );
     for (const m of modes) {
       const pairs = BUDGETS.map((B) => [B, share(`ours, ${m}`, B), share(`our search stuffed into B/2, ${m}`, B)]);
       const ok = pairs.every(([, a, b]) => a >= b);
@@ -230,7 +252,11 @@ export function report({ inputs, usage, hybrid }) {
   // Tokens our context used, over every question of every input.
   const keys = [...new Set(Object.values(usage).flatMap((v) => v.flatMap((u) => Object.keys(u.sections))))];
   const used = keys.filter((k) => Object.values(usage).some((v) => v.some((u) => u.sections[k] > 0)));
-  const rows = Object.entries(usage).map(([k, v]) => [k, fixed(mean(v.map((u) => u.tokens)), 0), ...used.map((s) => fixed(mean(v.map((u) => u.sections[s] ?? 0)), 0))]);
+  const rows = Object.entries(usage).map(([k, v]) => [
+    k,
+    fixed(mean(v.map((u) => u.tokens)), 0),
+    ...used.map((s) => fixed(mean(v.map((u) => u.sections[s] ?? 0)), 0)),
+  ]);
   out.push("### Tokens our context used (mean over all questions of all inputs)", "");
   out.push(table(["mode, B", "tokens", ...used.map((s) => `sections.${s}`)], rows), "");
   out.push(...checks.map((c) => `- ${c}`), "");

@@ -50,7 +50,12 @@ function toLangChain(m, i) {
   if (m.role === "system") return new SystemMessage({ id, content: m.content });
   if (m.role === "user") return new HumanMessage({ id, content: m.content });
   if (m.role === "tool") return new ToolMessage({ id, content: m.content, tool_call_id: m.tool_call_id });
-  const tool_calls = (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments), type: "tool_call" }));
+  const tool_calls = (m.tool_calls ?? []).map((c) => ({
+    id: c.id,
+    name: c.function.name,
+    args: JSON.parse(c.function.arguments),
+    type: "tool_call",
+  }));
   return new AIMessage({ id, content: m.content ?? "", tool_calls });
 }
 
@@ -59,7 +64,11 @@ function fromLangChain(m) {
   const out = { role: ROLE[m.getType()], content: m.content };
   if (m.tool_call_id) out.tool_call_id = m.tool_call_id;
   if (m.tool_calls?.length) {
-    out.tool_calls = m.tool_calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } }));
+    out.tool_calls = m.tool_calls.map((c) => ({
+      id: c.id,
+      type: "function",
+      function: { name: c.name, arguments: JSON.stringify(c.args) },
+    }));
   }
   return out;
 }
@@ -175,11 +184,30 @@ export function report({ sizes }) {
   let worst = Infinity;
   for (const { n, o, exact, approx } of sizes) {
     const slow = o.ms.filter((x) => x > 3 * median(o.ms)).length;
-    rows.push([`${int(n)}`, "agent-memory add + `buildContext`", int(o.ms.length), fixed(median(o.ms), 3), fixed(mean(o.ms), 3), fixed(Math.max(...o.ms), 1), "—"]);
-    for (const [label, lc] of [["LangChain `trimMessages`, exact (tiktoken)", exact], ["LangChain `trimMessages`, approximate (chars / 4)", approx]]) {
+    rows.push([
+      `${int(n)}`,
+      "agent-memory add + `buildContext`",
+      int(o.ms.length),
+      fixed(median(o.ms), 3),
+      fixed(mean(o.ms), 3),
+      fixed(Math.max(...o.ms), 1),
+      "—",
+    ]);
+    for (const [label, lc] of [
+      ["LangChain `trimMessages`, exact (tiktoken)", exact],
+      ["LangChain `trimMessages`, approximate (chars / 4)", approx],
+    ]) {
       const ratio = mean(lc.ms) / mean(o.ms);
       if (lc === exact) worst = Math.min(worst, ratio);
-      rows.push([`${int(n)}`, label, int(lc.ms.length), fixed(median(lc.ms), 3), fixed(mean(lc.ms), 3), fixed(Math.max(...lc.ms), 1), `${fixed(ratio, 0)}×`]);
+      rows.push([
+        `${int(n)}`,
+        label,
+        int(lc.ms.length),
+        fixed(median(lc.ms), 3),
+        fixed(mean(lc.ms), 3),
+        fixed(Math.max(...lc.ms), 1),
+        `${fixed(ratio, 0)}×`,
+      ]);
     }
     // Outputs at the last call LangChain made (ours made it too).
     const k = Math.min(exact.ms.length, approx.ms.length, o.outputs.length) - 1;
@@ -220,8 +248,11 @@ export function report({ sizes }) {
   const at10k = sizes.find((s) => s.n >= 10_000 && s.n < 20_000);
   if (at10k) {
     const r = mean(at10k.exact.ms) / mean(at10k.o.ms);
-    out.push(`Context per call at 10,000 held messages, ours vs LangChain trimMessages with the exact counter: ${fixed(r, 0)}× faster; ` +
-      `target ≥ ${TARGET}×: ${verdict(r >= TARGET)} (smallest ratio over all sizes: ${fixed(worst, 0)}×).`, "");
+    out.push(
+      `Context per call at 10,000 held messages, ours vs LangChain trimMessages with the exact counter: ${fixed(r, 0)}× faster; ` +
+        `target ≥ ${TARGET}×: ${verdict(r >= TARGET)} (smallest ratio over all sizes: ${fixed(worst, 0)}×).`,
+      "",
+    );
   }
   out.push(...notes);
   return out.join("\n");

@@ -14,7 +14,11 @@ import { ROOT } from "./lib.mjs";
 const run = spawnSync("cargo", ["run", "--quiet", "--release", "--example", "bench_contradict"], { cwd: ROOT, encoding: "utf8" });
 if (run.status !== 0) throw new Error(`cargo run --example bench_contradict failed:\n${run.stderr}`);
 const rows = run.stdout.trim();
-const fresh = rows.split("\n").find((l) => l.startsWith("| fresh (held out)") && l.includes("| contradicts |"))?.split("|").map((c) => c.trim());
+const fresh = rows
+  .split("\n")
+  .find((l) => l.startsWith("| fresh (held out)") && l.includes("| contradicts |"))
+  ?.split("|")
+  .map((c) => c.trim());
 const [precision, recall] = [Number(fresh?.[6]), Number(fresh?.[7])];
 console.log(`## Contradictions noticed offline (precision and recall)
 

@@ -104,9 +104,7 @@ function readAll() {
     splitParagraphs(text).forEach((p, index) => paras.push({ file: name, index, text: p }));
   }
   const pools = names.map((name) =>
-    paras
-      .filter((p) => p.file === name && !isSeparator(p.text))
-      .map((p) => ({ text: p.text, bytes: utf8Length(p.text) })),
+    paras.filter((p) => p.file === name && !isSeparator(p.text)).map((p) => ({ text: p.text, bytes: utf8Length(p.text) })),
   );
   cache = { names, files, paras, pools };
   return cache;
@@ -155,7 +153,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     totalChars += chars;
     console.log(`${name.padEnd(12)} ${String(bytes).padStart(8)} ${String(chars).padStart(8)} ${String(count).padStart(11)}`);
   }
-  console.log(`${"total".padEnd(12)} ${String(totalBytes).padStart(8)} ${String(totalChars).padStart(8)} ${String(all.length).padStart(11)}`);
+  console.log(
+    `${"total".padEnd(12)} ${String(totalBytes).padStart(8)} ${String(totalChars).padStart(8)} ${String(all.length).padStart(11)}`,
+  );
   console.log();
   for (const [label, make, n] of [
     ["mixed", corpus.mixed, 1_000_000],
@@ -165,8 +165,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     const t0 = performance.now();
     const s = make(n);
     const ms = performance.now() - t0;
-    console.log(
-      `${label}(${n}) -> ${utf8Length(s)} bytes, ${s.length} UTF-16 units, fnv1a ${fingerprint(s)} (${ms.toFixed(1)} ms)`,
-    );
+    console.log(`${label}(${n}) -> ${utf8Length(s)} bytes, ${s.length} UTF-16 units, fnv1a ${fingerprint(s)} (${ms.toFixed(1)} ms)`);
   }
 }

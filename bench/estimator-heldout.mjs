@@ -32,13 +32,21 @@ function secondCorpus() {
 
 /** Raw and with-margin error of `estimates` (raw) against `truths`. */
 function errors(raw, truths) {
-  return { raw: errorStats(raw, truths), margin: errorStats(raw.map((x) => Math.ceil(x * MARGIN)), truths) };
+  return {
+    raw: errorStats(raw, truths),
+    margin: errorStats(
+      raw.map((x) => Math.ceil(x * MARGIN)),
+      truths,
+    ),
+  };
 }
 
 /** `tokenizers`: loadReferenceTokenizers() output; `controllers`: family → a controller of its model. */
 export function measureHeldOut(tokenizers, controllers) {
   const second = secondCorpus();
-  const corpus = paragraphs().filter((p) => !isSeparator(p.text)).map((p) => ({ file: p.file, runs: runsOf(p.text), text: p.text }));
+  const corpus = paragraphs()
+    .filter((p) => !isSeparator(p.text))
+    .map((p) => ({ file: p.file, runs: runsOf(p.text), text: p.text }));
   const generic = readProfiles().GENERIC;
   const families = [];
   for (const t of tokenizers.filter((t) => !t.error)) {
@@ -46,15 +54,33 @@ export function measureHeldOut(tokenizers, controllers) {
     const rows = second.map((p) => ({ kind: p.kind, truth: t.count(p.text), raw: memory.countTokens(p.text) / MARGIN }));
     const kinds = [...new Set(rows.map((r) => r.kind))].map((kind) => {
       const sub = rows.filter((r) => r.kind === kind);
-      return { kind, n: sub.length, ...errors(sub.map((r) => r.raw), sub.map((r) => r.truth)) };
+      return {
+        kind,
+        n: sub.length,
+        ...errors(
+          sub.map((r) => r.raw),
+          sub.map((r) => r.truth),
+        ),
+      };
     });
-    const all = { kind: "all", n: rows.length, ...errors(rows.map((r) => r.raw), rows.map((r) => r.truth)) };
+    const all = {
+      kind: "all",
+      n: rows.length,
+      ...errors(
+        rows.map((r) => r.raw),
+        rows.map((r) => r.truth),
+      ),
+    };
     const truth = corpus.map((p) => t.count(p.text));
     const folds = [0, 1].map((fold) => {
       const train = corpus.map((p, i) => ({ ...p, truth: truth[i] })).filter((_, i) => i % 2 === fold);
       const test = corpus.map((p, i) => ({ ...p, truth: truth[i] })).filter((_, i) => i % 2 !== fold);
       const { profile } = fit(generic, [train]);
-      const on = (rows) => errors(rows.map((r) => estimate(r.runs, profile)), rows.map((r) => r.truth));
+      const on = (rows) =>
+        errors(
+          rows.map((r) => estimate(r.runs, profile)),
+          rows.map((r) => r.truth),
+        );
       return { fold, train: train.length, test: test.length, inSample: on(train), heldOut: on(test) };
     });
     families.push({ family: t.family, model: t.model, kinds: [...kinds, all], folds });
@@ -73,16 +99,21 @@ export function reportHeldOut({ families, perKind }) {
     "",
   );
   const rows = families.flatMap((f) => f.kinds.map((k) => [f.family, k.kind === "all" ? "**all**" : k.kind, int(k.n), ...cells(k)]));
-  out.push(table(["family", "held-out text", "paragraphs", "raw mean abs err", "under-counted ×1.15", "worst ×1.15", "raw Σest/Σtrue"], rows, 2), "");
+  out.push(
+    table(["family", "held-out text", "paragraphs", "raw mean abs err", "under-counted ×1.15", "worst ×1.15", "raw Σest/Σtrue"], rows, 2),
+    "",
+  );
   out.push(
     "Two folds on the corpus: bench/fit-estimator.mjs's fit (from GENERIC, same loss) on every other paragraph, its error on " +
       "those paragraphs (in-sample) and on the other half (held-out); then the halves swapped.",
     "",
   );
-  const foldRows = families.flatMap((f) => f.folds.flatMap((d) => [
-    [f.family, `fold ${d.fold + 1}, in-sample`, int(d.train), ...cells(d.inSample)],
-    [f.family, `fold ${d.fold + 1}, held-out`, int(d.test), ...cells(d.heldOut)],
-  ]));
+  const foldRows = families.flatMap((f) =>
+    f.folds.flatMap((d) => [
+      [f.family, `fold ${d.fold + 1}, in-sample`, int(d.train), ...cells(d.inSample)],
+      [f.family, `fold ${d.fold + 1}, held-out`, int(d.test), ...cells(d.heldOut)],
+    ]),
+  );
   out.push(table(["family", "paragraphs", "n", "raw mean abs err", "under-counted ×1.15", "worst ×1.15", "raw Σest/Σtrue"], foldRows, 2));
   return out.join("\n");
 }

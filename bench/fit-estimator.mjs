@@ -102,7 +102,13 @@ export function rust(name, p) {
 function summary(profile, rows) {
   const truths = rows.map((r) => r.truth);
   const raw = rows.map((r) => estimate(r.runs, profile));
-  return { raw: errorStats(raw, truths), margin: errorStats(raw.map((x) => Math.ceil(x * MARGIN)), truths) };
+  return {
+    raw: errorStats(raw, truths),
+    margin: errorStats(
+      raw.map((x) => Math.ceil(x * MARGIN)),
+      truths,
+    ),
+  };
 }
 
 async function main() {
@@ -113,7 +119,11 @@ async function main() {
   const current = readProfiles();
   for (const f of FAMILIES.filter((f) => data[f.family])) {
     const memory = await MemoryController.create({ model: f.model });
-    const bad = checkAgainstPackage(memory, current[CONST[f.family]], data[f.family].map((r) => r.text));
+    const bad = checkAgainstPackage(
+      memory,
+      current[CONST[f.family]],
+      data[f.family].map((r) => r.text),
+    );
     if (bad.length) throw new Error(`${f.model}: the built package disagrees with estimate.rs on ${bad.length} paragraphs; rebuild first`);
   }
 
@@ -125,14 +135,20 @@ async function main() {
 
   const rows = [];
   for (const [family, set] of Object.entries(data)) {
-    const profiles = [["GENERIC", current.GENERIC], ["estimate.rs now", current[CONST[family]]], ["fitted", fitted[CONST[family]]]];
+    const profiles = [
+      ["GENERIC", current.GENERIC],
+      ["estimate.rs now", current[CONST[family]]],
+      ["fitted", fitted[CONST[family]]],
+    ];
     for (const [label, profile] of profiles) {
       const { raw, margin } = summary(profile, set);
       rows.push([family, label, pct(raw.mae), pct(raw.worst), pct(margin.under), fixed(raw.ratio, 3)]);
     }
   }
   console.log(table(["family", "profile", "raw mean abs err", "raw worst", `under-counted ×${MARGIN}`, "raw Σest/Σtrue"], rows, 2));
-  console.log(`\nLoss: file-averaged |e| + ${TAIL_WEIGHT}·e² beyond the margin; ${Object.values(data)[0].length} paragraphs (separators excluded).`);
+  console.log(
+    `\nLoss: file-averaged |e| + ${TAIL_WEIGHT}·e² beyond the margin; ${Object.values(data)[0].length} paragraphs (separators excluded).`,
+  );
 }
 
 if (isMain(import.meta.url)) await main();

@@ -95,7 +95,9 @@ function markov(sequences, order) {
 function fixtureTurns() {
   const script = JSON.parse(readFileSync(ROOT + "tests/fixtures/conversation/script.json", "utf8"));
   const turns = script.filter((m) => typeof m.content === "string" && m.content).map((m) => `${m.role}: ${m.content}`);
-  for (const line of readFileSync(ROOT + "tests/fixtures/retrieval/facts.jsonl", "utf8").split("\n").filter(Boolean)) {
+  for (const line of readFileSync(ROOT + "tests/fixtures/retrieval/facts.jsonl", "utf8")
+    .split("\n")
+    .filter(Boolean)) {
     const { fact, query } = JSON.parse(line);
     turns.push(`user: ${fact}`, `user: ${query}`);
   }
@@ -122,10 +124,17 @@ function dialogue(quota, rand) {
 function chinese(quota, rand) {
   const han = /[\u3400-\u9fff]/;
   const sources = [
-    ...paragraphs().filter((p) => p.file === "zh.txt").map((p) => p.text),
-    ...fixtureTurns().filter((t) => han.test(t)).map((t) => t.replace(/^\w+: /, "")),
+    ...paragraphs()
+      .filter((p) => p.file === "zh.txt")
+      .map((p) => p.text),
+    ...fixtureTurns()
+      .filter((t) => han.test(t))
+      .map((t) => t.replace(/^\w+: /, "")),
   ];
-  const walk = markov(sources.map((s) => [...s.replace(/\s+/g, "")]), 1);
+  const walk = markov(
+    sources.map((s) => [...s.replace(/\s+/g, "")]),
+    1,
+  );
   const docs = [];
   let bytes = 0;
   while (bytes < quota) {
@@ -159,7 +168,11 @@ export function freshText() {
   };
   const all = shuffle(Object.values(kinds).flat(), rand);
   const text = all.join("\n\n");
-  const parts = Object.entries(kinds).map(([kind, docs]) => ({ kind, documents: docs.length, bytes: docs.reduce((n, d) => n + utf8Bytes(d), 0) }));
+  const parts = Object.entries(kinds).map(([kind, docs]) => ({
+    kind,
+    documents: docs.length,
+    bytes: docs.reduce((n, d) => n + utf8Bytes(d), 0),
+  }));
   cached = { text, parts, documents: kinds };
   return cached;
 }
@@ -185,7 +198,8 @@ if (isMain(import.meta.url)) {
   const t0 = performance.now();
   const { text, parts } = freshText();
   console.log(`built in ${(performance.now() - t0).toFixed(0)} ms: ${int(utf8Bytes(text))} bytes`);
-  for (const p of parts) console.log(`  ${p.kind.padEnd(9)} ${String(p.documents).padStart(6)} documents ${int(p.bytes).padStart(12)} bytes`);
+  for (const p of parts)
+    console.log(`  ${p.kind.padEnd(9)} ${String(p.documents).padStart(6)} documents ${int(p.bytes).padStart(12)} bytes`);
   const r = repeats(text);
   console.log(`paragraphs: ${int(r.total)}, repeats of an earlier one: ${int(r.repeated)} (${int(r.repeatedBytes)} bytes)`);
 }

@@ -36,19 +36,40 @@ async function writeExport(file, count) {
   const out = createWriteStream(file);
   const write = async (s) => out.write(s) || once(out, "drain");
   await write("[");
-  let at = 0, c = 0, t = T0;
+  let at = 0,
+    c = 0,
+    t = T0;
   while (at < count) {
     const size = Math.min(count - at, 10 + ((c * 37) % 81));
     const id = `conv-${c}`;
     const mapping = { root: { id: "root", message: null, parent: null, children: ["sys"] } };
-    mapping.sys = { id: "sys", message: { id: "sys", author: { role: "system" }, create_time: null, content: { content_type: "text", parts: [""] }, metadata: { is_visually_hidden_from_conversation: true }, recipient: "all" }, parent: "root", children: [] };
+    mapping.sys = {
+      id: "sys",
+      message: {
+        id: "sys",
+        author: { role: "system" },
+        create_time: null,
+        content: { content_type: "text", parts: [""] },
+        metadata: { is_visually_hidden_from_conversation: true },
+        recipient: "all",
+      },
+      parent: "root",
+      children: [],
+    };
     let parent = "sys";
     for (let i = 0; i < size; i++) {
       const m = all[(at + i) % all.length];
       const role = i % 2 ? "assistant" : "user";
       const node = `${id}-${i}`;
       t += 20 + (i % 7) * 13;
-      const message = (nid, text) => ({ id: nid, author: { role }, create_time: t, content: { content_type: "text", parts: [text] }, metadata: {}, recipient: "all" });
+      const message = (nid, text) => ({
+        id: nid,
+        author: { role },
+        create_time: t,
+        content: { content_type: "text", parts: [text] },
+        metadata: {},
+        recipient: "all",
+      });
       mapping[parent].children.push(node);
       if (role === "assistant" && i % 20 === 1) {
         // A regenerated answer: a sibling the user moved away from.
@@ -59,7 +80,14 @@ async function writeExport(file, count) {
       mapping[node] = { id: node, message: message(node, m.content), parent, children: [] };
       parent = node;
     }
-    const conversation = { title: `Conversation ${c}`, create_time: T0 + c, update_time: t, conversation_id: id, current_node: parent, mapping };
+    const conversation = {
+      title: `Conversation ${c}`,
+      create_time: T0 + c,
+      update_time: t,
+      conversation_id: id,
+      current_node: parent,
+      mapping,
+    };
     await write((c ? "," : "") + JSON.stringify(conversation));
     at += size;
     c++;
@@ -79,7 +107,10 @@ async function child(adapter, file, dir) {
   const opened = process.memoryUsage().rss; // the module, the ranks and one controller
   const t0 = performance.now();
   const stamps = [];
-  const first = await memory.importConversations(createReadStream(file), { format: "chatgpt", onProgress: () => stamps.push(performance.now()) });
+  const first = await memory.importConversations(createReadStream(file), {
+    format: "chatgpt",
+    onProgress: () => stamps.push(performance.now()),
+  });
   // Milliseconds per conversation over the first and the last tenth: opening a thread reads every thread's working memory.
   const tenth = Math.max(1, Math.floor(stamps.length / 10));
   const early = (stamps[tenth - 1] - t0) / tenth;
@@ -90,7 +121,21 @@ async function child(adapter, file, dir) {
   const again = (performance.now() - t1) / 1000;
   const threads = (await memory.threads()).length;
   await memory.close();
-  console.log(JSON.stringify({ first, second, seconds, early, late, again, threads, rss: process.resourceUsage().maxRSS * 1024, opened, wasm: wasmMemoryBytes(), heap: process.memoryUsage().heapUsed }));
+  console.log(
+    JSON.stringify({
+      first,
+      second,
+      seconds,
+      early,
+      late,
+      again,
+      threads,
+      rss: process.resourceUsage().maxRSS * 1024,
+      opened,
+      wasm: wasmMemoryBytes(),
+      heap: process.memoryUsage().heapUsed,
+    }),
+  );
 }
 
 async function main() {
@@ -106,14 +151,43 @@ async function main() {
       if (res.status !== 0) throw new Error(`${adapter}: ${res.stderr}`);
       const r = JSON.parse(res.stdout.trim().split("\n").at(-1));
       const ok = r.first.messages === MESSAGES && r.second.messages === 0 && r.second.skipped === MESSAGES && r.threads === conversations;
-      rows.push([adapter, int(r.first.messages), `${fixed(r.seconds, 1)} s`, int(r.first.messages / r.seconds), `${int(r.early)} / ${int(r.late)} ms`, `${fixed(r.again, 1)} s`, mib(r.rss), mib(r.wasm), ok ? "yes" : "NO"]);
+      rows.push([
+        adapter,
+        int(r.first.messages),
+        `${fixed(r.seconds, 1)} s`,
+        int(r.first.messages / r.seconds),
+        `${int(r.early)} / ${int(r.late)} ms`,
+        `${fixed(r.again, 1)} s`,
+        mib(r.rss),
+        mib(r.wasm),
+        ok ? "yes" : "NO",
+      ]);
       const grew = r.rss - r.opened;
-      lines.push(`- ${adapter}: every message stored once, the second import storing none: ${verdict(ok)}; peak resident memory ${mib(grew)} above the opened controller's ${mib(r.opened)}, for a ${mib(bytes)} file (target: less than the file, the reader holding one conversation at a time): ${verdict(grew < bytes)}`);
+      lines.push(
+        `- ${adapter}: every message stored once, the second import storing none: ${verdict(ok)}; peak resident memory ${mib(grew)} above the opened controller's ${mib(r.opened)}, for a ${mib(bytes)} file (target: less than the file, the reader holding one conversation at a time): ${verdict(grew < bytes)}`,
+      );
       rmSync(join(dir, "store"), { recursive: true, force: true });
     }
     console.log(`## Import: a ${int(MESSAGES)}-message ChatGPT export\n`);
-    console.log(`\`importConversations(createReadStream("conversations.json"))\` of a generated export (${mib(bytes)}, ${int(conversations)} conversations, hidden system nodes and regenerated branches not on the \`current_node\` path) with the default options (offline summaries), each adapter in a fresh process. Messages/s: stored messages over the whole call (parsing, one thread opened and closed per conversation, every add saved, compaction). Per conversation: the mean time of one over the import's first and last tenth (opening a thread reads every thread's working memory, so it grows with the threads stored; imported threads keep \`workingTokens\`, 1,000 here). Again: the same file imported a second time (nothing stored: a thread \`threads()\` lists whole is not reopened). Peak RSS: the process's \`maxRSS\`; wasm: \`wasmMemoryBytes()\` at the end.\n`);
-    console.log(table(["adapter", "messages", "import", "messages/s", "per conversation, first / last tenth", "again", "peak RSS", "wasm memory", "once each"], rows));
+    console.log(
+      `\`importConversations(createReadStream("conversations.json"))\` of a generated export (${mib(bytes)}, ${int(conversations)} conversations, hidden system nodes and regenerated branches not on the \`current_node\` path) with the default options (offline summaries), each adapter in a fresh process. Messages/s: stored messages over the whole call (parsing, one thread opened and closed per conversation, every add saved, compaction). Per conversation: the mean time of one over the import's first and last tenth (opening a thread reads every thread's working memory, so it grows with the threads stored; imported threads keep \`workingTokens\`, 1,000 here). Again: the same file imported a second time (nothing stored: a thread \`threads()\` lists whole is not reopened). Peak RSS: the process's \`maxRSS\`; wasm: \`wasmMemoryBytes()\` at the end.\n`,
+    );
+    console.log(
+      table(
+        [
+          "adapter",
+          "messages",
+          "import",
+          "messages/s",
+          "per conversation, first / last tenth",
+          "again",
+          "peak RSS",
+          "wasm memory",
+          "once each",
+        ],
+        rows,
+      ),
+    );
     console.log();
     console.log(lines.join("\n"));
   } finally {

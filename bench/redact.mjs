@@ -13,7 +13,12 @@ import { ROOT } from "./lib.mjs";
 const run = spawnSync("cargo", ["run", "--quiet", "--release", "--example", "bench_redact"], { cwd: ROOT, encoding: "utf8" });
 if (run.status !== 0) throw new Error(`cargo run --example bench_redact failed:\n${run.stderr}`);
 const out = run.stdout.trim();
-const row = (label, policy) => out.split("\n").find((l) => l.startsWith(`| ${label} | ${policy}`))?.split("|").map((c) => c.trim());
+const row = (label, policy) =>
+  out
+    .split("\n")
+    .find((l) => l.startsWith(`| ${label} | ${policy}`))
+    ?.split("|")
+    .map((c) => c.trim());
 const held = row("held-out", "credentials");
 const heldPersonal = row("held-out", "personal");
 const fresh = row("fresh (held out)", "credentials");

@@ -135,27 +135,46 @@ function vectorBuilders(flat, n, voy, hnsw) {
       input: arrays, // kept by the db, so counted in its heap delta
       build: (docs, over) => {
         const db = create({ schema: { e: `vector[${DIM}]` } });
-        for (let i = 0; i < n; i++) if ((insert(db, { id: String(i), e: docs[i] }), i % 1000 === 999 && over())) return { unfinished: i + 1 };
-        return { search: (q) => search(db, { mode: "vector", vector: { value: q, property: "e" }, similarity: -1, limit: K }).hits.map((h) => Number(h.id)) };
+        for (let i = 0; i < n; i++)
+          if ((insert(db, { id: String(i), e: docs[i] }), i % 1000 === 999 && over())) return { unfinished: i + 1 };
+        return {
+          search: (q) =>
+            search(db, { mode: "vector", vector: { value: q, property: "e" }, similarity: -1, limit: K }).hits.map((h) => Number(h.id)),
+        };
       },
     },
     {
       name: "voy-search",
-      input: () => chunks(10_000, (a, b) => ({ embeddings: Array.from({ length: b - a }, (_, i) => ({ id: String(a + i), title: "", url: "", embeddings: Array.from(row(a + i)) })) })),
+      input: () =>
+        chunks(10_000, (a, b) => ({
+          embeddings: Array.from({ length: b - a }, (_, i) => ({
+            id: String(a + i),
+            title: "",
+            url: "",
+            embeddings: Array.from(row(a + i)),
+          })),
+        })),
       build: (parts, over) => {
         const index = new voy.Voy();
-        for (const [c, part] of parts.entries()) if ((index.add(part), c < parts.length - 1 && over())) return { unfinished: (c + 1) * 10_000 };
-        return { search: (q) => index.search(q, K).neighbors.map((h) => Number(h.id)), bytes: () => voy.memory.buffer.byteLength, free: () => index.free() };
+        for (const [c, part] of parts.entries())
+          if ((index.add(part), c < parts.length - 1 && over())) return { unfinished: (c + 1) * 10_000 };
+        return {
+          search: (q) => index.search(q, K).neighbors.map((h) => Number(h.id)),
+          bytes: () => voy.memory.buffer.byteLength,
+          free: () => index.free(),
+        };
       },
     },
     {
       name: "hnswlib-wasm",
-      input: () => chunks(2000, (a, b) => [Array.from({ length: b - a }, (_, i) => row(a + i)), Array.from({ length: b - a }, (_, i) => a + i)]),
+      input: () =>
+        chunks(2000, (a, b) => [Array.from({ length: b - a }, (_, i) => row(a + i)), Array.from({ length: b - a }, (_, i) => a + i)]),
       build: (parts, over) => {
         const index = new hnsw.lib.HierarchicalNSW("cosine", DIM, "");
         index.initIndex(n, 16, 200, 100);
         index.setEfSearch(32);
-        for (const [c, [points, labels]] of parts.entries()) if ((index.addPoints(points, labels, false), c < parts.length - 1 && over())) return { unfinished: (c + 1) * 2000 };
+        for (const [c, [points, labels]] of parts.entries())
+          if ((index.addPoints(points, labels, false), c < parts.length - 1 && over())) return { unfinished: (c + 1) * 2000 };
         return { search: (q) => index.searchKnn(q, K, undefined).neighbors, bytes: () => hnsw.memory.buffer.byteLength };
       },
     },
@@ -214,7 +233,11 @@ export async function measure() {
   return { vectors, bm25: measureBm25(100_000) };
 }
 
-const unfinished = (r, n, cols) => [r.name, `did not finish in ${BUILD_CAP_S} s (${int(r.unfinished)} of ${int(n)} added)`, ...Array(cols - 2).fill("")];
+const unfinished = (r, n, cols) => [
+  r.name,
+  `did not finish in ${BUILD_CAP_S} s (${int(r.unfinished)} of ${int(n)} added)`,
+  ...Array(cols - 2).fill(""),
+];
 const ms = (x) => (x < 1 ? fixed(x, 2) : fixed(x, 1));
 
 export function report({ vectors, bm25 }) {
@@ -229,7 +252,11 @@ export function report({ vectors, bm25 }) {
   const checks = [];
   for (const { n, rows } of vectors) {
     const head = ["engine", "p50 ms", "p99 ms", "recall@10", "build s", "bytes/vector"];
-    const body = rows.map((r) => (r.unfinished !== undefined ? unfinished(r, n, head.length) : [r.name, ms(r.p50), ms(r.p99), fixed(r.recall, 3), fixed(r.buildMs / 1000, 2), int(r.perVector)]));
+    const body = rows.map((r) =>
+      r.unfinished !== undefined
+        ? unfinished(r, n, head.length)
+        : [r.name, ms(r.p50), ms(r.p99), fixed(r.recall, 3), fixed(r.buildMs / 1000, 2), int(r.perVector)],
+    );
     out.push(`### ${int(n)} vectors`, "", table(head, body), "");
     const [exact, int8, js, orama, voy] = rows;
     const x = (peer) => (peer.unfinished !== undefined ? Infinity : peer.p50 / exact.p50);
@@ -259,7 +286,11 @@ export function report({ vectors, bm25 }) {
   );
   const head = ["engine", "en p50", "en p99", "en found", "zh p50", "zh p99", "zh found", "build s", "bytes/doc"];
   const cell = (s) => (s ? [ms(s.p50), ms(s.p99), `${fixed(100 * s.found, 0)}%`] : ["—", "—", "—"]);
-  const body = bm25.rows.map((r) => (r.unfinished !== undefined ? unfinished(r, bm25.n, head.length) : [r.name, ...cell(r.en), ...cell(r.zh), fixed(r.buildMs / 1000, 1), int(r.perDoc)]));
+  const body = bm25.rows.map((r) =>
+    r.unfinished !== undefined
+      ? unfinished(r, bm25.n, head.length)
+      : [r.name, ...cell(r.en), ...cell(r.zh), fixed(r.buildMs / 1000, 1), int(r.perDoc)],
+  );
   out.push(table(head, body), "");
   const [ours, orama] = bm25.rows;
   const x = orama.en ? orama.en.p50 / ours.en.p50 : Infinity;

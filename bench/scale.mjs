@@ -133,11 +133,25 @@ async function open(file, factId) {
   const t2 = performance.now();
   await memory.buildContext({ maxTokens: 8000, reserveOutput: 1000, query: LATER });
   const laterQuery = performance.now() - t2;
-  return { ms, firstQuery, laterQuery, afterWarmup, afterOpen, memory: wasmMemoryBytes(), rank, inContext: JSON.stringify(ctx.messages).includes("PELICAN-SUNRISE"), messages: memory.stats().messages.total };
+  return {
+    ms,
+    firstQuery,
+    laterQuery,
+    afterWarmup,
+    afterOpen,
+    memory: wasmMemoryBytes(),
+    rank,
+    inContext: JSON.stringify(ctx.messages).includes("PELICAN-SUNRISE"),
+    messages: memory.stats().messages.total,
+  };
 }
 
 function child(args) {
-  const r = spawnSync(process.execPath, ["--max-old-space-size=4096", HERE, ...args], { encoding: "utf8", maxBuffer: 64 << 20, stdio: ["ignore", "pipe", "inherit"] });
+  const r = spawnSync(process.execPath, ["--max-old-space-size=4096", HERE, ...args], {
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   if (r.status !== 0) throw new Error(`bench/scale.mjs ${args.join(" ")} failed (${r.status})`);
   return JSON.parse(r.stdout.trim().split("\n").at(-1));
 }
@@ -151,7 +165,8 @@ export async function run() {
     for (const n of SIZES) {
       const file = join(dir, `scale-${n}.bin`);
       const meta = join(dir, `scale-${n}.json`);
-      const built = keep && existsSync(meta) && existsSync(file) ? JSON.parse(readFileSync(meta, "utf8")) : child(["build", String(n), file]);
+      const built =
+        keep && existsSync(meta) && existsSync(file) ? JSON.parse(readFileSync(meta, "utf8")) : child(["build", String(n), file]);
       writeFileSync(meta, JSON.stringify(built));
       const opens = Array.from({ length: opensFor(n) }, () => child(["open", file, built.factId]));
       results.push({ built, opens });
@@ -182,7 +197,24 @@ export async function run() {
       `${opensFor(SIZES.at(-1))} processes; ${opensFor(SIZES[0])} for ${int(SIZES[0])} messages). First query: the \`buildContext\` after it, which reads the archive segments (archived messages with their stored lexical index, old episodes) and finishes the search index, analyzing only the messages opening read (opening leaves both to the first search, recall or query). Memory: \`wasmMemoryBytes()\` after open, \`buildContext\` with the question as query, and \`search\`. ` +
       `Found: \`search(${JSON.stringify(QUESTION)})\` returns the message stating the fact (${JSON.stringify(FACT.slice(0, 40))}…, message ${int(Math.floor(SIZES.at(-1) * 0.33))}) in its top 10.\n`,
   );
-  out.push(table(["messages", "build", "stored values", "stored", "largest value", "written / stored", "open", "first query", "later query", "wasm memory", "found"], rows));
+  out.push(
+    table(
+      [
+        "messages",
+        "build",
+        "stored values",
+        "stored",
+        "largest value",
+        "written / stored",
+        "open",
+        "first query",
+        "later query",
+        "wasm memory",
+        "found",
+      ],
+      rows,
+    ),
+  );
   const big = results.at(-1);
   const small = results[0];
   if (results.length > 1) {
@@ -193,15 +225,21 @@ export async function run() {
     out.push(`- Open ${int(big.built.n)} / ${int(small.built.n)}: ${fixed(ratio, 1)}× (target ≤ 5×): ${verdict(ratio <= 5)}`);
     const first = median(big.opens.map((x) => x.firstQuery)) / median(small.opens.map((x) => x.firstQuery));
     out.push(`- First query ${int(big.built.n)} / ${int(small.built.n)}: ${fixed(first, 1)}× (target ≤ 10×): ${verdict(first <= 10)}`);
-    const adds = (small.built.n / small.built.seconds) / (big.built.n / big.built.seconds);
-    out.push(`- Adds per second while building: ${int(small.built.n / small.built.seconds)} at ${int(small.built.n)}, ${int(big.built.n / big.built.seconds)} at ${int(big.built.n)} (${fixed(adds, 1)}× slower; target ≤ 2×): ${verdict(adds <= 2)}`);
+    const adds = small.built.n / small.built.seconds / (big.built.n / big.built.seconds);
+    out.push(
+      `- Adds per second while building: ${int(small.built.n / small.built.seconds)} at ${int(small.built.n)}, ${int(big.built.n / big.built.seconds)} at ${int(big.built.n)} (${fixed(adds, 1)}× slower; target ≤ 2×): ${verdict(adds <= 2)}`,
+    );
     out.push(`- Wasm memory at ${int(big.built.n)}: ${mib(mem)} (target ≤ 48 MiB): ${verdict(mem <= 48 * MiB)}`);
     out.push(`- Bytes written / stored at ${int(big.built.n)}: ${fixed(wr, 2)} (target ≤ 3): ${verdict(wr <= 3)}`);
-    out.push(`- Largest stored value: ${fixed(big.built.largest / 1024, 0)} KiB (target ≤ 1,024 KiB): ${verdict(big.built.largest <= MiB)}`);
+    out.push(
+      `- Largest stored value: ${fixed(big.built.largest / 1024, 0)} KiB (target ≤ 1,024 KiB): ${verdict(big.built.largest <= MiB)}`,
+    );
     out.push(`- Fact of message ${int(Math.floor(big.built.n * 0.33))} found by search: ${verdict(big.opens.every((o) => o.rank >= 0))}`);
   }
   out.push("");
-  out.push(`Memory after open alone: ${results.map((r) => `${mib(median(r.opens.map((x) => x.afterOpen)))} at ${int(r.built.n)}`).join(", ")} (${mib(results[0].opens[0].afterWarmup)} after the warm-up).`);
+  out.push(
+    `Memory after open alone: ${results.map((r) => `${mib(median(r.opens.map((x) => x.afterOpen)))} at ${int(r.built.n)}`).join(", ")} (${mib(results[0].opens[0].afterWarmup)} after the warm-up).`,
+  );
   return out.join("\n");
 }
 

@@ -34,10 +34,18 @@ const gz9 = (buf) => gzipSync(buf, { level: 9 }).length;
 
 const FILES = [
   ["ours", "core wasm", ["dist/wasm/agent_memory_bg.wasm"]],
-  ["ours", "glue JS (wasm-bindgen + node entry and its loader)", ["dist/wasm/agent_memory.js", "dist/node.js", "dist/loader.js", "dist/gunzip.js"]],
+  [
+    "ours",
+    "glue JS (wasm-bindgen + node entry and its loader)",
+    ["dist/wasm/agent_memory.js", "dist/node.js", "dist/loader.js", "dist/gunzip.js"],
+  ],
   ["ours", "o200k_base asset (shipped gzipped)", ["dist/ranks/o200k_base.bin"], true],
   ["ours", "cl100k_base asset (shipped gzipped)", ["dist/ranks/cl100k_base.bin"], true],
-  ["gpt-tokenizer", "o200k ranks (esm/bpeRanks + encoding entry)", ["node_modules/gpt-tokenizer/esm/bpeRanks/o200k_base.js", "node_modules/gpt-tokenizer/esm/encoding/o200k_base.js"]],
+  [
+    "gpt-tokenizer",
+    "o200k ranks (esm/bpeRanks + encoding entry)",
+    ["node_modules/gpt-tokenizer/esm/bpeRanks/o200k_base.js", "node_modules/gpt-tokenizer/esm/encoding/o200k_base.js"],
+  ],
   ["js-tiktoken", "o200k ranks (`js-tiktoken/ranks/o200k_base`)", ["node_modules/js-tiktoken/dist/ranks/o200k_base.js"]],
   ["js-tiktoken", "full bundle with every encoding (`js-tiktoken`)", ["node_modules/js-tiktoken/dist/index.js"]],
   ["tiktoken", "lite wasm (`tiktoken/lite`, no ranks)", ["node_modules/tiktoken/lite/tiktoken_bg.wasm"]],
@@ -88,9 +96,20 @@ const HISTORY = join(ROOT, "bench", "size-history.jsonl");
 
 /** The history with this build's row added (a new commit, or new sizes for the same one). */
 function history(files) {
-  const rows = existsSync(HISTORY) ? readFileSync(HISTORY, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+  const rows = existsSync(HISTORY)
+    ? readFileSync(HISTORY, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
   const git = spawnSync("git", ["describe", "--always", "--dirty"], { cwd: ROOT, encoding: "utf8" });
-  const row = { at: new Date().toISOString().slice(0, 10), commit: git.stdout?.trim() || "unknown", core: files[0].gz, glue: files[1].gz, o200k: files[2].gz };
+  const row = {
+    at: new Date().toISOString().slice(0, 10),
+    commit: git.stdout?.trim() || "unknown",
+    core: files[0].gz,
+    glue: files[1].gz,
+    o200k: files[2].gz,
+  };
   const last = rows.at(-1);
   if (!last || last.commit !== row.commit || last.core !== row.core || last.glue !== row.glue) {
     rows.push(row);
@@ -107,26 +126,56 @@ export async function measure() {
 export function report({ files, memory, rss: rssRows, history: built = [] }) {
   const out = ["## Package size and memory", ""];
   out.push("gzip -9 of each file as installed (our rank assets ship gzipped; their raw column is the unzipped size).", "");
-  out.push(table(["library", "what", "raw", "gzip -9"], files.map((f) => [f.lib, f.what, kib(f.raw), `${kib(f.gz)} (${int(f.gz)} B)`]), 2), "");
+  out.push(
+    table(
+      ["library", "what", "raw", "gzip -9"],
+      files.map((f) => [f.lib, f.what, kib(f.raw), `${kib(f.gz)} (${int(f.gz)} B)`]),
+      2,
+    ),
+    "",
+  );
   const core = files[0].gz;
   const glue = files[1].gz;
   const asset = files[2].gz;
   const peers = files.filter((f) => f.lib !== "ours" && /o200k ranks/.test(f.what));
-  out.push(`- Core wasm: ${int(core)} B gzip (plus ${int(glue)} B of JS glue); target ≤ ${int(CORE_LIMIT)} B: ${verdict(core <= CORE_LIMIT)}.`);
+  out.push(
+    `- Core wasm: ${int(core)} B gzip (plus ${int(glue)} B of JS glue); target ≤ ${int(CORE_LIMIT)} B: ${verdict(core <= CORE_LIMIT)}.`,
+  );
   out.push(`- o200k asset: ${int(asset)} B gzip; target ≤ ${int(ASSET_LIMIT)} B: ${verdict(asset <= ASSET_LIMIT)}.`);
   for (const p of peers) out.push(`- ${p.lib} ${p.what}: ${(p.gz / asset).toFixed(2)}× our o200k asset.`);
   out.push("");
   if (built.length) {
     out.push("Per build measured (`bench/size-history.jsonl`; gzip -9 bytes; a `-dirty` commit had uncommitted changes):", "");
-    out.push(table(["date", "commit", "core wasm", "JS glue", "o200k asset"], built.map((r) => [r.at, `\`${r.commit}\``, int(r.core), int(r.glue), int(r.o200k)]), 2), "");
+    out.push(
+      table(
+        ["date", "commit", "core wasm", "JS glue", "o200k asset"],
+        built.map((r) => [r.at, `\`${r.commit}\``, int(r.core), int(r.glue), int(r.o200k)]),
+        2,
+      ),
+      "",
+    );
   }
   out.push("WebAssembly memory of our instance (`wasmMemoryBytes()`, one process, in order):", "");
-  out.push(table(["state", "bytes", "MiB"], memory.map(([s, b]) => [s, int(b), mib(b)])), "");
+  out.push(
+    table(
+      ["state", "bytes", "MiB"],
+      memory.map(([s, b]) => [s, int(b), mib(b)]),
+    ),
+    "",
+  );
   const peak = Math.max(...memory.slice(0, 3).map(([, b]) => b));
-  out.push(`Wasm memory with a gpt-4o and a gpt-4 controller: ${mib(peak)}; Workers allow 128 MB per isolate: ${verdict(peak < WORKERS_LIMIT)}.`, "");
+  out.push(
+    `Wasm memory with a gpt-4o and a gpt-4 controller: ${mib(peak)}; Workers allow 128 MB per isolate: ${verdict(peak < WORKERS_LIMIT)}.`,
+    "",
+  );
   const base = rssRows[0].rss;
   out.push(`Resident set of a fresh Node process after its first count, minus Node alone (median of ${RSS_RUNS}, after gc):`, "");
-  out.push(table(["library", "RSS", "over node alone"], rssRows.map((r) => [r.name, mib(r.rss), r === rssRows[0] ? "—" : mib(r.rss - base)])));
+  out.push(
+    table(
+      ["library", "RSS", "over node alone"],
+      rssRows.map((r) => [r.name, mib(r.rss), r === rssRows[0] ? "—" : mib(r.rss - base)]),
+    ),
+  );
   return out.join("\n");
 }
 

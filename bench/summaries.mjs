@@ -8,7 +8,10 @@
 import { spawnSync } from "node:child_process";
 import { ROOT } from "./lib.mjs";
 
-const run = spawnSync("cargo", ["run", "--quiet", "--release", "--example", "bench_summaries", "--", "--show", "0"], { cwd: ROOT, encoding: "utf8" });
+const run = spawnSync("cargo", ["run", "--quiet", "--release", "--example", "bench_summaries", "--", "--show", "0"], {
+  cwd: ROOT,
+  encoding: "utf8",
+});
 if (run.status !== 0) throw new Error(`cargo run --example bench_summaries failed:\n${run.stderr}`);
 const lines = run.stdout.split("\n").filter((l) => l.startsWith("|") || /^(recall|conversation) fixture|^landmarks/.test(l));
 console.log(`## Offline summaries: evidence they carry

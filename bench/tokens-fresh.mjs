@@ -50,7 +50,7 @@ const LIBRARIES = [
     setup: `import { getEncoding } from "js-tiktoken";
       const enc = getEncoding("o200k_base");
       const count = (s) => enc.encode(s, [], []).length;`,
-    does: "`getEncoding(\"o200k_base\").encode` (pure JS; returns an array of ids)",
+    does: '`getEncoding("o200k_base").encode` (pure JS; returns an array of ids)',
   },
 ];
 
@@ -119,14 +119,26 @@ export function report({ bytes, parts, repeated, runs, results }) {
       `caches start empty. ${runs} runs, one process per library per run; MiB/s of UTF-8 input, min–max (median).`,
     "",
   );
-  out.push(table(["library", "what the call does", "MiB/s min–max (median)", "tokens"], LIBRARIES.map((lib, i) => [
-    lib.name,
-    lib.does,
-    `${fixed(stats[i].min, 1)}–${fixed(stats[i].max, 1)} (${fixed(stats[i].median, 1)})`,
-    stats[i].counts.map(int).join(" / "),
-  ]), 2), "");
+  out.push(
+    table(
+      ["library", "what the call does", "MiB/s min–max (median)", "tokens"],
+      LIBRARIES.map((lib, i) => [
+        lib.name,
+        lib.does,
+        `${fixed(stats[i].min, 1)}–${fixed(stats[i].max, 1)} (${fixed(stats[i].median, 1)})`,
+        stats[i].counts.map(int).join(" / "),
+      ]),
+      2,
+    ),
+    "",
+  );
   const agree = stats.every((s) => s.counts.length === 1 && s.counts[0] === ours.counts[0]);
-  out.push(agree ? "All four counts are equal." : `**Warning:** counts differ: ${stats.map((s, i) => `${LIBRARIES[i].name} ${s.counts.join("/")}`).join(", ")}.`, "");
+  out.push(
+    agree
+      ? "All four counts are equal."
+      : `**Warning:** counts differ: ${stats.map((s, i) => `${LIBRARIES[i].name} ${s.counts.join("/")}`).join(", ")}.`,
+    "",
+  );
   out.push(
     `Fresh text, ours ≥ ${TARGET}× the fastest peer (${bestName}) at the median: ${verdict(mid >= TARGET)} ` +
       `(${fixed(mid, 2)}×; ${fixed(low, 2)}–${fixed(high, 2)}× pairing the runs' extremes).`,

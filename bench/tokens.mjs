@@ -59,7 +59,7 @@ async function libraries() {
     {
       name: "js-tiktoken",
       count: (s) => jt.encode(s, [], []).length,
-      does: "`getEncoding(\"o200k_base\").encode`: pure JS; returns an array of ids",
+      does: '`getEncoding("o200k_base").encode`: pure JS; returns an array of ids',
     },
   ];
 }
@@ -123,15 +123,25 @@ export function report({ libs, results, runs, corpusBytes }) {
     const best = Math.max(...peers);
     const bestName = libs[1 + peers.indexOf(best)].name;
     const ratio = mibps[0] / best;
-    return [input.name, int(bytes), `${fixed(100 * repeatedShare, 0)} %`, int(counts[0]), ...mibps.map((x, i) => fixed(x, 1) + (slow[i] ? " ¹" : "")), `${fixed(ratio, 2)}× (vs ${bestName})`];
+    return [
+      input.name,
+      int(bytes),
+      `${fixed(100 * repeatedShare, 0)} %`,
+      int(counts[0]),
+      ...mibps.map((x, i) => fixed(x, 1) + (slow[i] ? " ¹" : "")),
+      `${fixed(ratio, 2)}× (vs ${bestName})`,
+    ];
   });
   out.push(table(["input", "bytes", "repeated", "tokens", ...libs.map((l) => l.name), "ratio"], rows), "");
   if (results.some((r) => r.slow.some(Boolean))) {
     out.push(`¹ One call took over ${SLOW_MS / 1000} s, so it was timed once (its warm-up call), not ${runs} times.`, "");
   }
   const ratios = results.map(({ mibps }) => mibps[0] / Math.max(...mibps.slice(1)));
-  out.push(`Counting throughput on repeated text, ours ≥ ${TARGET}× the fastest peer on every input: ${verdict(ratios.every((r) => r >= TARGET))} ` +
-    `(min ${fixed(Math.min(...ratios), 2)}×).`, "");
+  out.push(
+    `Counting throughput on repeated text, ours ≥ ${TARGET}× the fastest peer on every input: ${verdict(ratios.every((r) => r >= TARGET))} ` +
+      `(min ${fixed(Math.min(...ratios), 2)}×).`,
+    "",
+  );
 
   out.push("Counts (all must agree):", "");
   const disagreements = [];
@@ -157,9 +167,13 @@ function firstDisagreeingLines(libs) {
   for (const lib of libs.slice(1)) {
     const hit = lines.find((l) => lib.count(l.text) !== libs[0].count(l.text));
     if (!hit) continue;
-    const odd = [...hit.text].filter((c) => c.codePointAt(0) > 0x7e).map((c) => "U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0"));
-    out.push(`- ${lib.name} first differs on ${hit.file} paragraph ${hit.index}, line ${JSON.stringify(hit.text)} ` +
-      `(${lib.count(hit.text)} vs ours ${libs[0].count(hit.text)}; non-ASCII: ${[...new Set(odd)].join(" ") || "none"}).`);
+    const odd = [...hit.text]
+      .filter((c) => c.codePointAt(0) > 0x7e)
+      .map((c) => "U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0"));
+    out.push(
+      `- ${lib.name} first differs on ${hit.file} paragraph ${hit.index}, line ${JSON.stringify(hit.text)} ` +
+        `(${lib.count(hit.text)} vs ours ${libs[0].count(hit.text)}; non-ASCII: ${[...new Set(odd)].join(" ") || "none"}).`,
+    );
   }
   return out.length ? [...out, ""] : [];
 }

@@ -43,11 +43,25 @@ fn main() {
     let (mut t, mut since) = (Instant::now(), 0);
     for i in 0..n {
         let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
-        let text = format!("turn {i}: we talked about the trip to Chengdu and the hotel booking, item {} of the list, and what to pack for {} days.", i % 97, i % 13);
+        let text = format!(
+            "turn {i}: we talked about the trip to Chengdu and the hotel booking, item {} of the list, and what to pack for {} days.",
+            i % 97,
+            i % 13
+        );
         d.add(Message::text(role, text), i as f64).unwrap_or_else(|e| panic!("{e}"));
         if (i + 1) % 10_000 == 0 || i + 1 == 1000 {
-            let (segments, bytes) = { let mut s = d.storage(); let out = (s.1, s.2); (s.1, s.2) = (0, 0); out };
-            println!("{:>7} messages: {:>8.0} adds/s, {segments} segments written ({} KiB)", i + 1, (i + 1 - since) as f64 / t.elapsed().as_secs_f64(), bytes / 1024);
+            let (segments, bytes) = {
+                let mut s = d.storage();
+                let out = (s.1, s.2);
+                (s.1, s.2) = (0, 0);
+                out
+            };
+            println!(
+                "{:>7} messages: {:>8.0} adds/s, {segments} segments written ({} KiB)",
+                i + 1,
+                (i + 1 - since) as f64 / t.elapsed().as_secs_f64(),
+                bytes / 1024
+            );
             (t, since) = (Instant::now(), i + 1);
         }
     }

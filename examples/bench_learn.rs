@@ -54,13 +54,25 @@ fn main() {
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}"));
             let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
-            Turn { text: s("text").unwrap_or_default(), label: s("label").unwrap_or_default(), key: s("key"), split: s("split").unwrap_or_default() }
+            Turn {
+                text: s("text").unwrap_or_default(),
+                label: s("label").unwrap_or_default(),
+                key: s("key"),
+                split: s("split").unwrap_or_default(),
+            }
         })
         .collect();
     println!("| pass | split | turns | positives | precision | recall | kind accuracy | key accuracy |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
     for (name, pass) in [("HIGH_VALUE phrases", old as fn(&str) -> _), ("semantic::learn", new)] {
-        for (split, label) in [("tune", "tune (in-sample)"), ("held-out", "held-out"), ("fresh", "fresh (in-sample)"), ("fresh2", "fresh2 (in-sample)"), ("tune3", "tune3 (in-sample)"), ("fresh3", "fresh3 (held out)")] {
+        for (split, label) in [
+            ("tune", "tune (in-sample)"),
+            ("held-out", "held-out"),
+            ("fresh", "fresh (in-sample)"),
+            ("fresh2", "fresh2 (in-sample)"),
+            ("tune3", "tune3 (in-sample)"),
+            ("fresh3", "fresh3 (held out)"),
+        ] {
             let mut s = Score::default();
             let errors = errors && split != "fresh3";
             let set: Vec<&Turn> = turns.iter().filter(|t| t.split == split).collect();

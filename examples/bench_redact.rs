@@ -47,7 +47,9 @@ fn main() {
     for split in ["tune", "heldout", "fresh"] {
         let text = std::fs::read_to_string(format!("{dir}/{split}.jsonl")).expect("fixture");
         let cases: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
-        for (name, policy, personal) in [("credentials (default)", Policy::default(), false), ("personal: true", Policy { personal: true, ..Policy::default() }, true)] {
+        for (name, policy, personal) in
+            [("credentials (default)", Policy::default(), false), ("personal: true", Policy { personal: true, ..Policy::default() }, true)]
+        {
             let mut s = Score::default();
             let t = Instant::now();
             for case in &cases {

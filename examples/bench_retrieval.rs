@@ -96,11 +96,7 @@ fn bm25(n_docs: usize) {
     let live = (LIVE.load(Relaxed) - before) as f64;
     index.shrink_to_fit();
     let shrunk = (LIVE.load(Relaxed) - before) as f64;
-    println!(
-        "BM25, {n_docs} docs (avg {:.0} chars), vocabulary {}",
-        chars as f64 / n_docs as f64,
-        index.vocabulary_len()
-    );
+    println!("BM25, {n_docs} docs (avg {:.0} chars), vocabulary {}", chars as f64 / n_docs as f64, index.vocabulary_len());
     println!("  build {:.2} s ({:.1} µs/doc)", build, build * 1e6 / n_docs as f64);
     println!(
         "  memory {:.0} B/doc as built ({:.1} MB), {:.0} B/doc after shrink_to_fit ({:.1} MB)",
@@ -188,11 +184,7 @@ fn vectors(n: usize, dim: usize) {
             exact_hits = hits;
             1.0
         } else {
-            let found: usize = hits
-                .iter()
-                .zip(&exact_hits)
-                .map(|(h, e)| h.iter().filter(|x| e.iter().any(|y| y.0 == x.0)).count())
-                .sum();
+            let found: usize = hits.iter().zip(&exact_hits).map(|(h, e)| h.iter().filter(|x| e.iter().any(|y| y.0 == x.0)).count()).sum();
             found as f64 / (10 * queries.len()) as f64
         };
         println!(

@@ -20,8 +20,7 @@ fn main() {
         for (i, v) in base.iter().enumerate() {
             exact.add(i as u64, v).unwrap();
         }
-        let truth: Vec<Vec<u64>> =
-            queries.iter().map(|q| exact.search(q, 10, |_| true).unwrap().iter().map(|h| h.0).collect()).collect();
+        let truth: Vec<Vec<u64>> = queries.iter().map(|q| exact.search(q, 10, |_| true).unwrap().iter().map(|h| h.0).collect()).collect();
         drop(exact);
         let mut line = format!("{n} × 384, {clusters} clusters: recall@10");
         for oversample in [1, 2, 3, 4, 8] {

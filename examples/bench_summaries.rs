@@ -59,7 +59,12 @@ fn show(label: &str, summaries: &[&str], n: usize) {
 fn recall(counter: &Counter, n_show: usize, misses: Option<&str>) {
     let turns = jsonl("recall/turns.jsonl");
     let questions = jsonl("recall/questions.jsonl");
-    let stories: Vec<String> = serde_json::from_str::<Value>(&read("recall/stories.json")).unwrap()["stories"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().to_string()).collect();
+    let stories: Vec<String> = serde_json::from_str::<Value>(&read("recall/stories.json")).unwrap()["stories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect();
     let mut c = Controller::new(Options::default(), counter.clone()).unwrap();
     let mut turn_of: HashMap<String, u64> = HashMap::new();
     let mut text_of: HashMap<u64, String> = HashMap::new();
@@ -87,7 +92,8 @@ fn recall(counter: &Counter, n_show: usize, misses: Option<&str>) {
             if half != "all" && half != in_half {
                 continue;
             }
-            let evidence: Vec<u64> = q["evidence"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).filter(|e| archived.contains(e)).collect();
+            let evidence: Vec<u64> =
+                q["evidence"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).filter(|e| archived.contains(e)).collect();
             if evidence.is_empty() {
                 continue;
             }
@@ -109,10 +115,33 @@ fn recall(counter: &Counter, n_show: usize, misses: Option<&str>) {
 /// written apart from the summarizer's lexicons (a sanity figure, not a
 /// tuned one): the line is one of these, maybe with a name or a particle.
 fn small_talk(line: &str) -> bool {
-    const SMALL: &[&str] = &["hi", "hello", "hey", "thanks", "thank you", "ok", "okay", "got it", "sounds good", "great", "wow", "你好", "谢谢", "好的", "好", "收到", "明白", "哈哈", "没问题", "太好了"];
+    const SMALL: &[&str] = &[
+        "hi",
+        "hello",
+        "hey",
+        "thanks",
+        "thank you",
+        "ok",
+        "okay",
+        "got it",
+        "sounds good",
+        "great",
+        "wow",
+        "你好",
+        "谢谢",
+        "好的",
+        "好",
+        "收到",
+        "明白",
+        "哈哈",
+        "没问题",
+        "太好了",
+    ];
     let body = line.split_once(": ").map_or(line, |(_, b)| b).to_lowercase();
     let words: Vec<&str> = body.split(|c: char| !c.is_alphanumeric() && c != ' ').map(str::trim).filter(|w| !w.is_empty()).collect();
-    words.first().is_some_and(|w| SMALL.contains(w)) && words.len() <= 2 && words.iter().skip(1).all(|w| w.split(' ').count() <= 2 && !w.chars().any(|c| c.is_ascii_digit()))
+    words.first().is_some_and(|w| SMALL.contains(w))
+        && words.len() <= 2
+        && words.iter().skip(1).all(|w| w.split(' ').count() <= 2 && !w.chars().any(|c| c.is_ascii_digit()))
 }
 
 fn conversation(counter: &Counter, n_show: usize) {
@@ -125,7 +154,13 @@ fn conversation(counter: &Counter, n_show: usize) {
     let summaries: Vec<&str> = c.episodes().iter().map(|e| e.summary.as_str()).collect();
     let lines: Vec<&str> = summaries.iter().flat_map(|s| s.lines()).collect();
     let small = lines.iter().filter(|l| small_talk(l)).count();
-    println!("\nconversation fixture: {} messages, {} episodes, {} summary lines, {} of them small talk", script.len(), summaries.len(), lines.len(), small);
+    println!(
+        "\nconversation fixture: {} messages, {} episodes, {} summary lines, {} of them small talk",
+        script.len(),
+        summaries.len(),
+        lines.len(),
+        small
+    );
     let landmarks = ["花生", "bullet points", "微辣", "芙蓉小馆", "盒马", "June 15", "3,741.82"];
     let found: Vec<&str> = landmarks.iter().copied().filter(|l| summaries.iter().any(|s| s.contains(l))).collect();
     println!("landmarks in some summary: {} of {}: {}", found.len(), landmarks.len(), found.join(", "));

@@ -35,17 +35,28 @@ for (const message of script) {
 
 const ctx = await memory.buildContext({ maxTokens: 2500, reserveOutput: 500 });
 const s = ctx.sections;
-console.log(bold("\nFinal context") + ` — ${ctx.messages.length} messages, ${ctx.tokens} tokens (budget ${s.budget.available} = 2500 − 500 reserved)`);
+console.log(
+  bold("\nFinal context") + ` — ${ctx.messages.length} messages, ${ctx.tokens} tokens (budget ${s.budget.available} = 2500 − 500 reserved)`,
+);
 console.log(`  system    ${String(s.system.tokens).padStart(5)} tokens  ${s.system.messages} pinned message(s)`);
-console.log(`  summary   ${String(s.summary.tokens).padStart(5)} tokens  ${s.summary.episodeIds.length} episode(s) shown, ${s.summary.hiddenMessages} earlier messages not shown`);
-console.log(`  recent    ${String(s.recent.tokens).padStart(5)} tokens  ${s.recent.messageIds.length} messages (${s.recent.messageIds[0]} … ${s.recent.messageIds.at(-1)})`);
+console.log(
+  `  summary   ${String(s.summary.tokens).padStart(5)} tokens  ${s.summary.episodeIds.length} episode(s) shown, ${s.summary.hiddenMessages} earlier messages not shown`,
+);
+console.log(
+  `  recent    ${String(s.recent.tokens).padStart(5)} tokens  ${s.recent.messageIds.length} messages (${s.recent.messageIds[0]} … ${s.recent.messageIds.at(-1)})`,
+);
 console.log(`  overhead  ${String(s.overhead).padStart(5)} tokens  reply priming`);
 for (const o of s.omitted) console.log(dim(`  left out: ${o.messages} messages ${o.firstId}…${o.lastId} (${o.reason})`));
 console.log(`  recount   ${String(memory.countMessages(ctx.messages)).padStart(5)} tokens  (countMessages of the returned messages)`);
 
 console.log(bold("\nMessages the model sees:"));
 for (const m of ctx.messages) {
-  const text = typeof m.content === "string" ? m.content : m.tool_calls ? `→ ${m.tool_calls.map((c) => `${c.function.name}(${c.function.arguments})`).join(", ")}` : JSON.stringify(m.content);
+  const text =
+    typeof m.content === "string"
+      ? m.content
+      : m.tool_calls
+        ? `→ ${m.tool_calls.map((c) => `${c.function.name}(${c.function.arguments})`).join(", ")}`
+        : JSON.stringify(m.content);
   const lines = text.split("\n");
   const shown = lines.slice(0, m.role === "system" ? 14 : 2).join("\n           ");
   console.log(`  ${m.role.padEnd(10)}${shown}${lines.length > (m.role === "system" ? 14 : 2) ? dim(" …") : ""}`);
@@ -54,7 +65,13 @@ for (const m of ctx.messages) {
 const st = memory.stats();
 const history = await memory.history();
 console.log(bold("\nStats"));
-console.log(`  messages: ${st.messages.total} total = ${st.messages.pinned} pinned + ${st.messages.working} working + ${st.messages.archived} archived; history() returns ${history.length}`);
-console.log(`  tokens:   pinned ${st.tokens.pinned}, working ${st.tokens.working}/${st.tokens.workingLimit}, archived ${st.tokens.archived}, episodes ${st.tokens.episodes} (${st.episodes} episodes)`);
-console.log(`  cost:     $${st.cost.usd.toFixed(6)} over ${st.cost.byModel.reduce((n, m) => n + m.calls, 0)} simulated calls (${st.tokenizer.encoding}, exact)`);
+console.log(
+  `  messages: ${st.messages.total} total = ${st.messages.pinned} pinned + ${st.messages.working} working + ${st.messages.archived} archived; history() returns ${history.length}`,
+);
+console.log(
+  `  tokens:   pinned ${st.tokens.pinned}, working ${st.tokens.working}/${st.tokens.workingLimit}, archived ${st.tokens.archived}, episodes ${st.tokens.episodes} (${st.episodes} episodes)`,
+);
+console.log(
+  `  cost:     $${st.cost.usd.toFixed(6)} over ${st.cost.byModel.reduce((n, m) => n + m.calls, 0)} simulated calls (${st.tokenizer.encoding}, exact)`,
+);
 console.log(`  budget:   $0.01 left buys at most ${memory.budgetAwareMaxTokens(0.01)} output tokens on the next call`);

@@ -27,12 +27,10 @@ fn reference(encoding: Encoding) -> CoreBPE {
 /// Token bytes in rank order (empty for a rank without a token), up to the
 /// first special token; checks that no ordinary token lies beyond it.
 fn tokens_in_rank_order(bpe: &CoreBPE) -> Vec<Vec<u8>> {
-    let specials: HashSet<u32> =
-        bpe.special_tokens().into_iter().flat_map(|s| bpe.encode_with_special_tokens(s)).collect();
+    let specials: HashSet<u32> = bpe.special_tokens().into_iter().flat_map(|s| bpe.encode_with_special_tokens(s)).collect();
     let first_special = *specials.iter().min().unwrap();
     let max_special = *specials.iter().max().unwrap();
-    let mut tokens: Vec<Vec<u8>> =
-        (0..first_special).map(|r| bpe.decode_bytes(&[r]).unwrap_or_default()).collect();
+    let mut tokens: Vec<Vec<u8>> = (0..first_special).map(|r| bpe.decode_bytes(&[r]).unwrap_or_default()).collect();
     while tokens.last().is_some_and(|t| t.is_empty()) {
         tokens.pop();
     }
@@ -62,8 +60,7 @@ fn write(out_dir: &str) {
 /// with an empty piece cache (best of 3 fresh tokenizers), "repeated" with the
 /// cache filled by earlier passes over the same text.
 fn measure(asset_dir: &str, files: &[String]) {
-    let corpora: Vec<(String, String)> =
-        files.iter().map(|f| (f.clone(), std::fs::read_to_string(f).unwrap())).collect();
+    let corpora: Vec<(String, String)> = files.iter().map(|f| (f.clone(), std::fs::read_to_string(f).unwrap())).collect();
     for encoding in ENCODINGS {
         let bytes = std::fs::read(format!("{asset_dir}/{}.bin", encoding.name())).unwrap();
         let load = (0..5)

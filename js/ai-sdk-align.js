@@ -14,7 +14,13 @@ export function fingerprint(m) {
     case "user":
       return "u" + JSON.stringify(userParts(m.content));
     case "assistant":
-      return "a" + JSON.stringify([assistantText(m.content), (m.tool_calls ?? []).map((c) => [c.id, c.function?.name, canonicalJson(c.function?.arguments)])]);
+      return (
+        "a" +
+        JSON.stringify([
+          assistantText(m.content),
+          (m.tool_calls ?? []).map((c) => [c.id, c.function?.name, canonicalJson(c.function?.arguments)]),
+        ])
+      );
     case "tool":
       return "t" + JSON.stringify([m.tool_call_id, canonicalJson(texts(m.content))]);
     default:
@@ -62,7 +68,11 @@ function canonicalJson(text) {
 function sortKeys(v) {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v === null || typeof v !== "object") return v;
-  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, sortKeys(v[k])]),
+  );
 }
 
 /**

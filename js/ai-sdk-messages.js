@@ -156,7 +156,8 @@ function filePartFrom(p, at) {
   const mediaType = p.mediaType;
   if (typeof mediaType !== "string") throw invalid(at, "a file part needs a mediaType");
   const d = dataOf(p.data, at);
-  if (d.fileId !== undefined) return { type: "file", file: { file_id: d.fileId, ...(p.filename !== undefined && { filename: p.filename }) } };
+  if (d.fileId !== undefined)
+    return { type: "file", file: { file_id: d.fileId, ...(p.filename !== undefined && { filename: p.filename }) } };
   if (mediaType === "image" || mediaType.startsWith("image/")) return imagePart(d, mediaType, p.providerOptions);
   const base64 = d.url === undefined ? d.base64 : splitDataUrl(d.url)?.base64;
   if (AUDIO_FORMAT[mediaType]) {
@@ -164,7 +165,8 @@ function filePartFrom(p, at) {
     return { type: "input_audio", input_audio: { data: base64, format: AUDIO_FORMAT[mediaType] } };
   }
   // "file-…" cannot be base64 ("-" is outside its alphabet): an uploaded file's id (ai 6's spelling).
-  if (d.base64?.startsWith("file-")) return { type: "file", file: { file_id: d.base64, ...(p.filename !== undefined && { filename: p.filename }) } };
+  if (d.base64?.startsWith("file-"))
+    return { type: "file", file: { file_id: d.base64, ...(p.filename !== undefined && { filename: p.filename }) } };
   if (base64 === undefined) throw invalid(at, "OpenAI file parts take base64 data or a file id, not a URL");
   const file = { file_data: `data:${mediaType};base64,${base64}` };
   if (p.filename !== undefined) file.filename = p.filename;
@@ -184,7 +186,10 @@ const isBytes = (v) => v instanceof ArrayBuffer || ArrayBuffer.isView(v);
 function dataOf(data, at) {
   if (data instanceof URL) return { url: data.href };
   if (typeof data === "string") return /^[a-z][a-z0-9+.-]*:/i.test(data) ? { url: data } : { base64: data };
-  if (isBytes(data)) return { base64: toBase64(data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength)) };
+  if (isBytes(data))
+    return {
+      base64: toBase64(data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength)),
+    };
   if (isObject(data)) {
     switch (data.type) {
       case "data": // inline bytes or base64, never a URL (ai 7 refuses a data: URL here too)
@@ -224,7 +229,12 @@ function splitDataUrl(url) {
 // media type is given; a data URL needs one. Unknown → image/jpeg, as
 // @ai-sdk/openai does for "image/*".
 function sniffImage(base64) {
-  const sigs = [["iVBORw0KGgo", "image/png"], ["/9j/", "image/jpeg"], ["R0lGOD", "image/gif"], ["UklGR", "image/webp"]];
+  const sigs = [
+    ["iVBORw0KGgo", "image/png"],
+    ["/9j/", "image/jpeg"],
+    ["R0lGOD", "image/gif"],
+    ["UklGR", "image/webp"],
+  ];
   return sigs.find(([s]) => base64.startsWith(s))?.[1] ?? "image/jpeg";
 }
 
@@ -310,13 +320,19 @@ function convert(messages, form) {
     system,
     developer: system, // the AI SDK has no developer role
     user(m, at) {
-      if (typeof m.content === "string") out.push({ role: "user", content: form === "model" ? m.content : [{ type: "text", text: m.content }] });
+      if (typeof m.content === "string")
+        out.push({ role: "user", content: form === "model" ? m.content : [{ type: "text", text: m.content }] });
       else out.push({ role: "user", content: partsOf(m.content, at).map((p, j) => userPartTo(p, `${at}.content[${j}]`, form)) });
     },
-    assistant: (m, at) => out.push({ role: "assistant", content: form !== "model" && Array.isArray(m[CONTENT_FIELD]) ? storedParts(m, toolNames) : assistantTo(m, at, toolNames) }),
+    assistant: (m, at) =>
+      out.push({
+        role: "assistant",
+        content: form !== "model" && Array.isArray(m[CONTENT_FIELD]) ? storedParts(m, toolNames) : assistantTo(m, at, toolNames),
+      }),
     tool(m, at) {
       const toolName = toolNames.get(m.tool_call_id);
-      if (toolName === undefined) throw memoryError("TOOL_RESULT_WITHOUT_CALL", `${at}: tool_call_id ${JSON.stringify(m.tool_call_id)} answers no earlier tool call`);
+      if (toolName === undefined)
+        throw memoryError("TOOL_RESULT_WITHOUT_CALL", `${at}: tool_call_id ${JSON.stringify(m.tool_call_id)} answers no earlier tool call`);
       const part = { type: "tool-result", toolCallId: m.tool_call_id, toolName, output: outputOf(plainText(m.content, at)) };
       // The AI SDK puts all results of one step in one tool message.
       const last = out[out.length - 1];
@@ -331,10 +347,12 @@ function convert(messages, form) {
 // messages are plain text in the AI SDK).
 function plainText(content, at) {
   if (typeof content === "string") return content;
-  return partsOf(content, at).map((p, j) => {
-    if (p?.type !== "text") throw invalid(`${at}.content[${j}]`, `expected a text part, got ${describe(p)}`);
-    return p.text;
-  }).join("\n");
+  return partsOf(content, at)
+    .map((p, j) => {
+      if (p?.type !== "text") throw invalid(`${at}.content[${j}]`, `expected a text part, got ${describe(p)}`);
+      return p.text;
+    })
+    .join("\n");
 }
 
 function assistantTo(m, at, toolNames) {
@@ -346,7 +364,8 @@ function assistantTo(m, at, toolNames) {
   else if (m.content != null) {
     partsOf(m.content, at).forEach((p, j) => {
       if (p?.type === "text") text(p.text);
-      else if (p?.type === "refusal") text(p.refusal); // no refusal part in the AI SDK
+      else if (p?.type === "refusal")
+        text(p.refusal); // no refusal part in the AI SDK
       else throw invalid(`${at}.content[${j}]`, `unknown assistant ${describe(p)}`);
     });
   }
@@ -397,7 +416,8 @@ function outputOf(text) {
 // base64, V4 the tagged union.
 const inline = (base64, form) => (form === "v4" ? { type: "data", data: base64 } : base64);
 const linked = (url, form) => (form === "v4" ? { type: "url", url: new URL(url) } : form === "v3" ? new URL(url) : url);
-const referenced = (fileId, form) => (form === "v4" ? { type: "reference", reference: { openai: fileId } } : form === "v3" ? fileId : { openai: fileId });
+const referenced = (fileId, form) =>
+  form === "v4" ? { type: "reference", reference: { openai: fileId } } : form === "v3" ? fileId : { openai: fileId };
 
 function userPartTo(p, at, form) {
   switch (p?.type) {
@@ -408,7 +428,9 @@ function userPartTo(p, at, form) {
       if (typeof url !== "string") throw invalid(at, "image_url.url must be a string");
       const d = url.startsWith("data:") ? splitDataUrl(url) : undefined;
       // "image/*": the type is unknown until the provider fetches it (ai 7 reads it as "image").
-      const part = d ? { type: "file", mediaType: d.mediaType, data: inline(d.base64, form) } : { type: "file", mediaType: "image/*", data: linked(url, form) };
+      const part = d
+        ? { type: "file", mediaType: d.mediaType, data: inline(d.base64, form) }
+        : { type: "file", mediaType: "image/*", data: linked(url, form) };
       if (p.image_url.detail !== undefined) part.providerOptions = { openai: { imageDetail: p.image_url.detail } };
       return part;
     }

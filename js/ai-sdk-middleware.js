@@ -16,7 +16,21 @@ import { CONTENT_FIELD, fromModelMessages, toPrompt } from "./ai-sdk-messages.js
 import { alignTail, fingerprint } from "./ai-sdk-align.js";
 import { isAbort, recorded } from "./ai-sdk-stream.js";
 
-const OPTIONS = new Set(["maxTokens", "reserveOutput", "conversation", "procedureTools", "model", "onStored", "specificationVersion", "semanticTokens", "episodicTokens", "preferenceTokens", "taskId", "taskTokens", "layout"]);
+const OPTIONS = new Set([
+  "maxTokens",
+  "reserveOutput",
+  "conversation",
+  "procedureTools",
+  "model",
+  "onStored",
+  "specificationVersion",
+  "semanticTokens",
+  "episodicTokens",
+  "preferenceTokens",
+  "taskId",
+  "taskTokens",
+  "layout",
+]);
 // Passed to buildContext as they are.
 const CONTEXT_OPTIONS = ["semanticTokens", "episodicTokens", "preferenceTokens", "taskId", "taskTokens", "layout"];
 // Above any context window: buildContext lowers maxTokens to the model's window.
@@ -64,13 +78,18 @@ function checkOptions(memory, options) {
     throw memoryError("INVALID_INPUT", "memoryMiddleware expects a MemoryController as its first argument");
   }
   if (options === null || typeof options !== "object") throw memoryError("INVALID_INPUT", "memoryMiddleware options must be an object");
-  for (const k of Object.keys(options)) if (!OPTIONS.has(k)) throw memoryError("INVALID_INPUT", `memoryMiddleware: unknown option ${JSON.stringify(k)}`);
+  for (const k of Object.keys(options))
+    if (!OPTIONS.has(k)) throw memoryError("INVALID_INPUT", `memoryMiddleware: unknown option ${JSON.stringify(k)}`);
   const { conversation = "auto", specificationVersion = "v4", onStored } = options;
-  if (conversation !== "auto" && conversation !== "full") throw memoryError("INVALID_INPUT", 'memoryMiddleware: conversation must be "auto" or "full"');
-  if (specificationVersion !== "v4" && specificationVersion !== "v3") throw memoryError("INVALID_INPUT", 'memoryMiddleware: specificationVersion must be "v4" (ai 7) or "v3" (ai 6)');
-  if (onStored !== undefined && typeof onStored !== "function") throw memoryError("INVALID_INPUT", "memoryMiddleware: onStored must be a function");
+  if (conversation !== "auto" && conversation !== "full")
+    throw memoryError("INVALID_INPUT", 'memoryMiddleware: conversation must be "auto" or "full"');
+  if (specificationVersion !== "v4" && specificationVersion !== "v3")
+    throw memoryError("INVALID_INPUT", 'memoryMiddleware: specificationVersion must be "v4" (ai 7) or "v3" (ai 6)');
+  if (onStored !== undefined && typeof onStored !== "function")
+    throw memoryError("INVALID_INPUT", "memoryMiddleware: onStored must be a function");
   for (const k of ["maxTokens", "reserveOutput"]) {
-    if (options[k] !== undefined && !(Number.isInteger(options[k]) && options[k] >= 0)) throw memoryError("INVALID_INPUT", `memoryMiddleware: ${k} must be a non-negative integer`);
+    if (options[k] !== undefined && !(Number.isInteger(options[k]) && options[k] >= 0))
+      throw memoryError("INVALID_INPUT", `memoryMiddleware: ${k} must be a non-negative integer`);
   }
   return { ...options, conversation, specificationVersion, procedureTools: options.procedureTools !== false };
 }
@@ -78,7 +97,8 @@ function checkOptions(memory, options) {
 function callOf(calls, params) {
   const call = calls.get(params);
   // Only when something replaced the params between our transformParams and our wrap: a broken wrapper.
-  if (call === undefined) throw memoryError("INVALID_INPUT", "memoryMiddleware: this call's parameters did not come from its transformParams");
+  if (call === undefined)
+    throw memoryError("INVALID_INPUT", "memoryMiddleware: this call's parameters did not come from its transformParams");
   return call;
 }
 
@@ -87,7 +107,10 @@ const queues = new WeakMap();
 /** Runs `job` after every job queued before it on this controller. */
 function exclusive(memory, job) {
   const run = (queues.get(memory) ?? Promise.resolve()).then(job);
-  queues.set(memory, run.catch(() => {}));
+  queues.set(
+    memory,
+    run.catch(() => {}),
+  );
   return run;
 }
 
@@ -147,7 +170,14 @@ async function recognise(memory, raw, mode) {
     const end = Math.max(0, raw.length - 2 * limit);
     const asHeld = (p, i) => {
       if (i < end || known.has(p)) return p;
-      if (!redacted.has(i)) redacted.set(i, memory.redact(p).then((r) => r.text, () => p));
+      if (!redacted.has(i))
+        redacted.set(
+          i,
+          memory.redact(p).then(
+            (r) => r.text,
+            () => p,
+          ),
+        );
       return redacted.get(i);
     };
     const prompt = await Promise.all(raw.map(asHeld));
@@ -208,7 +238,13 @@ function maxOutput(memory) {
 function lastUserText(messages) {
   const m = messages.findLast((x) => x.role === "user");
   if (m === undefined) return undefined;
-  const text = typeof m.content === "string" ? m.content : m.content.filter((p) => p.type === "text").map((p) => p.text).join("\n");
+  const text =
+    typeof m.content === "string"
+      ? m.content
+      : m.content
+          .filter((p) => p.type === "text")
+          .map((p) => p.text)
+          .join("\n");
   return text === "" ? undefined : text;
 }
 
@@ -216,12 +252,14 @@ function lastUserText(messages) {
 function mergeTools(callTools, contextTools, opts) {
   if (!opts.procedureTools) return callTools;
   const names = new Set((callTools ?? []).map((t) => t.name));
-  const extra = (contextTools ?? []).filter((t) => !names.has(t.function.name)).map((t) => ({
-    type: "function",
-    name: t.function.name,
-    ...(t.function.description !== undefined && { description: t.function.description }),
-    inputSchema: t.function.parameters ?? { type: "object", properties: {} },
-  }));
+  const extra = (contextTools ?? [])
+    .filter((t) => !names.has(t.function.name))
+    .map((t) => ({
+      type: "function",
+      name: t.function.name,
+      ...(t.function.description !== undefined && { description: t.function.description }),
+      inputSchema: t.function.parameters ?? { type: "object", properties: {} },
+    }));
   return extra.length === 0 ? callTools : [...(callTools ?? []), ...extra];
 }
 
@@ -239,9 +277,16 @@ async function settle(memory, call, outcome, opts, model) {
     const message = kept === undefined ? undefined : fromModelMessages([{ role: "assistant", content: kept }])[0];
     // Parts with provider metadata (item ids, encrypted reasoning) are kept whole for the loop's next step.
     if (outcome.status === "finished" && kept.some((p) => p.providerMetadata)) message[CONTENT_FIELD] = replayable(kept);
-    if (message !== undefined && (message.content || message.tool_calls || message.reasoning_content)) response.push((await memory.add(message)).id);
+    if (message !== undefined && (message.content || message.tool_calls || message.reasoning_content))
+      response.push((await memory.add(message)).id);
     const usage = usageOf(outcome.usage);
-    const out = { status: outcome.status, prompt: call.stored, response, superseded: call.superseded, droppedToolCalls: outcome.droppedToolCalls ?? 0 };
+    const out = {
+      status: outcome.status,
+      prompt: call.stored,
+      response,
+      superseded: call.superseded,
+      droppedToolCalls: outcome.droppedToolCalls ?? 0,
+    };
     // A provider that reports no usage is charged nothing, rather than a guess.
     if (usage?.inputTokens !== undefined) out.usd = await memory.recordUsage({ model: opts.model ?? model?.modelId, ...usage });
     return out;
@@ -257,7 +302,9 @@ const STORED_PARTS = new Set(["text", "reasoning", "tool-call"]);
 function replayable(content) {
   return content
     .filter((p) => !p.providerExecuted)
-    .map(({ type, text, toolCallId, toolName, input, providerMetadata }) => (type === "tool-call" ? { type, toolCallId, toolName, input, providerMetadata } : { type, text, providerMetadata }));
+    .map(({ type, text, toolCallId, toolName, input, providerMetadata }) =>
+      type === "tool-call" ? { type, toolCallId, toolName, input, providerMetadata } : { type, text, providerMetadata },
+    );
 }
 
 // LanguageModelV4/V3 usage (nested) → the AI SDK's LanguageModelUsage, what

@@ -35,7 +35,12 @@ export function recorded(source, onEnd) {
       const complete = status === "finished" && !failed;
       const calls = parts.filter((p) => p.type === "tool-call").length;
       const content = complete ? parts : parts.filter((p) => p.type !== "tool-call").map(({ type, text }) => ({ type, text }));
-      ended = onEnd({ status: complete ? "finished" : status === "finished" ? "failed" : status, content, usage, droppedToolCalls: open.size + (complete ? 0 : calls) });
+      ended = onEnd({
+        status: complete ? "finished" : status === "finished" ? "failed" : status,
+        content,
+        usage,
+        droppedToolCalls: open.size + (complete ? 0 : calls),
+      });
     }
     return ended;
   };
@@ -47,11 +52,17 @@ export function recorded(source, onEnd) {
         r = await reader.read();
       } catch (error) {
         // A memory error wins: it is the one the app can act on.
-        await end(isAbort(error) ? "aborted" : "failed").then(() => controller.error(error), (e) => controller.error(e));
+        await end(isAbort(error) ? "aborted" : "failed").then(
+          () => controller.error(error),
+          (e) => controller.error(e),
+        );
         return;
       }
       if (r.done) {
-        await end("failed").then(() => controller.close(), (e) => controller.error(e));
+        await end("failed").then(
+          () => controller.close(),
+          (e) => controller.error(e),
+        );
         return;
       }
       const part = r.value;

@@ -12,7 +12,8 @@ export function memoryTools(memory, options = {}) {
     throw memoryError("INVALID_INPUT", "memoryTools expects a MemoryController as its first argument");
   }
   if (options === null || typeof options !== "object") throw memoryError("INVALID_INPUT", "memoryTools options must be an object");
-  for (const k of Object.keys(options)) if (k !== "recallTokens") throw memoryError("INVALID_INPUT", `memoryTools: unknown option ${JSON.stringify(k)}`);
+  for (const k of Object.keys(options))
+    if (k !== "recallTokens") throw memoryError("INVALID_INPUT", `memoryTools: unknown option ${JSON.stringify(k)}`);
   const callOptions = options.recallTokens === undefined ? undefined : { recallTokens: options.recallTokens };
   return Object.fromEntries(
     memory.toolDefinitions().map(({ function: f }) => [

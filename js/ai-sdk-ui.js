@@ -41,7 +41,12 @@ export function toUIMessages(items) {
         const text = assistantText(m);
         if (text !== "") message.parts.push({ type: "text", text, state: "done" });
         for (const c of m.tool_calls ?? []) {
-          const part = { type: `tool-${c.function?.name}`, toolCallId: c.id, state: "input-available", input: parseJson(c.function?.arguments) };
+          const part = {
+            type: `tool-${c.function?.name}`,
+            toolCallId: c.id,
+            state: "input-available",
+            input: parseJson(c.function?.arguments),
+          };
           calls.set(c.id, part);
           message.parts.push(part);
         }
@@ -49,7 +54,11 @@ export function toUIMessages(items) {
       }
       case "tool": {
         const part = calls.get(m.tool_call_id);
-        if (part === undefined) throw memoryError("TOOL_RESULT_WITHOUT_CALL", `${at}: tool_call_id ${JSON.stringify(m.tool_call_id)} answers no earlier tool call`);
+        if (part === undefined)
+          throw memoryError(
+            "TOOL_RESULT_WITHOUT_CALL",
+            `${at}: tool_call_id ${JSON.stringify(m.tool_call_id)} answers no earlier tool call`,
+          );
         part.state = "output-available";
         part.output = parseJson(typeof m.content === "string" ? m.content : (m.content ?? []).map((p) => p.text ?? "").join("\n"));
         calls.delete(m.tool_call_id);
@@ -70,7 +79,8 @@ function assistantText(m) {
 
 function userParts(content, at) {
   if (typeof content === "string") return [{ type: "text", text: content }];
-  if (!Array.isArray(content)) throw memoryError("INVALID_CONTENT", `invalid content at ${at}.content: expected a string or an array of parts`);
+  if (!Array.isArray(content))
+    throw memoryError("INVALID_CONTENT", `invalid content at ${at}.content: expected a string or an array of parts`);
   return content.map((p, j) => {
     switch (p?.type) {
       case "text":
@@ -87,8 +97,14 @@ function userParts(content, at) {
         const f = p.file ?? {};
         const name = f.filename !== undefined ? { filename: f.filename } : {};
         // An uploaded file has no URL; the reference is what the SDK sends.
-        if (f.file_id !== undefined) return { type: "file", mediaType: "application/pdf", url: "", providerReference: { openai: f.file_id }, ...name };
-        return { type: "file", mediaType: /^data:([^;,]+)/.exec(f.file_data)?.[1] ?? "application/octet-stream", url: f.file_data, ...name };
+        if (f.file_id !== undefined)
+          return { type: "file", mediaType: "application/pdf", url: "", providerReference: { openai: f.file_id }, ...name };
+        return {
+          type: "file",
+          mediaType: /^data:([^;,]+)/.exec(f.file_data)?.[1] ?? "application/octet-stream",
+          url: f.file_data,
+          ...name,
+        };
       }
       default:
         throw memoryError("INVALID_CONTENT", `invalid content at ${at}.content[${j}]: unknown user part type ${JSON.stringify(p?.type)}`);
@@ -114,7 +130,13 @@ export function fromUIMessages(messages) {
     if (!isObject(m) || !Array.isArray(m.parts)) throw memoryError("INVALID_INPUT", `${at} must be a UIMessage with parts`);
     switch (m.role) {
       case "system":
-        model.push({ role: "system", content: m.parts.filter((p) => p.type === "text").map((p) => p.text).join("") });
+        model.push({
+          role: "system",
+          content: m.parts
+            .filter((p) => p.type === "text")
+            .map((p) => p.text)
+            .join(""),
+        });
         break;
       case "user":
         model.push({ role: "user", content: m.parts.filter((p) => p.type === "text" || p.type === "file").map(userPartFrom) });
@@ -131,7 +153,12 @@ export function fromUIMessages(messages) {
 
 function userPartFrom(p) {
   if (p.type === "text") return { type: "text", text: p.text };
-  return { type: "file", mediaType: p.mediaType, ...(p.filename !== undefined && { filename: p.filename }), data: p.providerReference ?? p.url };
+  return {
+    type: "file",
+    mediaType: p.mediaType,
+    ...(p.filename !== undefined && { filename: p.filename }),
+    data: p.providerReference ?? p.url,
+  };
 }
 
 // Parts split at step-start (and at steering messages, which are user turns).

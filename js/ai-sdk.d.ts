@@ -11,14 +11,34 @@ import type { ChatMessage, ContextOptions, HistoryItem, MemoryController } from 
 export type ModelJSONValue = null | string | number | boolean | ModelJSONValue[] | { [key: string]: ModelJSONValue | undefined };
 export type ModelProviderOptions = Record<string, { [key: string]: ModelJSONValue | undefined }>;
 
-export interface ModelTextPart { type: "text"; text: string; providerOptions?: ModelProviderOptions }
+export interface ModelTextPart {
+  type: "text";
+  text: string;
+  providerOptions?: ModelProviderOptions;
+}
 /**
  * A file: `data` is base64, or a URL string (`https:`, `data:`), or a
  * provider reference (`{ openai: "file-…" }`, an uploaded file).
  */
-export interface ModelFilePart { type: "file"; mediaType: string; data: string | { openai: string }; filename?: string; providerOptions?: ModelProviderOptions }
-export interface ModelReasoningPart { type: "reasoning"; text: string; providerOptions?: ModelProviderOptions }
-export interface ModelToolCallPart { type: "tool-call"; toolCallId: string; toolName: string; input: unknown; providerOptions?: ModelProviderOptions }
+export interface ModelFilePart {
+  type: "file";
+  mediaType: string;
+  data: string | { openai: string };
+  filename?: string;
+  providerOptions?: ModelProviderOptions;
+}
+export interface ModelReasoningPart {
+  type: "reasoning";
+  text: string;
+  providerOptions?: ModelProviderOptions;
+}
+export interface ModelToolCallPart {
+  type: "tool-call";
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  providerOptions?: ModelProviderOptions;
+}
 export interface ModelToolResultPart {
   type: "tool-result";
   toolCallId: string;
@@ -27,7 +47,11 @@ export interface ModelToolResultPart {
   providerOptions?: ModelProviderOptions;
 }
 
-export interface SystemModelMessage { role: "system"; content: string; providerOptions?: ModelProviderOptions }
+export interface SystemModelMessage {
+  role: "system";
+  content: string;
+  providerOptions?: ModelProviderOptions;
+}
 /** ai 7's `ModelMessage`, as toModelMessages writes it (ai's own type accepts it). */
 export type ModelMessage =
   | { role: "user"; content: string | (ModelTextPart | ModelFilePart)[]; providerOptions?: ModelProviderOptions }
@@ -39,7 +63,10 @@ export type ModelMessage =
  * provider-level prompt message (`LanguageModelV4Prompt`, V3). Checked at run
  * time, part by part.
  */
-export interface ModelMessageLike { role: string; content: unknown }
+export interface ModelMessageLike {
+  role: string;
+  content: unknown;
+}
 
 /**
  * AI SDK messages → OpenAI chat messages, ready for `memory.add`
@@ -134,7 +161,10 @@ export interface MemoryUIMessage {
 }
 
 /** What fromUIMessages reads: ai 7's (or ai 6's) `UIMessage`, checked at run time. */
-export interface UIMessageLike { role: string; parts: readonly { type: string }[] }
+export interface UIMessageLike {
+  role: string;
+  parts: readonly { type: string }[];
+}
 
 /**
  * Memory → useChat: OpenAI chat messages, or the items of `memory.history()`
@@ -195,7 +225,8 @@ export interface StoredReport {
 }
 
 /** Passed to buildContext as they are (see `ContextOptions`). */
-export interface MemoryMiddlewareOptions extends Pick<ContextOptions, "semanticTokens" | "episodicTokens" | "preferenceTokens" | "taskId" | "taskTokens"> {
+export interface MemoryMiddlewareOptions
+  extends Pick<ContextOptions, "semanticTokens" | "episodicTokens" | "preferenceTokens" | "taskId" | "taskTokens"> {
   /**
    * Context budget. Default: the memory model's context window, which a long
    * memory fills with episode summaries (10,000 messages: some 126,000
@@ -238,7 +269,12 @@ export interface MemoryMiddleware<V extends "v4" | "v3" = "v4"> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the SDK's own call types
   transformParams(options: { type: "generate" | "stream"; params: any; model: any }): PromiseLike<any>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  wrapGenerate(options: { doGenerate: () => PromiseLike<any>; doStream: () => PromiseLike<any>; params: any; model: any }): PromiseLike<any>;
+  wrapGenerate(options: {
+    doGenerate: () => PromiseLike<any>;
+    doStream: () => PromiseLike<any>;
+    params: any;
+    model: any;
+  }): PromiseLike<any>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   wrapStream(options: { doGenerate: () => PromiseLike<any>; doStream: () => PromiseLike<any>; params: any; model: any }): PromiseLike<any>;
 }
@@ -289,7 +325,10 @@ export interface MemoryMiddleware<V extends "v4" | "v3" = "v4"> {
  * reject `generateText` or error the stream: a call is never answered with
  * memory silently left behind.
  */
-export declare function memoryMiddleware(memory: MemoryController, options: MemoryMiddlewareOptions & { specificationVersion: "v3" }): MemoryMiddleware<"v3">;
+export declare function memoryMiddleware(
+  memory: MemoryController,
+  options: MemoryMiddlewareOptions & { specificationVersion: "v3" },
+): MemoryMiddleware<"v3">;
 export declare function memoryMiddleware(memory: MemoryController, options?: MemoryMiddlewareOptions): MemoryMiddleware<"v4">;
 
 // ---------------------------------------------------------------- memory tools

@@ -19,7 +19,11 @@ export function withDeadlines(options) {
   for (const [hook, option, code] of HOOKS) {
     const ms = out[option] ?? DEFAULT_MS;
     delete out[option];
-    if (!(typeof ms === "number" && ms > 0 && ms <= 2 ** 31 - 1)) throw memoryError("INVALID_INPUT", `invalid input at options.${option}: must be a positive number of milliseconds (at most 2^31 - 1)`);
+    if (!(typeof ms === "number" && ms > 0 && ms <= 2 ** 31 - 1))
+      throw memoryError(
+        "INVALID_INPUT",
+        `invalid input at options.${option}: must be a positive number of milliseconds (at most 2^31 - 1)`,
+      );
     // A value that is not a function is left for create to refuse with its own message.
     if (typeof out[hook] === "function") out[hook] = deadline(out[hook], ms, code, hook);
   }

@@ -21,7 +21,8 @@ export function openAICompatibleEmbedder(options) {
     throw memoryError("INVALID_INPUT", `${WHAT}: dimensions must be a positive integer`);
   }
   if (!(Number.isInteger(batchSize) && batchSize > 0)) throw memoryError("INVALID_INPUT", `${WHAT}: batchSize must be a positive integer`);
-  if (!(Number.isInteger(concurrency) && concurrency > 0)) throw memoryError("INVALID_INPUT", `${WHAT}: concurrency must be a positive integer`);
+  if (!(Number.isInteger(concurrency) && concurrency > 0))
+    throw memoryError("INVALID_INPUT", `${WHAT}: concurrency must be a positive integer`);
 
   return async function embed(texts, how) {
     if (!Array.isArray(texts) || texts.some((t) => typeof t !== "string")) {
@@ -75,12 +76,27 @@ export function openAICompatibleEmbedder(options) {
  * (`queryPrefix` / `documentPrefix`, e.g. E5's "query: " / "passage: ").
  */
 function asymmetry(options) {
-  const { model, queryModel = model, documentModel = model, inputType, inputTypeField = "input_type", queryPrefix = "", documentPrefix = "" } = options;
+  const {
+    model,
+    queryModel = model,
+    documentModel = model,
+    inputType,
+    inputTypeField = "input_type",
+    queryPrefix = "",
+    documentPrefix = "",
+  } = options;
   const bad = (what) => memoryError("INVALID_INPUT", `${WHAT}: ${what}`);
-  for (const [name, v] of [["queryModel", queryModel], ["documentModel", documentModel]]) {
+  for (const [name, v] of [
+    ["queryModel", queryModel],
+    ["documentModel", documentModel],
+  ]) {
     if (typeof v !== "string" || v === "") throw bad(`${name} must be a non-empty string`);
   }
-  for (const [name, v] of [["queryPrefix", queryPrefix], ["documentPrefix", documentPrefix], ["inputTypeField", inputTypeField]]) {
+  for (const [name, v] of [
+    ["queryPrefix", queryPrefix],
+    ["documentPrefix", documentPrefix],
+    ["inputTypeField", inputTypeField],
+  ]) {
     if (typeof v !== "string") throw bad(`${name} must be a string`);
   }
   if (inputType !== undefined && !(typeof inputType?.query === "string" && typeof inputType?.document === "string")) {
@@ -107,7 +123,8 @@ function toVectors(json, count, state) {
   const vectors = new Array(count);
   data.forEach((item, position) => {
     const i = positional ? position : item?.index;
-    if (!Number.isInteger(i) || i < 0 || i >= count) throw invalid(`item ${position} has index ${JSON.stringify(i)}, expected 0..${count - 1}`);
+    if (!Number.isInteger(i) || i < 0 || i >= count)
+      throw invalid(`item ${position} has index ${JSON.stringify(i)}, expected 0..${count - 1}`);
     if (vectors[i] !== undefined) throw invalid(`index ${i} appears twice`);
     const v = toFloat32(item.embedding, i);
     if (state.dim === undefined) state.dim = v.length;

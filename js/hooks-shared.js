@@ -125,7 +125,11 @@ export async function postJSON(cfg, path, body, prefix) {
       try {
         return JSON.parse(outcome.text);
       } catch {
-        throw memoryError(`${prefix}_INVALID`, `${path}: HTTP ${outcome.status} but the body is not JSON: ${excerpt(outcome.text, cfg.apiKey) || "(empty)"}`, { status: outcome.status, attempts });
+        throw memoryError(
+          `${prefix}_INVALID`,
+          `${path}: HTTP ${outcome.status} but the body is not JSON: ${excerpt(outcome.text, cfg.apiKey) || "(empty)"}`,
+          { status: outcome.status, attempts },
+        );
       }
     }
     if (!outcome.retryable || attempt >= cfg.maxRetries) throw finalError(outcome, path, prefix, attempts, cfg.apiKey);
@@ -135,10 +139,15 @@ export async function postJSON(cfg, path, body, prefix) {
 
 function finalError(outcome, path, prefix, attempts, apiKey) {
   const tries = attempts > 1 ? ` (after ${attempts} attempts)` : "";
-  if (outcome.timedOut) return memoryError(`${prefix}_TIMEOUT`, `${path}: no complete answer within ${outcome.timeoutMs} ms${tries}`, { attempts });
-  if (outcome.status === undefined) return memoryError(`${prefix}_HTTP`, `${path}: network error: ${excerpt(outcome.reason, apiKey)}${tries}`, { attempts });
+  if (outcome.timedOut)
+    return memoryError(`${prefix}_TIMEOUT`, `${path}: no complete answer within ${outcome.timeoutMs} ms${tries}`, { attempts });
+  if (outcome.status === undefined)
+    return memoryError(`${prefix}_HTTP`, `${path}: network error: ${excerpt(outcome.reason, apiKey)}${tries}`, { attempts });
   const text = excerpt(outcome.text, apiKey);
-  return memoryError(`${prefix}_HTTP`, `${path}: HTTP ${outcome.status}${text ? `: ${text}` : ""}${tries}`, { status: outcome.status, attempts });
+  return memoryError(`${prefix}_HTTP`, `${path}: HTTP ${outcome.status}${text ? `: ${text}` : ""}${tries}`, {
+    status: outcome.status,
+    attempts,
+  });
 }
 
 /** One attempt, never rejecting: `{ ok, status, text }` or a classified failure. */

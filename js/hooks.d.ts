@@ -79,7 +79,9 @@ export type Embedder = (texts: string[], options: EmbedOptions) => Promise<Float
  * non-numeric or non-finite values, inconsistent dimensions or not
  * `dimensions`), `INVALID_INPUT` (texts not a string array).
  */
-export declare function openAICompatibleEmbedder(options: OpenAICompatibleEmbedderOptions): (texts: string[], options?: EmbedOptions) => Promise<EmbeddingResult>;
+export declare function openAICompatibleEmbedder(
+  options: OpenAICompatibleEmbedderOptions,
+): (texts: string[], options?: EmbedOptions) => Promise<EmbeddingResult>;
 
 export interface OpenAICompatibleSummarizerOptions extends OpenAICompatibleClientOptions {
   /** `max_tokens` of the reply. Default 600. */
@@ -146,8 +148,12 @@ export interface HookError extends Error {
   name: "MemoryError";
   code:
     | "INVALID_INPUT"
-    | "EMBEDDER_HTTP" | "EMBEDDER_TIMEOUT" | "EMBEDDER_INVALID"
-    | "SUMMARIZER_HTTP" | "SUMMARIZER_TIMEOUT" | "SUMMARIZER_INVALID";
+    | "EMBEDDER_HTTP"
+    | "EMBEDDER_TIMEOUT"
+    | "EMBEDDER_INVALID"
+    | "SUMMARIZER_HTTP"
+    | "SUMMARIZER_TIMEOUT"
+    | "SUMMARIZER_INVALID";
   /** The last HTTP status, when there was one. */
   status?: number;
   /** Requests made, retries included. */

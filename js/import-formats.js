@@ -40,7 +40,9 @@ export function detectFormat(raw) {
 export function readConversation(format, raw, index) {
   const where = { index, id: undefined, title: undefined };
   const bad = (field, what) => {
-    const named = [where.title !== undefined && JSON.stringify(where.title), where.id !== undefined && `id ${where.id}`].filter(Boolean).join(", ");
+    const named = [where.title !== undefined && JSON.stringify(where.title), where.id !== undefined && `id ${where.id}`]
+      .filter(Boolean)
+      .join(", ");
     const err = memoryError("INVALID_INPUT", `import: conversation ${index}${named ? ` (${named})` : ""}: ${field}: ${what}`);
     return Object.assign(err, { conversation: index, field });
   };
@@ -92,7 +94,8 @@ function chatgpt(raw, where, bad) {
   if (typeof id !== "string" || !id) throw bad("conversation_id", `expected a non-empty string, got ${JSON.stringify(id)}`);
   where.id = id;
   const mapping = raw.mapping;
-  if (mapping === null || typeof mapping !== "object" || Array.isArray(mapping)) throw bad("mapping", `expected an object of nodes, got ${kind(mapping)}`);
+  if (mapping === null || typeof mapping !== "object" || Array.isArray(mapping))
+    throw bad("mapping", `expected an object of nodes, got ${kind(mapping)}`);
   const created = time(raw.create_time, "create_time", bad, "s");
   // The path the user last saw: current_node up to the root.
   let node = raw.current_node ?? lastLeaf(mapping);
@@ -106,7 +109,8 @@ function chatgpt(raw, where, bad) {
     if (n === null || typeof n !== "object") throw bad(`mapping.${node}`, `expected a node object, got ${kind(n)}`);
     path.push([node, n]);
     node = n.parent;
-    if (node !== undefined && node !== null && !Object.hasOwn(mapping, node)) throw bad(`mapping.${path.at(-1)[0]}.parent`, `${JSON.stringify(node)} is not a node of mapping`);
+    if (node !== undefined && node !== null && !Object.hasOwn(mapping, node))
+      throw bad(`mapping.${path.at(-1)[0]}.parent`, `${JSON.stringify(node)} is not a node of mapping`);
   }
   path.reverse();
   const nodes = [];
@@ -130,10 +134,22 @@ function chatgpt(raw, where, bad) {
     if (n.recipient && nodes[i + 1]?.role === "tool") {
       const call = `call_${n.id}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
       const name = n.recipient.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
-      messages.push({ id: n.id, at: n.at, message: { role: "assistant", content: null, tool_calls: [{ id: call, type: "function", function: { name, arguments: toolArguments(n) } }] } });
+      messages.push({
+        id: n.id,
+        at: n.at,
+        message: {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: call, type: "function", function: { name, arguments: toolArguments(n) } }],
+        },
+      });
       const outputs = [];
       while (nodes[i + 1]?.role === "tool") outputs.push(nodes[++i]);
-      messages.push({ id: outputs[0].id, at: outputs[0].at, message: { role: "tool", tool_call_id: call, content: outputs.map((o) => o.text).join("\n\n") } });
+      messages.push({
+        id: outputs[0].id,
+        at: outputs[0].at,
+        message: { role: "tool", tool_call_id: call, content: outputs.map((o) => o.text).join("\n\n") },
+      });
       continue;
     }
     const content = n.recipient && n.code ? `\`\`\`${n.language ?? ""}\n${n.text}\n\`\`\`` : n.text;
@@ -144,7 +160,8 @@ function chatgpt(raw, where, bad) {
 
 /** The leaf written last, for an export without `current_node`. */
 function lastLeaf(mapping) {
-  let best, bestAt = -Infinity;
+  let best,
+    bestAt = -Infinity;
   for (const [key, n] of Object.entries(mapping)) {
     if (Array.isArray(n?.children) && n.children.length) continue;
     const at = typeof n?.message?.create_time === "number" ? n.message.create_time : -Infinity;
@@ -167,7 +184,8 @@ function toolArguments(n) {
 function chatgptNode(m, field, bad) {
   if (m === null || typeof m !== "object") throw bad(field, `expected a message object, got ${kind(m)}`);
   const role = m.author?.role;
-  if (!["system", "user", "assistant", "tool"].includes(role)) throw bad(`${field}.author.role`, `expected "system", "user", "assistant" or "tool", got ${JSON.stringify(role)}`);
+  if (!["system", "user", "assistant", "tool"].includes(role))
+    throw bad(`${field}.author.role`, `expected "system", "user", "assistant" or "tool", got ${JSON.stringify(role)}`);
   const id = typeof m.id === "string" && m.id ? m.id : undefined;
   if (!id) throw bad(`${field}.id`, `expected a non-empty string, got ${JSON.stringify(m.id)}`);
   const at = time(m.create_time, `${field}.create_time`, bad, "s");
@@ -187,12 +205,17 @@ function chatgptNode(m, field, bad) {
     body = [c.summary, c.result].filter((s) => typeof s === "string" && s).join("\n");
   } else if (c.parts !== undefined) {
     if (!Array.isArray(c.parts)) throw bad(`${field}.content.parts`, `expected an array, got ${kind(c.parts)}`);
-    body = c.parts.map((p, i) => chatgptPart(p, `${field}.content.parts[${i}]`, bad)).filter(Boolean).join("\n");
+    body = c.parts
+      .map((p, i) => chatgptPart(p, `${field}.content.parts[${i}]`, bad))
+      .filter(Boolean)
+      .join("\n");
   } else {
     body = typeof c.text === "string" ? c.text : "";
   }
   const attachments = Array.isArray(m.metadata?.attachments) ? m.metadata.attachments : [];
-  const named = attachments.map((a) => (typeof a?.name === "string" ? `[attachment: ${a.name}${typeof a.mime_type === "string" ? `, ${a.mime_type}` : ""}]` : "")).filter(Boolean);
+  const named = attachments
+    .map((a) => (typeof a?.name === "string" ? `[attachment: ${a.name}${typeof a.mime_type === "string" ? `, ${a.mime_type}` : ""}]` : ""))
+    .filter(Boolean);
   if (named.length) body = [body, ...named].filter(Boolean).join("\n");
   if (!body.trim()) return undefined;
   const recipient = role === "assistant" && typeof m.recipient === "string" && m.recipient !== "all" ? m.recipient : undefined;
@@ -242,7 +265,10 @@ function claude(raw, where, bad) {
     const at = time(m.created_at, `${field}.created_at`, bad);
     let body;
     if (Array.isArray(m.content) && m.content.length) {
-      body = m.content.map((p, k) => claudePart(p, `${field}.content[${k}]`, bad)).filter(Boolean).join("\n");
+      body = m.content
+        .map((p, k) => claudePart(p, `${field}.content[${k}]`, bad))
+        .filter(Boolean)
+        .join("\n");
     } else {
       body = text(m.text, `${field}.text`, bad);
     }
@@ -285,7 +311,11 @@ function claudePart(p, field, bad) {
   if (p.type === "thinking" || p.type === "redacted_thinking") return "";
   if (p.type === "tool_use") return `[tool_use ${p.name ?? ""}] ${JSON.stringify(p.input ?? {})}`;
   if (p.type === "tool_result") {
-    const out = Array.isArray(p.content) ? p.content.map((c) => (typeof c?.text === "string" ? c.text : "")).join("\n") : typeof p.content === "string" ? p.content : "";
+    const out = Array.isArray(p.content)
+      ? p.content.map((c) => (typeof c?.text === "string" ? c.text : "")).join("\n")
+      : typeof p.content === "string"
+        ? p.content
+        : "";
     return `[tool_result ${p.name ?? ""}] ${out}`.trimEnd();
   }
   return typeof p.text === "string" ? p.text : "";

@@ -36,15 +36,25 @@ import { jsonArrayElements } from "./json-stream.js";
  * `memory` was created with.
  */
 export async function importConversations(memory, create, base, data, options = {}) {
-  if (options === null || typeof options !== "object") throw memoryError("INVALID_INPUT", "importConversations: options: expected an object");
+  if (options === null || typeof options !== "object")
+    throw memoryError("INVALID_INPUT", "importConversations: options: expected an object");
   const { format, onProgress } = options;
   const maxTokens = base?.workingMemory?.maxTokens ?? 4000;
   const workingTokens = options.workingTokens ?? Math.min(maxTokens, Math.max(200, Math.floor(maxTokens / 4)));
-  if (!Number.isInteger(workingTokens) || workingTokens <= 0) throw memoryError("INVALID_INPUT", "importConversations: options.workingTokens: expected a positive integer");
-  if (format !== undefined && !FORMATS.includes(format)) throw memoryError("INVALID_INPUT", `importConversations: options.format: expected one of ${FORMATS.join(", ")} (or none, to detect it), got ${JSON.stringify(format)}`);
-  if (onProgress !== undefined && typeof onProgress !== "function") throw memoryError("INVALID_INPUT", "importConversations: options.onProgress: expected a function");
+  if (!Number.isInteger(workingTokens) || workingTokens <= 0)
+    throw memoryError("INVALID_INPUT", "importConversations: options.workingTokens: expected a positive integer");
+  if (format !== undefined && !FORMATS.includes(format))
+    throw memoryError(
+      "INVALID_INPUT",
+      `importConversations: options.format: expected one of ${FORMATS.join(", ")} (or none, to detect it), got ${JSON.stringify(format)}`,
+    );
+  if (onProgress !== undefined && typeof onProgress !== "function")
+    throw memoryError("INVALID_INPUT", "importConversations: options.onProgress: expected a function");
   if (!base?.storage) {
-    throw memoryError("INVALID_INPUT", "importConversations writes each conversation to a thread of the namespace: create the controller with a storage adapter (memoryStorage() to keep it in memory)");
+    throw memoryError(
+      "INVALID_INPUT",
+      "importConversations writes each conversation to a thread of the namespace: create the controller with a storage adapter (memoryStorage() to keep it in memory)",
+    );
   }
   const progress = { conversations: 0, messages: 0, skipped: 0, hidden: 0 };
   let fmt = format;
@@ -53,16 +63,40 @@ export async function importConversations(memory, create, base, data, options = 
   try {
     for await (const raw of conversations(data)) {
       fmt ??= detectFormat(raw);
-      if (!fmt) throw Object.assign(memoryError("INVALID_INPUT", `import: conversation ${index}: (conversation): not a ChatGPT, Claude or OpenAI conversation; say options.format`), { conversation: index, field: "(conversation)" });
+      if (!fmt)
+        throw Object.assign(
+          memoryError(
+            "INVALID_INPUT",
+            `import: conversation ${index}: (conversation): not a ChatGPT, Claude or OpenAI conversation; say options.format`,
+          ),
+          { conversation: index, field: "(conversation)" },
+        );
       const conversation = readConversation(fmt, raw, index);
       const thread = `${fmt}-${conversation.id}`;
-      const done = await importOne(create, { ...base, workingMemory: { ...base.workingMemory, maxTokens: workingTokens } }, fmt, thread, conversation, listed.get(thread));
+      const done = await importOne(
+        create,
+        { ...base, workingMemory: { ...base.workingMemory, maxTokens: workingTokens } },
+        fmt,
+        thread,
+        conversation,
+        listed.get(thread),
+      );
       progress.conversations++;
       progress.messages += done.added;
       progress.skipped += done.skipped;
       progress.hidden += conversation.hidden;
       index++;
-      await onProgress?.({ ...progress, conversation: { index: index - 1, id: conversation.id, thread, title: conversation.title, messages: done.added, skipped: done.skipped } });
+      await onProgress?.({
+        ...progress,
+        conversation: {
+          index: index - 1,
+          id: conversation.id,
+          thread,
+          title: conversation.title,
+          messages: done.added,
+          skipped: done.skipped,
+        },
+      });
     }
   } catch (e) {
     // How far it got: the conversations before this one are stored whole.
@@ -90,7 +124,9 @@ async function importOne(create, base, from, thread, conversation, listed) {
     if (listed || memory.stats().messages.total > 0) {
       have = new Set((await memory.history()).map((h) => h.message.imported?.id).filter((id) => typeof id === "string"));
     }
-    let added = 0, skipped = 0, titled = false;
+    let added = 0,
+      skipped = 0,
+      titled = false;
     let batch = [];
     const send = async () => {
       if (batch.length) await memory.addMany(batch);
@@ -144,13 +180,21 @@ async function* conversations(data) {
   }
   const iterate = data?.[Symbol.asyncIterator] ?? data?.[Symbol.iterator];
   if (typeof iterate !== "function") {
-    throw memoryError("INVALID_INPUT", "importConversations: data: expected a JSON string or bytes, a ReadableStream, or an (async) iterable of conversations or of text chunks");
+    throw memoryError(
+      "INVALID_INPUT",
+      "importConversations: data: expected a JSON string or bytes, a ReadableStream, or an (async) iterable of conversations or of text chunks",
+    );
   }
   // Chunks of text or bytes go through the JSON reader; objects are conversations.
   const it = iterate.call(data);
   const first = await it.next();
   if (first.done) return;
-  const rest = { [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve(it.next()), return: (v) => Promise.resolve(it.return?.(v) ?? { done: true, value: v }) }) };
+  const rest = {
+    [Symbol.asyncIterator]: () => ({
+      next: () => Promise.resolve(it.next()),
+      return: (v) => Promise.resolve(it.return?.(v) ?? { done: true, value: v }),
+    }),
+  };
   const chained = (async function* () {
     yield first.value;
     yield* rest;

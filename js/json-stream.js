@@ -11,7 +11,13 @@
 
 import { memoryError } from "./errors.js";
 
-const QUOTE = 34, BACKSLASH = 92, OPEN_BRACE = 123, CLOSE_BRACE = 125, OPEN_BRACKET = 91, CLOSE_BRACKET = 93, COMMA = 44;
+const QUOTE = 34,
+  BACKSLASH = 92,
+  OPEN_BRACE = 123,
+  CLOSE_BRACE = 125,
+  OPEN_BRACKET = 91,
+  CLOSE_BRACKET = 93,
+  COMMA = 44;
 const isSpace = (c) => c === 32 || c === 10 || c === 13 || c === 9 || c === 0xfeff;
 
 /** The text chunks of `source`, decoded. */
@@ -25,7 +31,10 @@ export async function* textChunks(source) {
     if (typeof chunk === "string") return chunk;
     if (chunk instanceof Uint8Array) return decoder.decode(chunk, { stream: true });
     if (chunk instanceof ArrayBuffer) return decoder.decode(new Uint8Array(chunk), { stream: true });
-    throw memoryError("INVALID_INPUT", `import: a chunk of the input is ${Object.prototype.toString.call(chunk)}, expected a string or Uint8Array`);
+    throw memoryError(
+      "INVALID_INPUT",
+      `import: a chunk of the input is ${Object.prototype.toString.call(chunk)}, expected a string or Uint8Array`,
+    );
   };
   if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
     yield text(source);
@@ -57,9 +66,13 @@ export async function* jsonArrayElements(source) {
   // begin: before the top level; first: after "["; next: after ","; between:
   // after an element; element: inside one; end: after the top level.
   let state = "begin";
-  let depth = 0, inString = false, escaped = false, topObject = false;
+  let depth = 0,
+    inString = false,
+    escaped = false,
+    topObject = false;
   let buf = ""; // the current element's text read so far
-  let index = 0, offset = 0;
+  let index = 0,
+    offset = 0;
   const fail = (what) => memoryError("INVALID_INPUT", `import: ${what} (element ${index}, character ${offset})`);
   const found = (c) => `found "${String.fromCharCode(c)}"`;
   const parse = (text) => {
@@ -100,7 +113,8 @@ export async function* jsonArrayElements(source) {
       if (state === "end") throw fail("text after the end of the array");
       if (state === "begin") {
         if (c === OPEN_BRACKET) state = "first";
-        else if (c === OPEN_BRACE) [state, topObject, depth, from] = ["element", true, 1, i]; // one conversation, not an array
+        else if (c === OPEN_BRACE)
+          [state, topObject, depth, from] = ["element", true, 1, i]; // one conversation, not an array
         else throw fail(`expected "[" or "{" at the start, ${found(c)}`);
         continue;
       }

@@ -66,11 +66,21 @@ export function ready(options) {
     return Promise.reject(memoryError("INVALID_INPUT", "ready(options): expected { wasm? }"));
   }
   if (loading) {
-    if (options?.wasm !== undefined) return Promise.reject(memoryError("INVALID_INPUT", "ready({ wasm }): the module is already loading or loaded; pass `wasm` to the first ready() call, before any create()"));
+    if (options?.wasm !== undefined)
+      return Promise.reject(
+        memoryError(
+          "INVALID_INPUT",
+          "ready({ wasm }): the module is already loading or loaded; pass `wasm` to the first ready() call, before any create()",
+        ),
+      );
     return loading;
   }
   loading = (async () => {
-    const b = createBinding((e) => retire(b, e), () => retire(b, RESET), runtime.resets === true);
+    const b = createBinding(
+      (e) => retire(b, e),
+      () => retire(b, RESET),
+      runtime.resets === true,
+    );
     b.waiting = new Set(); // the reject of each call in progress, for when the instance retires
     try {
       if (compiled) await b.init({ module_or_path: compiled });
@@ -101,7 +111,10 @@ function describe(v) {
 /** INVALID_INPUT unless `source` is something `ranks` accepts. */
 function checkRankSource(source, what) {
   if (source === undefined || typeof source === "string" || isURL(source) || isBytes(source) || isResponse(source)) return;
-  throw memoryError("INVALID_INPUT", `${what}: expected the rank file's bytes, a URL, a Response, or a function of the encoding returning one; got ${describe(source)}`);
+  throw memoryError(
+    "INVALID_INPUT",
+    `${what}: expected the rank file's bytes, a URL, a Response, or a function of the encoding returning one; got ${describe(source)}`,
+  );
 }
 
 /**
@@ -135,15 +148,23 @@ export async function responseBytes(res, what) {
 
 // What retired an instance when the runtime cut a call into it short (rather than a trap).
 const RESET = Symbol("reset");
-const REOPEN = "Controllers of that instance are closed; MemoryController.create starts a fresh instance, which reloads what storage holds.";
+const REOPEN =
+  "Controllers of that instance are closed; MemoryController.create starts a fresh instance, which reloads what storage holds.";
 
 /** Why a call on instance `b` fails: it trapped (`INTERNAL`: `cause` is the trap when this call met it) or was reset. */
 function retired(b, what, cause) {
   if (b.dead === RESET) {
-    return memoryError("INSTANCE_RESET", `${what}: the runtime stopped a call into the WebAssembly instance mid-way (in Workers: ctx.abort(), a Durable Object reset, a CPU or memory limit), which left the instance mid-operation. ${REOPEN}`);
+    return memoryError(
+      "INSTANCE_RESET",
+      `${what}: the runtime stopped a call into the WebAssembly instance mid-way (in Workers: ctx.abort(), a Durable Object reset, a CPU or memory limit), which left the instance mid-operation. ${REOPEN}`,
+    );
   }
   const why = cause ? `the WebAssembly module trapped (${cause.message})` : "its WebAssembly instance trapped earlier";
-  return memoryError("INTERNAL", `${what}: ${why}. This is a bug in agent-memory; please report it with the panic message logged to the console. ${REOPEN}`, cause);
+  return memoryError(
+    "INTERNAL",
+    `${what}: ${why}. This is a bug in agent-memory; please report it with the panic message logged to the console. ${REOPEN}`,
+    cause,
+  );
 }
 
 /** Retires a trapped or reset instance: nothing calls into it again, its pending calls reject, the next load starts another. */
@@ -183,7 +204,12 @@ function guard(b, what, fn) {
   const isAsync = ASYNC.has(what);
   const release = what.endsWith(".free") || what.endsWith(".Symbol(Symbol.dispose)");
   return function (...args) {
-    const fail = (e) => (isAsync ? Promise.reject(e) : (() => { throw e; })());
+    const fail = (e) =>
+      isAsync
+        ? Promise.reject(e)
+        : (() => {
+            throw e;
+          })();
     if (b.dead) return release ? undefined : fail(retired(b, what));
     let result;
     b.enter();
@@ -233,7 +259,8 @@ function adopt(b, cls, name) {
 }
 
 function requireLoaded(what) {
-  if (!loaded) throw memoryError("NOT_READY", `${what} needs the WebAssembly module: await ready() first (MemoryController.create does it for you)`);
+  if (!loaded)
+    throw memoryError("NOT_READY", `${what} needs the WebAssembly module: await ready() first (MemoryController.create does it for you)`);
 }
 
 /** `new` of the live instance's class `name`, a trap turned into INTERNAL. */
@@ -273,7 +300,8 @@ async function live() {
 async function open(method, args, options) {
   if (typeof options?.ranks !== "function") checkRankSource(options?.ranks, "options.ranks");
   const { reranker, ...rest } = options ?? {};
-  if (reranker !== undefined && typeof reranker !== "function") throw memoryError("INVALID_INPUT", "options.reranker: expected an async function (query, texts) => scores");
+  if (reranker !== undefined && typeof reranker !== "function")
+    throw memoryError("INVALID_INPUT", "options.reranker: expected an async function (query, texts) => scores");
   const hooked = withDeadlines(options == null || reranker === undefined ? options : rest);
   const b = await live();
   const memory = await guard(b, `MemoryController.${method}`, b.MemoryController[method]).call(b.MemoryController, ...args, hooked);

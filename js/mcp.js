@@ -37,11 +37,15 @@ const OPTIONS = new Set(["memory", "recallTokens", "onError"]);
  * forget and search on the controller `memory()` resolves to.
  */
 export function createMemoryServer(options) {
-  if (options === null || typeof options !== "object") throw memoryError("INVALID_INPUT", "createMemoryServer expects { memory, recallTokens?, onError? }");
-  for (const k of Object.keys(options)) if (!OPTIONS.has(k)) throw memoryError("INVALID_INPUT", `createMemoryServer: unknown option ${JSON.stringify(k)}`);
+  if (options === null || typeof options !== "object")
+    throw memoryError("INVALID_INPUT", "createMemoryServer expects { memory, recallTokens?, onError? }");
+  for (const k of Object.keys(options))
+    if (!OPTIONS.has(k)) throw memoryError("INVALID_INPUT", `createMemoryServer: unknown option ${JSON.stringify(k)}`);
   const { memory, recallTokens, onError } = options;
-  if (typeof memory !== "function") throw memoryError("INVALID_INPUT", "createMemoryServer: memory must be a function returning a MemoryController (or a promise of one)");
-  if (onError !== undefined && typeof onError !== "function") throw memoryError("INVALID_INPUT", "createMemoryServer: onError must be a function");
+  if (typeof memory !== "function")
+    throw memoryError("INVALID_INPUT", "createMemoryServer: memory must be a function returning a MemoryController (or a promise of one)");
+  if (onError !== undefined && typeof onError !== "function")
+    throw memoryError("INVALID_INPUT", "createMemoryServer: onError must be a function");
   const callOptions = recallTokens === undefined ? undefined : { recallTokens };
 
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
@@ -77,7 +81,8 @@ export function createMemoryServer(options) {
     try {
       const m = await memory();
       const names = m.toolDefinitions({ search: true }).map((d) => d.function.name);
-      if (!names.includes(params.name)) throw new McpError(ErrorCode.InvalidParams, `no tool ${JSON.stringify(params.name)}: the tools are ${names.join(", ")}`);
+      if (!names.includes(params.name))
+        throw new McpError(ErrorCode.InvalidParams, `no tool ${JSON.stringify(params.name)}: the tools are ${names.join(", ")}`);
       // Absent arguments are an empty object: the core then says what is required.
       text = await m.callTool(params.name, params.arguments ?? {}, callOptions);
     } catch (e) {

@@ -51,7 +51,15 @@ export type ResponsesInputItem =
   | { role: "user"; content: string | ResponsesInputPart[] }
   | { role: "system" | "developer" | "assistant"; content: string }
   | { type: "function_call_output"; call_id: string; output: string }
-  | { type: "function_call"; call_id: string; name: string; arguments: string; id?: string; status?: "in_progress" | "completed" | "incomplete"; namespace?: string }
+  | {
+      type: "function_call";
+      call_id: string;
+      name: string;
+      arguments: string;
+      id?: string;
+      status?: "in_progress" | "completed" | "incomplete";
+      namespace?: string;
+    }
   | {
       type: "message";
       id: string;
@@ -110,7 +118,10 @@ export declare function fromResponse(response: ResponseLike): AssistantMessage &
  * Rejects as `add` and `recordUsage` do; if charging fails, the message is
  * already stored.
  */
-export declare function addResponse(memory: MemoryController, response: ResponseLike): Promise<{ id: string; tokens: number; usd: number | null }>;
+export declare function addResponse(
+  memory: MemoryController,
+  response: ResponseLike,
+): Promise<{ id: string; tokens: number; usd: number | null }>;
 
 /**
  * A built context → the request fields for `client.responses.create`:

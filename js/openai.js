@@ -25,7 +25,8 @@ const invalid = (at, why) => memoryError("INVALID_INPUT", `invalid input at ${at
  * Throws `INVALID_INPUT` when `response` has no `output` array.
  */
 export function fromResponse(response) {
-  if (!isObject(response) || !Array.isArray(response.output)) throw invalid("response", "expected a Responses API response with an output array");
+  if (!isObject(response) || !Array.isArray(response.output))
+    throw invalid("response", "expected a Responses API response with an output array");
   const texts = [];
   const annotations = [];
   const refusals = [];
@@ -110,10 +111,16 @@ function userPart(p, at) {
 }
 
 const chatTool = (t, at) => {
-  if (t?.type !== "function" || !isObject(t.function)) throw invalid(at, "expected a chat function tool { type: \"function\", function: { name, parameters } }");
+  if (t?.type !== "function" || !isObject(t.function))
+    throw invalid(at, 'expected a chat function tool { type: "function", function: { name, parameters } }');
   const f = t.function;
   // The Responses API makes function tools strict unless told otherwise; chat tools are not.
-  const tool = { type: "function", name: f.name, parameters: f.parameters ?? { type: "object", properties: {} }, strict: f.strict ?? false };
+  const tool = {
+    type: "function",
+    name: f.name,
+    parameters: f.parameters ?? { type: "object", properties: {} },
+    strict: f.strict ?? false,
+  };
   if (f.description !== undefined) tool.description = f.description;
   return tool;
 };
@@ -163,7 +170,9 @@ function plainAssistant(m, at) {
   const items = [];
   const text = textOf(m.content, `${at}.content`) || (typeof m.refusal === "string" ? m.refusal : "");
   if (text) items.push({ role: "assistant", content: text });
-  (m.tool_calls ?? []).forEach((c) => items.push({ type: "function_call", call_id: c.id, name: c.function.name, arguments: c.function.arguments }));
+  (m.tool_calls ?? []).forEach((c) =>
+    items.push({ type: "function_call", call_id: c.id, name: c.function.name, arguments: c.function.arguments }),
+  );
   return items;
 }
 
@@ -203,7 +212,10 @@ export async function toResponsesRequest(memory, ctx) {
   const messages = ctx.messages;
   let first = 0;
   while (first < messages.length && (messages[first].role === "system" || messages[first].role === "developer")) first++;
-  const instructions = messages.slice(0, first).map((m, i) => textOf(m.content, `context.messages[${i}].content`)).join("\n\n");
+  const instructions = messages
+    .slice(0, first)
+    .map((m, i) => textOf(m.content, `context.messages[${i}].content`))
+    .join("\n\n");
   let lastUser = messages.length - 1;
   while (lastUser >= first && messages[lastUser].role !== "user") lastUser--;
   const saved = await savedResponses(memory, ctx, lastUser + 1);
@@ -216,8 +228,12 @@ export async function toResponsesRequest(memory, ctx) {
         input.push({ role: m.role, content: textOf(m.content, `${at}.content`) });
         break;
       case "user":
-        if (typeof m.content !== "string" && !Array.isArray(m.content)) throw invalid(`${at}.content`, "expected a string or an array of parts");
-        input.push({ role: "user", content: typeof m.content === "string" ? m.content : m.content.map((p, j) => userPart(p, `${at}.content[${j}]`)) });
+        if (typeof m.content !== "string" && !Array.isArray(m.content))
+          throw invalid(`${at}.content`, "expected a string or an array of parts");
+        input.push({
+          role: "user",
+          content: typeof m.content === "string" ? m.content : m.content.map((p, j) => userPart(p, `${at}.content[${j}]`)),
+        });
         break;
       case "assistant":
         input.push(...(saved.has(m) ? replay(saved.get(m)) : plainAssistant(m, at)));

@@ -31,7 +31,8 @@ export function rerankClient(options) {
     const scores = new Array(texts.length).fill(-Infinity);
     for (const item of items) {
       const score = item?.relevance_score ?? item?.score;
-      if (!Number.isInteger(item?.index) || item.index < 0 || item.index >= texts.length) throw invalid(`a result has index ${JSON.stringify(item?.index)}, expected 0..${texts.length - 1}`);
+      if (!Number.isInteger(item?.index) || item.index < 0 || item.index >= texts.length)
+        throw invalid(`a result has index ${JSON.stringify(item?.index)}, expected 0..${texts.length - 1}`);
       if (!Number.isFinite(score)) throw invalid(`result ${item.index} has no finite relevance_score`);
       scores[item.index] = score;
     }
@@ -50,7 +51,8 @@ const depth = (k) => Math.min(Math.max(3 * k, 20), 100);
  * fails the search: the fused order is returned with `degraded`.
  */
 export function withReranker(memory, reranker) {
-  if (typeof reranker !== "function") throw memoryError("INVALID_INPUT", "options.reranker: expected an async function (query, texts) => scores");
+  if (typeof reranker !== "function")
+    throw memoryError("INVALID_INPUT", "options.reranker: expected an async function (query, texts) => scores");
   const search = memory.search.bind(memory);
   memory.search = async function (query, options) {
     const k = options?.k ?? 10;
@@ -60,16 +62,25 @@ export function withReranker(memory, reranker) {
     let scores;
     try {
       // The query as memory stores text: redacted, like the candidates.
-      scores = await reranker(typeof query === "string" ? (await memory.redact(query)).text : query, hits.map((h) => h.text));
+      scores = await reranker(
+        typeof query === "string" ? (await memory.redact(query)).text : query,
+        hits.map((h) => h.text),
+      );
       if (!Array.isArray(scores) || scores.length !== hits.length || scores.some((s) => typeof s !== "number" || Number.isNaN(s))) {
-        throw memoryError("RERANKER_INVALID", `the reranker returned ${Array.isArray(scores) ? `${scores.length} scores` : typeof scores} for ${hits.length} candidates`);
+        throw memoryError(
+          "RERANKER_INVALID",
+          `the reranker returned ${Array.isArray(scores) ? `${scores.length} scores` : typeof scores} for ${hits.length} candidates`,
+        );
       }
     } catch (e) {
       return keep(hits, { degraded: { code: e?.code ?? "RERANKER_FAILED", message: String(e?.message ?? e) } });
     }
     // Stable: equal scores keep the fused order.
     const order = hits.map((h, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
-    return keep(order.map((i) => ({ ...hits[i], fusedScore: hits[i].score, score: scores[i] })), { reranked: true });
+    return keep(
+      order.map((i) => ({ ...hits[i], fusedScore: hits[i].score, score: scores[i] })),
+      { reranked: true },
+    );
   };
   return memory;
 }

@@ -31,7 +31,10 @@ const queues = new WeakMap();
 // Runs `fn` after every operation queued before it on this storage object.
 function serial(storage, fn) {
   const run = (queues.get(storage) ?? Promise.resolve()).then(fn);
-  queues.set(storage, run.catch(() => {}));
+  queues.set(
+    storage,
+    run.catch(() => {}),
+  );
   return run;
 }
 
@@ -50,16 +53,19 @@ export function durableObjectStorage(storage) {
   const name = (key) => {
     const n = encodeKey(key);
     const bytes = utf8Length(n);
-    if (bytes > MAX_KEY_BYTES) throw memoryError("STORAGE_KEY_TOO_LONG", `key encodes to ${bytes} bytes, Durable Object storage allows ${MAX_KEY_BYTES}`);
+    if (bytes > MAX_KEY_BYTES)
+      throw memoryError("STORAGE_KEY_TOO_LONG", `key encodes to ${bytes} bytes, Durable Object storage allows ${MAX_KEY_BYTES}`);
     return n;
   };
-  const guarded = (what, fn) => async (...args) => {
-    try {
-      return await fn(...args);
-    } catch (e) {
-      throw toMemoryError(e, `durableObjectStorage ${what}`);
-    }
-  };
+  const guarded =
+    (what, fn) =>
+    async (...args) => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        throw toMemoryError(e, `durableObjectStorage ${what}`);
+      }
+    };
   // The old manifest's piece names from `first` on: what a write must delete.
   const oldPieces = async (n, first) => {
     const old = await storage.get(n);
@@ -153,6 +159,7 @@ function assemble(n, entries) {
     out.set(piece, offset);
     offset += piece.length;
   }
-  if (offset !== out.length) throw memoryError("STORAGE_ERROR", `Durable Object entry ${JSON.stringify(n)}: pieces hold ${offset} of ${head.bytes} bytes`);
+  if (offset !== out.length)
+    throw memoryError("STORAGE_ERROR", `Durable Object entry ${JSON.stringify(n)}: pieces hold ${offset} of ${head.bytes} bytes`);
   return out;
 }

@@ -56,14 +56,16 @@ export function nodeFileStorage(dir) {
     return { parent: join(root, ...names), base: last, file: join(root, ...names, `${last}.v`) };
   };
 
-  const guarded = (what, fn) => async (...args) => {
-    try {
-      return await fn(...args);
-    } catch (e) {
-      if (e?.code === "ENAMETOOLONG") throw memoryError("STORAGE_KEY_TOO_LONG", `nodeFileStorage ${what}: path too long`, e);
-      throw toMemoryError(e, `nodeFileStorage ${what}`);
-    }
-  };
+  const guarded =
+    (what, fn) =>
+    async (...args) => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        if (e?.code === "ENAMETOOLONG") throw memoryError("STORAGE_KEY_TOO_LONG", `nodeFileStorage ${what}: path too long`, e);
+        throw toMemoryError(e, `nodeFileStorage ${what}`);
+      }
+    };
 
   async function load(key) {
     checkKey(key);

@@ -39,13 +39,15 @@ export function cloudflareKVStorage(kv) {
     }
     return n;
   };
-  const guarded = (what, fn) => async (...args) => {
-    try {
-      return await fn(...args);
-    } catch (e) {
-      throw toMemoryError(e, `cloudflareKVStorage ${what}`);
-    }
-  };
+  const guarded =
+    (what, fn) =>
+    async (...args) => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        throw toMemoryError(e, `cloudflareKVStorage ${what}`);
+      }
+    };
   // Every KV name under `prefix`, following list cursors to the end.
   const names = async (prefix) => {
     const p = encodeKey(prefix);

@@ -51,13 +51,15 @@ export function localStorageAdapter(prefix = "agent-memory") {
     }
     return out;
   };
-  const guarded = (what, fn) => async (...args) => {
-    try {
-      return fn(...args);
-    } catch (e) {
-      throw toMemoryError(e, `localStorageAdapter ${what}`);
-    }
-  };
+  const guarded =
+    (what, fn) =>
+    async (...args) => {
+      try {
+        return fn(...args);
+      } catch (e) {
+        throw toMemoryError(e, `localStorageAdapter ${what}`);
+      }
+    };
 
   return {
     load: guarded("load", (key) => {

@@ -12,13 +12,15 @@ export function memoryStorage() {
     return [...entries].filter(([name]) => name.startsWith(p));
   };
   // Async functions, so a bad key rejects rather than throws synchronously.
-  const guarded = (what, fn) => async (...args) => {
-    try {
-      return fn(...args);
-    } catch (e) {
-      throw toMemoryError(e, `memoryStorage ${what}`);
-    }
-  };
+  const guarded =
+    (what, fn) =>
+    async (...args) => {
+      try {
+        return fn(...args);
+      } catch (e) {
+        throw toMemoryError(e, `memoryStorage ${what}`);
+      }
+    };
   return {
     load: guarded("load", (key) => {
       checkKey(key);

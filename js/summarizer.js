@@ -84,11 +84,15 @@ export function buildPrompt(messages, previousSummary, language, candidates, cur
   parts.push(`Transcript (oldest first):\n${renderTranscript(messages)}`);
   const proposed = Array.isArray(candidates) ? candidates.filter((c) => typeof c === "string" && c.trim()) : [];
   if (proposed.length) {
-    parts.push(`Candidates (user sentences that may state something lasting about the user; keep only those that do):\n${proposed.map((c) => `- ${indent(c.trim())}`).join("\n")}`);
+    parts.push(
+      `Candidates (user sentences that may state something lasting about the user; keep only those that do):\n${proposed.map((c) => `- ${indent(c.trim())}`).join("\n")}`,
+    );
   }
   const current = Array.isArray(currentFacts) ? currentFacts.filter((f) => typeof f?.id === "string" && typeof f?.text === "string") : [];
   if (current.length) {
-    parts.push(`Current facts (what memory holds now; list in supersedes the ids of those the transcript contradicts):\n${current.map((f) => `- [${f.id}] ${f.key ? `${f.key}: ` : ""}${indent(f.text.trim())}`).join("\n")}`);
+    parts.push(
+      `Current facts (what memory holds now; list in supersedes the ids of those the transcript contradicts):\n${current.map((f) => `- [${f.id}] ${f.key ? `${f.key}: ` : ""}${indent(f.text.trim())}`).join("\n")}`,
+    );
   }
   return [
     { role: "system", content: `${INSTRUCTIONS}\n${languageInstruction(language)}` },

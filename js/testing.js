@@ -37,7 +37,10 @@ function bytes(length, seed = 1) {
 const show = (key) => JSON.stringify(key);
 
 function sameBytes(actual, expected, what) {
-  check(actual instanceof Uint8Array, `${what}: expected a Uint8Array, got ${actual === undefined ? "undefined" : Object.prototype.toString.call(actual)}`);
+  check(
+    actual instanceof Uint8Array,
+    `${what}: expected a Uint8Array, got ${actual === undefined ? "undefined" : Object.prototype.toString.call(actual)}`,
+  );
   check(actual.length === expected.length, `${what}: expected ${expected.length} bytes, got ${actual.length}`);
   for (let i = 0; i < expected.length; i++) {
     if (actual[i] !== expected[i]) check(false, `${what}: byte ${i} is ${actual[i]}, expected ${expected[i]}`);
@@ -53,7 +56,10 @@ async function rangeIs(adapter, prefix, expected) {
   const want = new Map(expected.map(([k, v]) => [show(k), v]));
   const extra = [...byKey.keys()].filter((k) => !want.has(k));
   const missing = [...want.keys()].filter((k) => !byKey.has(k));
-  check(!extra.length && !missing.length, `loadRange(${show(prefix)}): unexpected ${extra.join(" ") || "none"}; missing ${missing.join(" ") || "none"}`);
+  check(
+    !extra.length && !missing.length,
+    `loadRange(${show(prefix)}): unexpected ${extra.join(" ") || "none"}; missing ${missing.join(" ") || "none"}`,
+  );
   for (const [k, v] of want) sameBytes(byKey.get(k), v, `loadRange(${show(prefix)}) value of ${k}`);
 }
 
@@ -67,10 +73,40 @@ async function loadsAs(adapter, key, expected) {
 // characters, empty segments, case-only differences, path tricks, unicode
 // (a lone surrogate is a legal JS string), and segment-boundary confusions.
 const TRICKY = [
-  ["a"], ["a", "b"], ["a/b"], ["a:b"], ["a%2Fb"], ["a%"], ["%"], ["a\\b"], ["a.v"], ["a", "b/"],
-  ["\u0000"], ["a\u0000b"], ["a", "\u0000"], ["\u0001"], [""], ["", ""], ["a", ""], ["", "a"],
-  ["."], [".."], ["..", "x"], ["CON"], ["con"], ["Aa"], ["aA"], ["aa"], [" "], ["a "],
-  ["日本語", "🙂"], ["\uD800"], ["\uDC00x"], ["e\u0301"], ["é"], ["x".repeat(100)],
+  ["a"],
+  ["a", "b"],
+  ["a/b"],
+  ["a:b"],
+  ["a%2Fb"],
+  ["a%"],
+  ["%"],
+  ["a\\b"],
+  ["a.v"],
+  ["a", "b/"],
+  ["\u0000"],
+  ["a\u0000b"],
+  ["a", "\u0000"],
+  ["\u0001"],
+  [""],
+  ["", ""],
+  ["a", ""],
+  ["", "a"],
+  ["."],
+  [".."],
+  ["..", "x"],
+  ["CON"],
+  ["con"],
+  ["Aa"],
+  ["aA"],
+  ["aa"],
+  [" "],
+  ["a "],
+  ["日本語", "🙂"],
+  ["\uD800"],
+  ["\uDC00x"],
+  ["e\u0301"],
+  ["é"],
+  ["x".repeat(100)],
 ];
 
 const CASES = {
@@ -130,24 +166,61 @@ const CASES = {
   async "prefix matches whole segments only"(a) {
     const keys = [["AA"], ["AAB"], ["AA", "x"], ["A"], ["AA", "x", "y"], ["AAB", "x"]];
     for (const [i, k] of keys.entries()) await a.save(k, bytes(8, 10 + i));
-    await rangeIs(a, ["AA"], [[["AA"], bytes(8, 10)], [["AA", "x"], bytes(8, 12)], [["AA", "x", "y"], bytes(8, 14)]]);
+    await rangeIs(
+      a,
+      ["AA"],
+      [
+        [["AA"], bytes(8, 10)],
+        [["AA", "x"], bytes(8, 12)],
+        [["AA", "x", "y"], bytes(8, 14)],
+      ],
+    );
     await rangeIs(a, ["A"], [[["A"], bytes(8, 13)]]);
     await a.removeRange(["AA"]);
-    await rangeIs(a, [], [[["AAB"], bytes(8, 11)], [["A"], bytes(8, 13)], [["AAB", "x"], bytes(8, 15)]]);
+    await rangeIs(
+      a,
+      [],
+      [
+        [["AAB"], bytes(8, 11)],
+        [["A"], bytes(8, 13)],
+        [["AAB", "x"], bytes(8, 15)],
+      ],
+    );
   },
   async "keys with separators, escapes and unicode stay distinct"(a) {
     const expected = TRICKY.map((k, i) => [k, bytes(16 + i, 100 + i)]);
     for (const [k, v] of expected) await a.save(k, v);
     for (const [k, v] of expected) await loadsAs(a, k, v);
     await rangeIs(a, [], expected);
-    await rangeIs(a, ["a"], expected.filter(([k]) => k[0] === "a"));
-    await rangeIs(a, [""], expected.filter(([k]) => k[0] === ""));
-    await rangeIs(a, [".."], expected.filter(([k]) => k[0] === ".."));
+    await rangeIs(
+      a,
+      ["a"],
+      expected.filter(([k]) => k[0] === "a"),
+    );
+    await rangeIs(
+      a,
+      [""],
+      expected.filter(([k]) => k[0] === ""),
+    );
+    await rangeIs(
+      a,
+      [".."],
+      expected.filter(([k]) => k[0] === ".."),
+    );
     await a.removeRange(["a"]);
-    await rangeIs(a, [], expected.filter(([k]) => k[0] !== "a"));
+    await rangeIs(
+      a,
+      [],
+      expected.filter(([k]) => k[0] !== "a"),
+    );
   },
   async "loadRange returns exactly the matching keys"(a) {
-    const entries = [[["n", "log", "1"], bytes(10, 1)], [["n", "log", "2"], bytes(20, 2)], [["n", "snap"], bytes(30, 3)], [["n2", "log", "1"], bytes(5, 4)]];
+    const entries = [
+      [["n", "log", "1"], bytes(10, 1)],
+      [["n", "log", "2"], bytes(20, 2)],
+      [["n", "snap"], bytes(30, 3)],
+      [["n2", "log", "1"], bytes(5, 4)],
+    ];
     for (const [k, v] of entries) await a.save(k, v);
     await rangeIs(a, ["n", "log"], entries.slice(0, 2));
     await rangeIs(a, ["n"], entries.slice(0, 3));
@@ -156,7 +229,13 @@ const CASES = {
     await rangeIs(a, [], entries);
   },
   async "removeRange removes exactly the matching keys"(a) {
-    const entries = [[["n", "log", "1"], bytes(10, 1)], [["n", "log", "2"], bytes(MB / 2, 2)], [["n", "logs"], bytes(30, 3)], [["n"], bytes(7, 5)], [["m"], bytes(5, 4)]];
+    const entries = [
+      [["n", "log", "1"], bytes(10, 1)],
+      [["n", "log", "2"], bytes(MB / 2, 2)],
+      [["n", "logs"], bytes(30, 3)],
+      [["n"], bytes(7, 5)],
+      [["m"], bytes(5, 4)],
+    ];
     for (const [k, v] of entries) await a.save(k, v);
     await a.removeRange(["n", "log"]);
     await rangeIs(a, [], entries.slice(2));
@@ -212,7 +291,9 @@ export async function runStorageAdapterTests(makeAdapter, { only, timeoutMs = 60
     let timer;
     try {
       const adapter = await makeAdapter();
-      const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Failure(`timed out after ${timeoutMs} ms`)), timeoutMs)));
+      const timeout = new Promise(
+        (_, reject) => (timer = setTimeout(() => reject(new Failure(`timed out after ${timeoutMs} ms`)), timeoutMs)),
+      );
       await Promise.race([run(adapter), timeout]);
       results.push({ name, ok: true });
     } catch (e) {
@@ -230,7 +311,9 @@ export async function assertStorageAdapter(makeAdapter, options) {
   const results = await runStorageAdapterTests(makeAdapter, options);
   const failed = results.filter((r) => !r.ok);
   if (failed.length) {
-    throw new Error(`storage adapter failed ${failed.length} of ${results.length} cases:\n${failed.map((r) => `- ${r.name}: ${r.error}`).join("\n")}`);
+    throw new Error(
+      `storage adapter failed ${failed.length} of ${results.length} cases:\n${failed.map((r) => `- ${r.name}: ${r.error}`).join("\n")}`,
+    );
   }
   return results;
 }

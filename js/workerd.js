@@ -9,7 +9,8 @@ import { defineRuntime, responseBytes } from "./loader.js";
 const RANKS = { o200k_base, cl100k_base };
 
 defineRuntime({
-  load: async (source, binding) => (source === undefined ? binding.initSync({ module: wasmModule }) : binding.init({ module_or_path: source })),
+  load: async (source, binding) =>
+    source === undefined ? binding.initSync({ module: wasmModule }) : binding.init({ module_or_path: source }),
   asset: async (encoding) => RANKS[encoding],
   read: async (url, what) => responseBytes(await fetch(url), what),
   // ctx.abort(), a reset object, a CPU limit: JS stops mid-call, the isolate lives on (see loader.js).

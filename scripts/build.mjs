@@ -25,7 +25,17 @@ writeFileSync(glue, toFactory(readFileSync(glue, "utf8"), readFileSync(join(wasm
 
 step("wasm-opt -O3");
 const bg = join(wasmOut, "agent_memory_bg.wasm");
-run(join(root, "node_modules", ".bin", "wasm-opt"), [bg, "-O3", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", "--enable-simd", "-o", bg]);
+run(join(root, "node_modules", ".bin", "wasm-opt"), [
+  bg,
+  "-O3",
+  "--enable-bulk-memory",
+  "--enable-nontrapping-float-to-int",
+  "--enable-sign-ext",
+  "--enable-mutable-globals",
+  "--enable-simd",
+  "-o",
+  bg,
+]);
 
 step("rank assets");
 const rankCache = join(targetDir, "ranks");
@@ -33,7 +43,10 @@ if (!existsSync(join(rankCache, "o200k_base.bin")) || !existsSync(join(rankCache
   run("cargo", ["run", "--release", "--example", "gen_ranks", "--", rankCache]);
 }
 for (const name of ["o200k_base", "cl100k_base"]) {
-  writeFileSync(join(ranksOut, `${name}.bin`), gzipSync(readFileSync(join(rankCache, `${name}.bin`)), { level: constants.Z_BEST_COMPRESSION }));
+  writeFileSync(
+    join(ranksOut, `${name}.bin`),
+    gzipSync(readFileSync(join(rankCache, `${name}.bin`)), { level: constants.Z_BEST_COMPRESSION }),
+  );
 }
 
 for (const f of readdirSync(join(root, "js"))) copyFileSync(join(root, "js", f), join(dist, f));
@@ -42,7 +55,9 @@ step("sizes (what a browser loads)");
 const gz = (p) => gzipSync(readFileSync(p), { level: 9 }).length;
 const row = (label, p, alreadyGzip = false) => {
   const raw = statSync(p).size;
-  console.log(`  ${label.padEnd(28)} ${(raw / 1024).toFixed(1).padStart(9)} KB raw ${((alreadyGzip ? raw : gz(p)) / 1024).toFixed(1).padStart(9)} KB gzip`);
+  console.log(
+    `  ${label.padEnd(28)} ${(raw / 1024).toFixed(1).padStart(9)} KB raw ${((alreadyGzip ? raw : gz(p)) / 1024).toFixed(1).padStart(9)} KB gzip`,
+  );
 };
 row("wasm/agent_memory_bg.wasm", bg);
 row("wasm/agent_memory.js", join(wasmOut, "agent_memory.js"));

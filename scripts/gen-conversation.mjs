@@ -61,7 +61,8 @@ function parseDialogue(text) {
         content: block.words ?? null,
         tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })),
       });
-      for (const c of calls) messages.push({ role: "tool", tool_call_id: c.id, content: c.ascii ? asciiJson(c.result) : JSON.stringify(c.result) });
+      for (const c of calls)
+        messages.push({ role: "tool", tool_call_id: c.id, content: c.ascii ? asciiJson(c.result) : JSON.stringify(c.result) });
     }
     block = null;
   };

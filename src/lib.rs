@@ -11,9 +11,9 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing))]
 
 pub mod context;
-pub mod durable;
 pub mod controller;
 pub mod cost;
+pub mod durable;
 pub mod episodic;
 pub mod error;
 pub mod message;

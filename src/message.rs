@@ -218,10 +218,8 @@ impl Message {
         match &self.content {
             Value::String(s) => s.clone(),
             Value::Array(parts) => {
-                let texts: Vec<&str> = parts
-                    .iter()
-                    .filter_map(|p| p.get("text").or_else(|| p.get("refusal")).and_then(Value::as_str))
-                    .collect();
+                let texts: Vec<&str> =
+                    parts.iter().filter_map(|p| p.get("text").or_else(|| p.get("refusal")).and_then(Value::as_str)).collect();
                 texts.join("\n")
             }
             _ => String::new(),
@@ -306,7 +304,11 @@ fn parse_tool_call(c: &Value, path: &str) -> Result<ToolCall> {
         Some("custom") => ("custom", "/custom/name", "/custom/input"),
         _ => return Err(MemoryError::input(format!("{path}.type"), "expected \"function\" or \"custom\"")),
     };
-    let extra = obj.iter().filter(|(k, _)| !matches!(k.as_str(), "id" | "type" | "function" | "custom")).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let extra = obj
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "id" | "type" | "function" | "custom"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     Ok(ToolCall { id: text("/id")?, kind: kind.into(), function: FunctionCall { name: text(body)?, arguments: text(args)? }, extra })
 }
 
@@ -314,7 +316,10 @@ fn check_content(role: Role, content: &Value, has_other_body: bool) -> Result<()
     match content {
         Value::String(_) => Ok(()),
         Value::Null if role == Role::Assistant && has_other_body => Ok(()),
-        Value::Null => Err(MemoryError::content("message.content", "missing; only an assistant message with tool_calls, a refusal or audio may omit it")),
+        Value::Null => Err(MemoryError::content(
+            "message.content",
+            "missing; only an assistant message with tool_calls, a refusal or audio may omit it",
+        )),
         Value::Array(parts) => {
             for (i, part) in parts.iter().enumerate() {
                 let path = format!("message.content[{i}]");
@@ -360,7 +365,8 @@ mod tests {
     #[test]
     fn accepts_the_openai_shapes() {
         Message::parse_json(r#"{"role":"user","content":"hi","name":"ann"}"#).unwrap();
-        Message::parse_json(r#"{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"x"}}]}"#).unwrap();
+        Message::parse_json(r#"{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"x"}}]}"#)
+            .unwrap();
         let m = Message::parse_json(
             r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}"#,
         )
@@ -388,7 +394,9 @@ mod tests {
         assert_eq!(code(r#"{"role":"assistant","content":"x","future":"\ud800"}"#), "LONE_SURROGATE");
         assert_eq!(code(r#"["user"]"#), "INVALID_INPUT");
         assert_eq!(
-            code(r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c","type":"function","function":{"name":"g","arguments":"{}"}}]}"#),
+            code(
+                r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c","type":"function","function":{"name":"g","arguments":"{}"}}]}"#
+            ),
             "INVALID_INPUT"
         );
     }
@@ -408,7 +416,8 @@ mod tests {
 
     #[test]
     fn custom_tool_calls_round_trip() {
-        let json = r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"custom","custom":{"name":"sql","input":"select 1"}}]}"#;
+        let json =
+            r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"custom","custom":{"name":"sql","input":"select 1"}}]}"#;
         let m = Message::parse_json(json).unwrap();
         assert_eq!(m.tool_calls.as_ref().unwrap()[0].function.arguments, "select 1");
         assert_eq!(serde_json::from_str::<Value>(&m.to_json()).unwrap(), serde_json::from_str::<Value>(json).unwrap());
@@ -418,7 +427,10 @@ mod tests {
     #[test]
     fn a_refusal_or_audio_may_stand_without_content() {
         Message::parse_json(r#"{"role":"assistant","content":null,"refusal":"I can't help with that."}"#).unwrap();
-        Message::parse_json(r#"{"role":"assistant","content":null,"audio":{"id":"audio_1","data":"UklG","expires_at":1,"transcript":"hi"}}"#).unwrap();
+        Message::parse_json(
+            r#"{"role":"assistant","content":null,"audio":{"id":"audio_1","data":"UklG","expires_at":1,"transcript":"hi"}}"#,
+        )
+        .unwrap();
         assert_eq!(code(r#"{"role":"user","content":null,"refusal":"x"}"#), "INVALID_CONTENT");
     }
 

@@ -61,7 +61,15 @@ pub struct ModelInfo {
 }
 
 const fn m(tokenizer: Tokenizer, context_window: u64, max_output: u64, input: f64, cached: f64, output: f64) -> ModelInfo {
-    ModelInfo { tokenizer, context_window, max_output, input_price: input, cached_input_price: cached, output_price: output, cache_write_price: None }
+    ModelInfo {
+        tokenizer,
+        context_window,
+        max_output,
+        input_price: input,
+        cached_input_price: cached,
+        output_price: output,
+        cache_write_price: None,
+    }
 }
 
 /// An Anthropic entry: cache writes cost 1.25x input.
@@ -183,7 +191,9 @@ pub fn resolve_as_of_0_1(name: &str, host: &[(String, ModelInfo)]) -> Option<Mod
     let mut info = resolve(name, host)?;
     if !host.iter().any(|(n, _)| n == name) {
         let id = canonical(name);
-        if let Some((_, input, cached, output)) = CHANGED_SINCE_0_1.iter().find(|(n, ..)| id == *n || id.strip_prefix(n).is_some_and(|rest| rest.starts_with('-'))) {
+        if let Some((_, input, cached, output)) =
+            CHANGED_SINCE_0_1.iter().find(|(n, ..)| id == *n || id.strip_prefix(n).is_some_and(|rest| rest.starts_with('-')))
+        {
             (info.input_price, info.cached_input_price, info.output_price) = (*input, *cached, *output);
         }
     }

@@ -13,8 +13,14 @@
 
 use ts_rs::{Config, TS};
 
-use crate::context::{Budget, CacheHint, Context, ContextOptions, Degraded, KnowledgeSection, Layout, OmitReason, Omitted, RecentSection, RetrievalMode, Sections, SummarySection, SystemSection};
-use crate::controller::{Added, AddedMany, CompactionEvent, Consolidated, CurrentFact, Forgotten, Found, Hit, HitKind, HistoryItem, LayerTokens, MessageStats, Remembered, Stats, SummaryRequest, ThreadInfo, TokenizerStats};
+use crate::context::{
+    Budget, CacheHint, Context, ContextOptions, Degraded, KnowledgeSection, Layout, OmitReason, Omitted, RecentSection, RetrievalMode,
+    Sections, SummarySection, SystemSection,
+};
+use crate::controller::{
+    Added, AddedMany, CompactionEvent, Consolidated, CurrentFact, Forgotten, Found, HistoryItem, Hit, HitKind, LayerTokens, MessageStats,
+    Remembered, Stats, SummaryRequest, ThreadInfo, TokenizerStats,
+};
 use crate::cost::{CostLedger, ModelCost, PurposeCost};
 use crate::episodic::{Episode, SummarySource};
 use crate::message::Message;

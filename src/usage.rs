@@ -103,7 +103,14 @@ const SHAPES: &[Shape] = &[
         cache_write: &[],
         reasoning: &["/output_tokens_details/reasoning_tokens"],
     },
-    Shape { markers: &["/promptTokens"], prompt: &["/promptTokens"], completion: None, cached: &["/cachedPromptTokens"], cache_write: &[], reasoning: &[] },
+    Shape {
+        markers: &["/promptTokens"],
+        prompt: &["/promptTokens"],
+        completion: None,
+        cached: &["/cachedPromptTokens"],
+        cache_write: &[],
+        reasoning: &[],
+    },
 ];
 
 /// Reads a usage object in any of the shapes above.
@@ -125,7 +132,8 @@ pub fn read(value: &Value) -> Result<Reported> {
         return Ok(Reported { model: r.model.or(model), usage: r.usage });
     }
     let present = |p: &&str| value.pointer(p).is_some_and(|v| !v.is_null());
-    let shape = SHAPES.iter().find(|s| s.markers.iter().any(present)).ok_or_else(|| MemoryError::input("usage", "no token counts found"))?;
+    let shape =
+        SHAPES.iter().find(|s| s.markers.iter().any(present)).ok_or_else(|| MemoryError::input("usage", "no token counts found"))?;
     let (head, tail) = shape.prompt.split_first().ok_or_else(|| MemoryError::input("usage", "no token counts found"))?;
     let mut prompt = required(value, head)?;
     for p in tail {
@@ -190,7 +198,13 @@ mod tests {
     }
 
     fn u(prompt: u64, completion: u64, cached: u64, write: u64, reasoning: u64) -> Usage {
-        Usage { prompt_tokens: prompt, completion_tokens: completion, cached_prompt_tokens: cached, cache_write_tokens: write, reasoning_tokens: reasoning }
+        Usage {
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            cached_prompt_tokens: cached,
+            cache_write_tokens: write,
+            reasoning_tokens: reasoning,
+        }
     }
 
     #[test]
@@ -219,7 +233,10 @@ mod tests {
         let v7 = json!({"inputTokens": 1000, "inputTokenDetails": {"noCacheTokens": 200, "cacheReadTokens": 700, "cacheWriteTokens": 100},
             "outputTokens": 50, "outputTokenDetails": {"textTokens": 30, "reasoningTokens": 20}, "totalTokens": 1050, "raw": {"prompt_tokens": 1}});
         assert_eq!(usage(v7), u(1000, 50, 700, 100, 20));
-        assert_eq!(usage(json!({"inputTokens": 10, "outputTokens": 5, "totalTokens": 15, "cachedInputTokens": 4, "reasoningTokens": 2})), u(10, 5, 4, 0, 2));
+        assert_eq!(
+            usage(json!({"inputTokens": 10, "outputTokens": 5, "totalTokens": 15, "cachedInputTokens": 4, "reasoningTokens": 2})),
+            u(10, 5, 4, 0, 2)
+        );
         let v4 = json!({"inputTokens": {"total": 90, "noCache": 10, "cacheRead": 80, "cacheWrite": 0}, "outputTokens": {"total": 9, "text": 9, "reasoning": 0}});
         assert_eq!(usage(v4), u(90, 9, 80, 0, 0));
     }
@@ -231,7 +248,8 @@ mod tests {
         let anthropic = json!({"input_tokens": 20, "cache_read_input_tokens": 1000, "cache_creation_input_tokens": 300, "output_tokens": 80, "service_tier": "standard"});
         assert_eq!(usage(anthropic), u(1320, 80, 1000, 300, 0));
         assert_eq!(usage(json!({"promptTokens": 10, "cachedPromptTokens": 3})), u(10, 0, 3, 0, 0));
-        let reply = read(&json!({"id": "chatcmpl-1", "model": "gpt-4o-2024-08-06", "usage": {"prompt_tokens": 3, "completion_tokens": 1}})).unwrap();
+        let reply = read(&json!({"id": "chatcmpl-1", "model": "gpt-4o-2024-08-06", "usage": {"prompt_tokens": 3, "completion_tokens": 1}}))
+            .unwrap();
         assert_eq!((reply.usage, reply.model.as_deref()), (u(3, 1, 0, 0, 0), Some("gpt-4o-2024-08-06")));
     }
 
@@ -242,7 +260,8 @@ mod tests {
         assert!(err(json!({"prompt_tokens": 1.5, "completion_tokens": 1})).contains("usage.prompt_tokens"));
         assert!(err(json!({"prompt_tokens": 10})).contains("usage.completion_tokens"));
         assert!(err(json!({"inputTokens": 10})).contains("usage.outputTokens"));
-        assert!(err(json!({"input_tokens": 1, "output_tokens": 1, "input_tokens_details": {"cached_tokens": "x"}})).contains("usage.input_tokens_details.cached_tokens"));
+        assert!(err(json!({"input_tokens": 1, "output_tokens": 1, "input_tokens_details": {"cached_tokens": "x"}}))
+            .contains("usage.input_tokens_details.cached_tokens"));
         assert!(err(json!({"tokens": 3})).contains("no token counts"));
         assert!(err(json!({"prompt_tokens": 1, "completion_tokens": 1, "prompt_tokens_details": {"cached_tokens": 2}})).contains("cached"));
         assert_eq!(read(&json!("x")).unwrap_err().code(), "INVALID_INPUT");

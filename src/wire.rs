@@ -121,23 +121,37 @@ mod tests {
 
     #[test]
     fn an_openai_reply_goes_back_without_response_only_fields() {
-        let m = parse(r#"{"role":"assistant","content":"hi","refusal":null,"annotations":[{"type":"url_citation"}],"audio":null,"logprobs":null}"#);
+        let m = parse(
+            r#"{"role":"assistant","content":"hi","refusal":null,"annotations":[{"type":"url_citation"}],"audio":null,"logprobs":null}"#,
+        );
         assert_eq!(sent(&m, false), serde_json::json!({"role":"assistant","content":"hi"}));
     }
 
     #[test]
     fn reasoning_goes_back_only_in_a_turn_that_called_tools() {
-        let m = parse(r#"{"role":"assistant","content":"x","reasoning_content":"think","reasoning":"r","reasoning_details":[{"type":"reasoning.text"}]}"#);
+        let m = parse(
+            r#"{"role":"assistant","content":"x","reasoning_content":"think","reasoning":"r","reasoning_details":[{"type":"reasoning.text"}]}"#,
+        );
         assert_eq!(sent(&m, false), serde_json::json!({"role":"assistant","content":"x"}));
-        assert_eq!(sent(&m, true), serde_json::json!({"role":"assistant","content":"x","reasoning_content":"think","reasoning_details":[{"type":"reasoning.text"}]}));
+        assert_eq!(
+            sent(&m, true),
+            serde_json::json!({"role":"assistant","content":"x","reasoning_content":"think","reasoning_details":[{"type":"reasoning.text"}]})
+        );
     }
 
     #[test]
     fn refusal_audio_and_tool_call_fields() {
-        let m = parse(r#"{"role":"assistant","content":null,"refusal":"no","audio":{"id":"a1","data":"UklG","transcript":"t","expires_at":9}}"#);
+        let m = parse(
+            r#"{"role":"assistant","content":null,"refusal":"no","audio":{"id":"a1","data":"UklG","transcript":"t","expires_at":9}}"#,
+        );
         assert_eq!(sent(&m, false), serde_json::json!({"role":"assistant","content":null,"refusal":"no","audio":{"id":"a1"}}));
-        let m = parse(r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"},"index":0,"extra_content":{"google":{"thought_signature":"s"}}}]}"#);
-        assert_eq!(sent(&m, true)["tool_calls"][0], serde_json::json!({"id":"c","type":"function","function":{"name":"f","arguments":"{}"},"extra_content":{"google":{"thought_signature":"s"}}}));
+        let m = parse(
+            r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"},"index":0,"extra_content":{"google":{"thought_signature":"s"}}}]}"#,
+        );
+        assert_eq!(
+            sent(&m, true)["tool_calls"][0],
+            serde_json::json!({"id":"c","type":"function","function":{"name":"f","arguments":"{}"},"extra_content":{"google":{"thought_signature":"s"}}})
+        );
     }
 
     #[test]
@@ -154,7 +168,9 @@ mod tests {
     fn tool_turns_run_from_one_user_message_to_the_next() {
         let log = [
             parse(r#"{"role":"user","content":"q"}"#),
-            parse(r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}"#),
+            parse(
+                r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}"#,
+            ),
             parse(r#"{"role":"tool","tool_call_id":"c","content":"1"}"#),
             parse(r#"{"role":"assistant","content":"done"}"#),
             parse(r#"{"role":"user","content":"thanks"}"#),

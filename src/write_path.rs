@@ -25,11 +25,11 @@ use std::cell::{Ref, RefCell, RefMut};
 use std::rc::Rc;
 
 pub use crate::controller::Need;
+use crate::controller::Remembered;
 use crate::controller::{CompactionEvent, CompactionJob, Controller, ForgetTarget, Forgotten};
 use crate::cost::Usage;
 use crate::error::MemoryError;
 use crate::message::Message;
-use crate::controller::Remembered;
 use crate::semantic::RememberInput;
 use crate::store::Write;
 
@@ -118,7 +118,13 @@ impl Held<'_> {
     }
     /// # Errors
     /// See [`Controller::budget_aware_max_tokens`].
-    pub fn budget_aware_max_tokens(&self, usd_left: f64, model: Option<&str>, prompt_tokens: Option<u64>, floor: u64) -> crate::Result<u64> {
+    pub fn budget_aware_max_tokens(
+        &self,
+        usd_left: f64,
+        model: Option<&str>,
+        prompt_tokens: Option<u64>,
+        floor: u64,
+    ) -> crate::Result<u64> {
         self.0.budget_aware_max_tokens(usd_left, model, prompt_tokens, floor)
     }
     pub fn facts(&self) -> Vec<&crate::semantic::Fact> {
@@ -322,7 +328,13 @@ impl<S: Store> WritePath<S> {
     ///
     /// # Errors
     /// Those of [`Controller::prepare_replace`]; the store's (nothing changed).
-    pub async fn replace(&self, id: &str, message: Message, task: Option<String>, now: f64) -> Result<(Forgotten, (String, usize)), S::Error> {
+    pub async fn replace(
+        &self,
+        id: &str,
+        message: Message,
+        task: Option<String>,
+        now: f64,
+    ) -> Result<(Forgotten, (String, usize)), S::Error> {
         self.load_archive().await?;
         let p = self.controller.borrow().prepare_replace(id, message, task, now)?;
         let added = p.added.clone().ok_or_else(|| MemoryError::input("replace", "nothing was added"))?;

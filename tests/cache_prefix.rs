@@ -24,7 +24,23 @@ struct Turn {
 
 fn text() -> impl Strategy<Value = String> {
     let words = prop::sample::select(vec![
-        "hotel", "Chengdu", "flight", "CA1234", "budget", "我们", "明天", "去成都", "火锅", "记住", "I prefer", "window seats", "the", "report", "周五", "3 pm", "🙂",
+        "hotel",
+        "Chengdu",
+        "flight",
+        "CA1234",
+        "budget",
+        "我们",
+        "明天",
+        "去成都",
+        "火锅",
+        "记住",
+        "I prefer",
+        "window seats",
+        "the",
+        "report",
+        "周五",
+        "3 pm",
+        "🙂",
     ]);
     prop::collection::vec(words, 1..30).prop_map(|w| w.join(" "))
 }
@@ -34,9 +50,16 @@ fn turn() -> impl Strategy<Value = Turn> {
 }
 
 fn controller(working: usize) -> Controller {
-    let mut c = Controller::new(Options { working: WindowConfig { max_tokens: working, ..WindowConfig::default() }, ..common::options(true) }, common::o200k()).unwrap();
+    let mut c = Controller::new(
+        Options { working: WindowConfig { max_tokens: working, ..WindowConfig::default() }, ..common::options(true) },
+        common::o200k(),
+    )
+    .unwrap();
     c.add_message(Message::text(Role::System, "You are a travel assistant."), 0.5).unwrap();
-    for (i, text) in ["The user lives in Shanghai.", "Hotel budget is 600 yuan a night.", "The flight CA1234 leaves Friday at 3 pm."].into_iter().enumerate() {
+    for (i, text) in ["The user lives in Shanghai.", "Hotel budget is 600 yuan a night.", "The flight CA1234 leaves Friday at 3 pm."]
+        .into_iter()
+        .enumerate()
+    {
         let p = c.prepare_remember(RememberInput { text: text.into(), ..Default::default() }, 0.6 + i as f64 * 0.01).unwrap();
         c.commit_remember(p);
     }
@@ -98,7 +121,8 @@ fn the_recall_block_stands_right_before_the_newest_user_turn() {
     c.add_message(Message::text(Role::User, "Our backup is the hostel on Jinli street."), 1.0).unwrap();
     for i in 1..60 {
         let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
-        c.add_message(Message::text(role, format!("Turn {i}: we talked about the Chengdu hotel near the river, room {i}")), 1.0 + i as f64).unwrap();
+        c.add_message(Message::text(role, format!("Turn {i}: we talked about the Chengdu hotel near the river, room {i}")), 1.0 + i as f64)
+            .unwrap();
     }
     let q = "Which hotel budget did I set, and what is the backup on Jinli street?";
     c.add_message(Message::text(Role::User, q), 100.0).unwrap();
@@ -108,10 +132,16 @@ fn the_recall_block_stands_right_before_the_newest_user_turn() {
     assert_eq!(stable.messages[k + 1].content_text(), q);
     assert_eq!(k + 2, stable.messages.len());
     // Retrieved turns carry their date and speaker, not their id.
-    assert!(stable.messages[k].content_text().contains("\n- 1970-01-01 user: Our backup is the hostel on Jinli street."), "{}", stable.messages[k].content_text());
+    assert!(
+        stable.messages[k].content_text().contains("\n- 1970-01-01 user: Our backup is the hostel on Jinli street."),
+        "{}",
+        stable.messages[k].content_text()
+    );
     assert!(!stable.messages[k].content_text().contains("m-local"));
     // The old order: right after the pinned blocks.
-    let first = c.build_context(&ContextRequest { max_tokens: 3000, query: Some(q.into()), layout: Layout::RecallFirst, ..Default::default() }).unwrap();
+    let first = c
+        .build_context(&ContextRequest { max_tokens: 3000, query: Some(q.into()), layout: Layout::RecallFirst, ..Default::default() })
+        .unwrap();
     assert_eq!(first.sections.knowledge.message, Some(1));
     assert_eq!(first.cache.messages, 1);
     assert_eq!(first.tokens, stable.tokens, "the same parts, in another order");
@@ -121,9 +151,18 @@ fn the_recall_block_stands_right_before_the_newest_user_turn() {
 fn below_what_a_provider_caches_the_turns_take_what_recall_leaves() {
     let mut c = controller(100_000);
     for i in 0..40 {
-        c.add_message(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, format!("Question {i}: what should I pack for day {i} of the trip to 成都?")), 1.0 + i as f64).unwrap();
+        c.add_message(
+            Message::text(
+                if i % 2 == 0 { Role::User } else { Role::Assistant },
+                format!("Question {i}: what should I pack for day {i} of the trip to 成都?"),
+            ),
+            1.0 + i as f64,
+        )
+        .unwrap();
     }
-    let at = |c: &mut Controller, max: usize| c.build_context(&ContextRequest { max_tokens: max, query: Some("Last question?".into()), ..Default::default() }).unwrap();
+    let at = |c: &mut Controller, max: usize| {
+        c.build_context(&ContextRequest { max_tokens: max, query: Some("Last question?".into()), ..Default::default() }).unwrap()
+    };
     let small = at(&mut c, 500);
     assert!(small.sections.knowledge.ids.is_empty());
     assert!(small.tokens > 450, "{} of 500: the unused recall floor went to the turns", small.tokens);

@@ -33,9 +33,15 @@ fn duplicates_merge_contradictions_end_and_a_profile_is_written_nothing_lost() {
     let live: Vec<(String, Option<String>)> = c.facts().iter().map(|f| (f.text.clone(), f.key.clone())).collect();
     let texts: Vec<&str> = live.iter().map(|(t, _)| t.as_str()).collect();
     assert_eq!(texts.iter().filter(|t| **t == "I like spicy food.").count(), 1, "{texts:?}");
-    assert!(texts.contains(&"我在腾讯工作。") && texts.contains(&"I moved to Berlin.") && !texts.contains(&"I live in Shanghai."), "{texts:?}");
+    assert!(
+        texts.contains(&"我在腾讯工作。") && texts.contains(&"I moved to Berlin.") && !texts.contains(&"I live in Shanghai."),
+        "{texts:?}"
+    );
     let profile = out.profile.clone().unwrap();
-    assert!(profile.starts_with("User profile:") && profile.contains("Berlin") && profile.contains("腾讯") && !profile.contains("Shanghai"), "{profile}");
+    assert!(
+        profile.starts_with("User profile:") && profile.contains("Berlin") && profile.contains("腾讯") && !profile.contains("Shanghai"),
+        "{profile}"
+    );
     assert!(c.count_tokens(&profile) <= 200);
     // Nothing lost: every fact stated is still stored, with when it held.
     let merged = c.facts().iter().find(|f| f.text == "I like spicy food.").map(|f| f.merges.clone()).unwrap();

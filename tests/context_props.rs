@@ -16,13 +16,36 @@ use serde_json::json;
 enum Step {
     Say(Role, String),
     /// An assistant message with `n` tool calls, then results for the first `answered`.
-    Tools { n: usize, answered: usize, text: String },
+    Tools {
+        n: usize,
+        answered: usize,
+        text: String,
+    },
 }
 
 fn text() -> impl Strategy<Value = String> {
     let words = prop::sample::select(vec![
-        "hello", "the", "budget", "tokens", "我们", "明天", "去成都", "记住", "花生过敏", "🙂", "fn main()", "{\"a\":1}", "1234567", "ok", "\n",
-        "internationalization", "  ", "I prefer", "請幫我", "東京", "서울",
+        "hello",
+        "the",
+        "budget",
+        "tokens",
+        "我们",
+        "明天",
+        "去成都",
+        "记住",
+        "花生过敏",
+        "🙂",
+        "fn main()",
+        "{\"a\":1}",
+        "1234567",
+        "ok",
+        "\n",
+        "internationalization",
+        "  ",
+        "I prefer",
+        "請幫我",
+        "東京",
+        "서울",
     ]);
     prop::collection::vec(words, 0..40).prop_map(|w| w.join(" "))
 }
@@ -85,10 +108,14 @@ fn groups_whole(msgs: &[Message]) -> bool {
     msgs.iter().enumerate().all(|(i, m)| match &m.tool_calls {
         None => true,
         Some(calls) => {
-            let results: Vec<&str> = msgs[i + 1..].iter().take_while(|n| n.role == Role::Tool).filter_map(|n| n.tool_call_id.as_deref()).collect();
+            let results: Vec<&str> =
+                msgs[i + 1..].iter().take_while(|n| n.role == Role::Tool).filter_map(|n| n.tool_call_id.as_deref()).collect();
             calls.iter().all(|c| results.contains(&c.id.as_str())) && results.len() == calls.len()
         }
-    }) && msgs.iter().enumerate().all(|(i, m)| m.role != Role::Tool || i > 0 && (msgs[i - 1].role == Role::Tool || msgs[i - 1].tool_calls.is_some()))
+    }) && msgs
+        .iter()
+        .enumerate()
+        .all(|(i, m)| m.role != Role::Tool || i > 0 && (msgs[i - 1].role == Role::Tool || msgs[i - 1].tool_calls.is_some()))
 }
 
 proptest! {
@@ -172,9 +199,13 @@ fn overflow_is_real(c: &mut Controller, counter: &Counter, req: &ContextRequest,
     let newest_from = turns.iter().rposition(|m| m.role != Role::Tool).unwrap_or(0);
     let newest: usize = turns[newest_from..].iter().map(|m| message_tokens(counter, m)).sum();
     let earlier = stats.archived > 0 || newest_from > 0;
-    let note = Message::text(Role::System, format!("[Conversation memory]\n{} earlier messages are not shown.", stats.working + stats.archived));
+    let note =
+        Message::text(Role::System, format!("[Conversation memory]\n{} earlier messages are not shown.", stats.working + stats.archived));
     let need = newest + if earlier { message_tokens(counter, &note) } else { 0 };
-    prop_assert!(pinned + need > available, "overflow although the pinned part ({pinned}) and the newest group ({need}) fit {available}: {e}");
+    prop_assert!(
+        pinned + need > available,
+        "overflow although the pinned part ({pinned}) and the newest group ({need}) fit {available}: {e}"
+    );
     prop_assert!(what.contains("newest turn"), "{e}");
     prop_assert_eq!((*needed, *left), (need, available - pinned));
     Ok(())
@@ -236,7 +267,8 @@ fn compaction_archives_raw_and_records_an_episode() {
     let mut c = Controller::new(Options { working: cfg, ..common::options(true) }, common::o200k()).unwrap();
     let mut events = 0;
     for i in 0..60 {
-        let text = if i == 3 { "记住：我对花生过敏。".to_string() } else { format!("message number {i} about the trip to Chengdu") };
+        let text =
+            if i == 3 { "记住：我对花生过敏。".to_string() } else { format!("message number {i} about the trip to Chengdu") };
         let a = c.add_message(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, text), i as f64).unwrap();
         events += a.compaction.is_some() as usize;
         let s = c.stats();
@@ -247,7 +279,8 @@ fn compaction_archives_raw_and_records_an_episode() {
     assert_eq!(eps.len(), events);
     // Episodes cover the archive exactly, in order, without overlap.
     let covered: Vec<String> = eps.iter().flat_map(|e| e.message_ids.clone()).collect();
-    let archived: Vec<String> = c.history().into_iter().filter(|h| h.place == agent_memory::window::Place::Archived).map(|h| h.id).collect();
+    let archived: Vec<String> =
+        c.history().into_iter().filter(|h| h.place == agent_memory::window::Place::Archived).map(|h| h.id).collect();
     assert_eq!(covered, archived);
     assert!(eps[0].summary.contains("花生过敏"), "{}", eps[0].summary);
     let ctx = c.build_context(&ContextRequest { max_tokens: 600, ..Default::default() }).unwrap();

@@ -37,11 +37,9 @@ fn fixture(encoding: Encoding) -> &'static Fixture {
 
 /// Token bytes in rank order up to the first special token (as gen_ranks does).
 fn tokens_in_rank_order(bpe: &CoreBPE) -> Vec<Vec<u8>> {
-    let specials: HashSet<u32> =
-        bpe.special_tokens().into_iter().flat_map(|s| bpe.encode_with_special_tokens(s)).collect();
+    let specials: HashSet<u32> = bpe.special_tokens().into_iter().flat_map(|s| bpe.encode_with_special_tokens(s)).collect();
     let first_special = *specials.iter().min().unwrap();
-    let mut tokens: Vec<Vec<u8>> =
-        (0..first_special).map(|r| bpe.decode_bytes(&[r]).unwrap_or_default()).collect();
+    let mut tokens: Vec<Vec<u8>> = (0..first_special).map(|r| bpe.decode_bytes(&[r]).unwrap_or_default()).collect();
     while tokens.last().is_some_and(|t| t.is_empty()) {
         tokens.pop();
     }

@@ -13,7 +13,11 @@ use agent_memory::window::WindowConfig;
 use agent_memory::{Controller, Options};
 
 fn controller() -> Controller {
-    Controller::new(Options { working: WindowConfig { max_tokens: 300, ..WindowConfig::default() }, ..common::options(true) }, common::o200k()).unwrap()
+    Controller::new(
+        Options { working: WindowConfig { max_tokens: 300, ..WindowConfig::default() }, ..common::options(true) },
+        common::o200k(),
+    )
+    .unwrap()
 }
 
 fn remember(c: &mut Controller, text: &str) -> String {
@@ -44,7 +48,14 @@ fn a_strong_match_stays_in_after_forgets_shrink_the_namespace() {
     let mut c = controller();
     let home = remember(&mut c, "The user lives in Shanghai.");
     for i in 0..30 {
-        c.add_message(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, format!("Trip plan {i}: the night train to Chengdu, hotpot on day {i}, hostel near the river")), 10.0 + i as f64).unwrap();
+        c.add_message(
+            Message::text(
+                if i % 2 == 0 { Role::User } else { Role::Assistant },
+                format!("Trip plan {i}: the night train to Chengdu, hotpot on day {i}, hostel near the river"),
+            ),
+            10.0 + i as f64,
+        )
+        .unwrap();
     }
     assert!(recalled(&mut c, "Which city do I live in?").contains(&home));
     forget(&mut c, ForgetTarget::Range { from: 0.0, to: 1e6 });

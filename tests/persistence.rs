@@ -14,7 +14,12 @@ use common::storage::{Faulty, Map, Rng};
 use serde_json::json;
 
 fn options(writer: &str, fold_after: usize) -> Options {
-    Options { writer: writer.into(), fold_after, working: WindowConfig { max_tokens: 120, ..WindowConfig::default() }, ..common::options(true) }
+    Options {
+        writer: writer.into(),
+        fold_after,
+        working: WindowConfig { max_tokens: 120, ..WindowConfig::default() },
+        ..common::options(true)
+    }
 }
 
 fn texts(d: &Durable<Faulty>) -> Vec<String> {
@@ -41,7 +46,8 @@ fn every_acknowledged_message_survives_faults_and_crashes() {
         let mut rng = Rng(seed * 7919);
         let mut acked: Vec<String> = Vec::new();
         let mut durable = Durable::open(options("w1", 8), counter.clone(), Faulty::healthy(&map)).unwrap();
-        *durable.storage() = Faulty { rng: Rng(seed), fail: 0.15, lost_ack: 0.05, life: Some((rng.next() % 120) as u32), ..Faulty::healthy(&map) };
+        *durable.storage() =
+            Faulty { rng: Rng(seed), fail: 0.15, lost_ack: 0.05, life: Some((rng.next() % 120) as u32), ..Faulty::healthy(&map) };
         for i in 0..60 {
             let text = format!("turn {i} of run {seed}: 我们明天 meet at {}", rng.next() % 1000);
             let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
@@ -81,7 +87,12 @@ fn reload_equals_the_state_that_was_saved() {
         };
         d.add(m, i as f64).unwrap();
         if i % 20 == 0 {
-            d.record_usage("deepseek-v3.2", &Usage { prompt_tokens: 1000, completion_tokens: 50, cached_prompt_tokens: 100, ..Usage::default() }, i as f64).unwrap();
+            d.record_usage(
+                "deepseek-v3.2",
+                &Usage { prompt_tokens: 1000, completion_tokens: 50, cached_prompt_tokens: 100, ..Usage::default() },
+                i as f64,
+            )
+            .unwrap();
         }
     }
     let r = Durable::open(options("w2", 16), counter, Faulty::healthy(&map)).unwrap();
@@ -163,7 +174,6 @@ fn namespaces_never_see_each_other() {
     assert_eq!(texts(&ra), vec!["a".to_string()]);
 }
 
-
 fn stored_bytes(map: &Map) -> Vec<u8> {
     map.borrow().iter().flat_map(|(k, v)| k.join("/").into_bytes().into_iter().chain(v.iter().copied())).collect()
 }
@@ -181,7 +191,8 @@ fn forgetting_removes_the_text_from_every_stored_byte() {
     let secret = "我的银行卡密码是 ZEBRA-7731";
     let mut secret_id = String::new();
     for i in 0..80 {
-        let text = if i == 5 { format!("记住：{secret}。") } else { format!("message {i} about the trip to Chengdu, 我们明天出发") };
+        let text =
+            if i == 5 { format!("记住：{secret}。") } else { format!("message {i} about the trip to Chengdu, 我们明天出发") };
         let added = d.add(Message::text(Role::User, text), i as f64).unwrap();
         if i == 5 {
             secret_id = added.id;
@@ -219,7 +230,11 @@ fn edit_and_regenerate_replace_the_tail_and_what_was_derived_from_it() {
     let mut d = Durable::open(options("w1", 12), counter.clone(), Faulty::healthy(&map)).unwrap();
     let mut ids = Vec::new();
     for i in 0..40 {
-        let text = if i == 30 { "记住：酒店在春熙路 KESTREL-88 附近。".to_string() } else { format!("message {i} about the trip to Chengdu, 我们明天出发") };
+        let text = if i == 30 {
+            "记住：酒店在春熙路 KESTREL-88 附近。".to_string()
+        } else {
+            format!("message {i} about the trip to Chengdu, 我们明天出发")
+        };
         ids.push(d.add(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, text), i as f64).unwrap().id);
     }
     let before = d.controller().unwrap().history().len();
@@ -241,7 +256,10 @@ fn edit_and_regenerate_replace_the_tail_and_what_was_derived_from_it() {
     assert_eq!(texts_now.len(), 21);
     assert_eq!(texts_now.last().unwrap(), "edited question about 火锅");
     assert!(!contains(&stored_bytes(&map), "KESTREL-88"), "the replaced tail is still stored");
-    assert!(d.controller().unwrap().episodes().iter().all(|e| e.message_ids.iter().all(|m| d.controller().unwrap().has_message(m))), "an episode covers a removed message");
+    assert!(
+        d.controller().unwrap().episodes().iter().all(|e| e.message_ids.iter().all(|m| d.controller().unwrap().has_message(m))),
+        "an episode covers a removed message"
+    );
     let r = Durable::open(options("w2", 12), counter, Faulty::healthy(&map)).unwrap();
     assert_eq!(r.controller().unwrap().history(), d.controller().unwrap().history());
     assert_eq!(r.controller().unwrap().episodes(), d.controller().unwrap().episodes());
@@ -271,10 +289,13 @@ fn order_is_causal_across_crashes_whatever_the_clock() {
             let writer = format!("w{}", 9 - life);
             let mut now = 1_000_000.0 - (rng.next() % 20_000) as f64;
             let Ok(mut d) = Durable::open(options(&writer, 8), counter.clone(), Faulty::healthy(&map)) else { continue };
-            *d.storage() = Faulty { rng: Rng(seed + life), fail: 0.1, lost_ack: 0.05, life: Some((rng.next() % 80) as u32), ..Faulty::healthy(&map) };
+            *d.storage() =
+                Faulty { rng: Rng(seed + life), fail: 0.1, lost_ack: 0.05, life: Some((rng.next() % 80) as u32), ..Faulty::healthy(&map) };
             for i in 0..25 {
                 let text = format!("life {life} turn {i} of run {seed}");
-                if d.add(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, text.clone()), wild_clock(&mut rng, &mut now)).is_ok() {
+                if d.add(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, text.clone()), wild_clock(&mut rng, &mut now))
+                    .is_ok()
+                {
                     acked.push(text);
                 }
             }
@@ -317,7 +338,16 @@ fn records_of_0_1_keep_their_time_order_and_new_ones_follow() {
     let map: Map = Rc::default();
     // 0.1 wrote no `lc`: its records are ordered by time, then writer.
     for (writer, seq, ts, text) in [("old2", 1, 20.0, "second"), ("old1", 1, 10.0, "first"), ("old1", 2, 30.0, "third")] {
-        let r = Record::Msg { writer: writer.into(), seq, lc: 0, ts, id: format!("m-{writer}-{seq}"), message: Message::text(Role::User, text), task: None, thread: None };
+        let r = Record::Msg {
+            writer: writer.into(),
+            seq,
+            lc: 0,
+            ts,
+            id: format!("m-{writer}-{seq}"),
+            message: Message::text(Role::User, text),
+            task: None,
+            thread: None,
+        };
         let bytes = encode_record(&r);
         assert!(!String::from_utf8_lossy(&bytes).contains("\"lc\""), "lc 0 is not written, as 0.1 wrote it");
         map.borrow_mut().insert(agent_memory::store::log_key(&options("x", 10).namespace, writer, seq), bytes);
@@ -340,10 +370,16 @@ fn export_then_import_is_lossless_under_any_namespace() {
         let mut ids = Vec::new();
         for i in 0..(20 + rng.next() % 40) {
             let text = format!("seed {seed} message {i}: 我们 {} 去成都", rng.next() % 100);
-            ids.push(d.add(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, text), (rng.next() % 1000) as f64).unwrap().id);
+            ids.push(
+                d.add(Message::text(if i % 2 == 0 { Role::User } else { Role::Assistant }, text), (rng.next() % 1000) as f64).unwrap().id,
+            );
             if rng.next() % 5 == 0 {
                 let key = format!("k{}", rng.next() % 3);
-                d.remember(RememberInput { text: format!("fact {i} of seed {seed}"), key: Some(key), ..RememberInput::default() }, i as f64).unwrap();
+                d.remember(
+                    RememberInput { text: format!("fact {i} of seed {seed}"), key: Some(key), ..RememberInput::default() },
+                    i as f64,
+                )
+                .unwrap();
             }
             if rng.next() % 7 == 0 {
                 d.record_usage("gpt-4o", &Usage { prompt_tokens: 100, completion_tokens: 5, ..Usage::default() }, i as f64).unwrap();
@@ -356,9 +392,11 @@ fn export_then_import_is_lossless_under_any_namespace() {
         assert!(!snapshot.contains(&format!("\"id\":\"{secret}\",\"message\"")), "seed {seed}: a forgotten message was exported");
 
         let other: Map = Rc::default();
-        let mut target = Durable::open(Options { namespace: "another".into(), ..options("w9", 10) }, counter.clone(), Faulty::healthy(&other)).unwrap();
+        let mut target =
+            Durable::open(Options { namespace: "another".into(), ..options("w9", 10) }, counter.clone(), Faulty::healthy(&other)).unwrap();
         target.import(&snapshot).unwrap();
-        let reopened = Durable::open(Options { namespace: "another".into(), ..options("w8", 10) }, counter.clone(), Faulty::healthy(&other)).unwrap();
+        let reopened =
+            Durable::open(Options { namespace: "another".into(), ..options("w8", 10) }, counter.clone(), Faulty::healthy(&other)).unwrap();
         for imported in [&target, &reopened] {
             let (a, b) = (d.controller().unwrap(), imported.controller().unwrap());
             assert_eq!(a.history(), b.history(), "seed {seed}");
@@ -380,7 +418,12 @@ fn a_bad_snapshot_is_refused_and_changes_nothing() {
     let mut d = Durable::open(options("w1", 10), counter, Faulty::healthy(&map)).unwrap();
     d.add(Message::text(Role::User, "kept"), 1.0).unwrap();
     let before = map.borrow().clone();
-    for (text, code) in [("", "INVALID_INPUT"), ("{\"agentMemorySnapshot\":1}\n{\"msg\":{}}", "INVALID_INPUT"), ("{\"agentMemorySnapshot\":2}\n", "FORMAT_TOO_NEW"), ("[1,2]", "INVALID_INPUT")] {
+    for (text, code) in [
+        ("", "INVALID_INPUT"),
+        ("{\"agentMemorySnapshot\":1}\n{\"msg\":{}}", "INVALID_INPUT"),
+        ("{\"agentMemorySnapshot\":2}\n", "FORMAT_TOO_NEW"),
+        ("[1,2]", "INVALID_INPUT"),
+    ] {
         assert_eq!(d.import(text).unwrap_err().code(), code, "{text:?}");
     }
     assert_eq!(*map.borrow(), before);
@@ -390,7 +433,15 @@ fn a_bad_snapshot_is_refused_and_changes_nothing() {
 #[test]
 fn past_spending_stays_as_charged_when_prices_change() {
     use agent_memory::models::{ModelInfo, Tokenizer};
-    let price = |input: f64| ModelInfo { tokenizer: Tokenizer::Estimate, context_window: 100_000, max_output: 4_000, input_price: input, cached_input_price: input / 10.0, output_price: input * 4.0, cache_write_price: None };
+    let price = |input: f64| ModelInfo {
+        tokenizer: Tokenizer::Estimate,
+        context_window: 100_000,
+        max_output: 4_000,
+        input_price: input,
+        cached_input_price: input / 10.0,
+        output_price: input * 4.0,
+        cache_write_price: None,
+    };
     let with_price = |writer: &str, input: f64| Options { models: vec![("house-model".into(), price(input))], ..options(writer, 10) };
     let counter = common::o200k();
     let map: Map = Rc::default();

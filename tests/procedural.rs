@@ -42,13 +42,13 @@ fn realistic() -> Vec<Value> {
         }}}}),
         // $defs / $ref, including a recursive reference to the root.
         json!({"type": "function", "function": {"name": "save_person", "parameters": {"type": "object",
-            "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "zip": {"type": "string"}}}},
-            "definitions": {"tag": {"type": "string", "enum": ["vip", "new"]}},
-            "properties": {
-                "home": {"$ref": "#/$defs/address"},
-                "tags": {"type": "array", "items": {"$ref": "#/definitions/tag"}},
-                "manager": {"$ref": "#"}
-            }}}}),
+        "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "zip": {"type": "string"}}}},
+        "definitions": {"tag": {"type": "string", "enum": ["vip", "new"]}},
+        "properties": {
+            "home": {"$ref": "#/$defs/address"},
+            "tags": {"type": "array", "items": {"$ref": "#/definitions/tag"}},
+            "manager": {"$ref": "#"}
+        }}}}),
         // OpenAI structured outputs: strict, anyOf with null, everything required.
         json!({"type": "function", "function": {"name": "search_flights", "strict": true, "parameters": {"type": "object",
             "properties": {
@@ -77,10 +77,13 @@ fn flat_and_null_fields_are_normalized() {
         {"name": "ping", "parameters": null}
     ]}))
     .unwrap();
-    assert_eq!(p.tools, vec![
-        json!({"type": "function", "function": {"name": "lookup", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": false}}),
-        json!({"type": "function", "function": {"name": "ping"}}),
-    ]);
+    assert_eq!(
+        p.tools,
+        vec![
+            json!({"type": "function", "function": {"name": "lookup", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": false}}),
+            json!({"type": "function", "function": {"name": "ping"}}),
+        ]
+    );
 }
 
 #[test]
@@ -93,7 +96,8 @@ fn normalization_keeps_what_the_tool_count_sees() {
 
 #[test]
 fn serialized_procedures_parse_back_equal() {
-    let p = Procedures::parse(&json!({"rules": ["Be brief.", {"text": "Cite sources", "task": "research"}], "tools": realistic()})).unwrap();
+    let p =
+        Procedures::parse(&json!({"rules": ["Be brief.", {"text": "Cite sources", "task": "research"}], "tools": realistic()})).unwrap();
     let again = Procedures::parse(&serde_json::to_value(&p).unwrap()).unwrap();
     assert_eq!(again, p);
 }
@@ -137,17 +141,33 @@ fn every_error_names_code_tool_and_path() {
         (json!({"tools": [{"type": "function", "function": {"description": "no name"}}]}), "INVALID_INPUT", "tools[0].function.name"),
         (json!({"tools": [weather(), {"name": "get_time"}, {"name": "get_weather"}]}), "INVALID_INPUT", "tools[2].name"),
         (json!({"tools": [{"type": "retrieval"}]}), "INVALID_INPUT", "tools[0].type"),
-        (json!({"tools": [{"type": "function", "function": {"name": "f", "paramters": {}}}]}), "INVALID_INPUT", "tools[0].function.paramters"),
+        (
+            json!({"tools": [{"type": "function", "function": {"name": "f", "paramters": {}}}]}),
+            "INVALID_INPUT",
+            "tools[0].function.paramters",
+        ),
         (json!({"tools": [{"type": "function", "function": {"name": "f", "strict": "yes"}}]}), "INVALID_INPUT", "tools[0].function.strict"),
-        (json!({"tools": [{"type": "function", "function": {"name": "f", "description": 3}}]}), "INVALID_INPUT", "tools[0].function.description"),
+        (
+            json!({"tools": [{"type": "function", "function": {"name": "f", "description": 3}}]}),
+            "INVALID_INPUT",
+            "tools[0].function.description",
+        ),
         (json!({"tools": [{"type": "function", "function": "f"}]}), "INVALID_INPUT", "tools[0].function"),
         // Schema errors: INVALID_TOOL_SCHEMA naming get_weather and the path.
         (weather_with(json!("object")), "INVALID_TOOL_SCHEMA", "parameters"),
         (weather_with(json!({"properties": {}})), "INVALID_TOOL_SCHEMA", "parameters.type"),
         (weather_with(json!({"type": "array", "items": {}})), "INVALID_TOOL_SCHEMA", "parameters.type"),
         (weather_with(obj(json!({"unit": {"type": "string", "enum": []}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.unit.enum"),
-        (weather_with(obj(json!({"unit": {"type": "string", "enum": "celsius"}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.unit.enum"),
-        (weather_with(obj(json!({"unit": {"type": "string", "enum": ["c", 1]}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.unit.enum[1]"),
+        (
+            weather_with(obj(json!({"unit": {"type": "string", "enum": "celsius"}}))),
+            "INVALID_TOOL_SCHEMA",
+            "parameters.properties.unit.enum",
+        ),
+        (
+            weather_with(obj(json!({"unit": {"type": "string", "enum": ["c", 1]}}))),
+            "INVALID_TOOL_SCHEMA",
+            "parameters.properties.unit.enum[1]",
+        ),
         (weather_with(obj(json!({"n": {"type": "integer", "enum": [1, 1.5]}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.n.enum[1]"),
         (weather_with(obj(json!({"n": {"type": "integer", "const": "1"}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.n.const"),
         (weather_with(obj(json!({"city": {"type": "str"}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.city.type"),
@@ -156,8 +176,16 @@ fn every_error_names_code_tool_and_path() {
         (weather_with(obj(json!({"city": {"type": []}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.city.type"),
         (weather_with(obj(json!({"city": "string"}))), "INVALID_TOOL_SCHEMA", "parameters.properties.city"),
         (weather_with(json!({"type": "object", "properties": []})), "INVALID_TOOL_SCHEMA", "parameters.properties"),
-        (weather_with(json!({"type": "object", "properties": {"a": {}}, "required": ["a", "b"]})), "INVALID_TOOL_SCHEMA", "parameters.required[1]"),
-        (weather_with(json!({"type": "object", "properties": {"a": {}}, "required": ["a", "a"]})), "INVALID_TOOL_SCHEMA", "parameters.required[1]"),
+        (
+            weather_with(json!({"type": "object", "properties": {"a": {}}, "required": ["a", "b"]})),
+            "INVALID_TOOL_SCHEMA",
+            "parameters.required[1]",
+        ),
+        (
+            weather_with(json!({"type": "object", "properties": {"a": {}}, "required": ["a", "a"]})),
+            "INVALID_TOOL_SCHEMA",
+            "parameters.required[1]",
+        ),
         (weather_with(json!({"type": "object", "properties": {"a": {}}, "required": "a"})), "INVALID_TOOL_SCHEMA", "parameters.required"),
         (weather_with(json!({"type": "object", "required": [1]})), "INVALID_TOOL_SCHEMA", "parameters.required[0]"),
         (weather_with(obj(json!({"c": {"description": ["x"]}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.c.description"),
@@ -166,21 +194,53 @@ fn every_error_names_code_tool_and_path() {
         (weather_with(obj(json!({"c": {"type": "array", "maxItems": 2.5}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.c.maxItems"),
         (weather_with(obj(json!({"c": {"type": "number", "minimum": "0"}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.c.minimum"),
         (weather_with(obj(json!({"c": {"type": "number", "multipleOf": 0}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.c.multipleOf"),
-        (weather_with(obj(json!({"c": {"type": "string", "minLength": 5, "maxLength": 2}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.c.minLength"),
+        (
+            weather_with(obj(json!({"c": {"type": "string", "minLength": 5, "maxLength": 2}}))),
+            "INVALID_TOOL_SCHEMA",
+            "parameters.properties.c.minLength",
+        ),
         (weather_with(obj(json!({"c": {"anyOf": []}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.c.anyOf"),
         (weather_with(obj(json!({"c": {"oneOf": [{"type": "null"}, 3]}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.c.oneOf[1]"),
         (weather_with(obj(json!({"c": {"allOf": {"type": "null"}}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.c.allOf"),
         (weather_with(obj(json!({"c": {"type": "array", "items": "string"}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.c.items"),
-        (weather_with(obj(json!({"c": {"type": "array", "items": [{}, {"type": "bad"}]}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.c.items[1].type"),
+        (
+            weather_with(obj(json!({"c": {"type": "array", "items": [{}, {"type": "bad"}]}}))),
+            "INVALID_TOOL_SCHEMA",
+            "parameters.properties.c.items[1].type",
+        ),
         (weather_with(obj(json!({"c": {"$ref": "https://example.com/s.json"}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.c.$ref"),
         (weather_with(obj(json!({"c": {"$ref": "#/$defs/missing"}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.c.$ref"),
-        (weather_with(json!({"type": "object", "required": [], "properties": {"c": {"$ref": "#/required"}}})), "INVALID_TOOL_SCHEMA", "parameters.properties.c.$ref"),
+        (
+            weather_with(json!({"type": "object", "required": [], "properties": {"c": {"$ref": "#/required"}}})),
+            "INVALID_TOOL_SCHEMA",
+            "parameters.properties.c.$ref",
+        ),
         (weather_with(obj(json!({"c": {"$ref": 5}}))), "INVALID_TOOL_SCHEMA", "parameters.properties.c.$ref"),
-        (weather_with(json!({"type": "object", "$defs": {"zip": {"type": "zipcode"}}})), "INVALID_TOOL_SCHEMA", "parameters.$defs.zip.type"),
+        (
+            weather_with(json!({"type": "object", "$defs": {"zip": {"type": "zipcode"}}})),
+            "INVALID_TOOL_SCHEMA",
+            "parameters.$defs.zip.type",
+        ),
         // Strict mode: OpenAI structured-output rules on every object.
-        (strict_with(json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]})), "INVALID_TOOL_SCHEMA", "parameters.additionalProperties"),
-        (strict_with(json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "required": ["a"], "additionalProperties": false})), "INVALID_TOOL_SCHEMA", "parameters.required"),
-        (strict_with(json!({"type": "object", "properties": {"loc": {"type": "object", "properties": {}}}, "required": ["loc"], "additionalProperties": false})), "INVALID_TOOL_SCHEMA", "parameters.properties.loc.additionalProperties"),
+        (
+            strict_with(json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]})),
+            "INVALID_TOOL_SCHEMA",
+            "parameters.additionalProperties",
+        ),
+        (
+            strict_with(
+                json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "required": ["a"], "additionalProperties": false}),
+            ),
+            "INVALID_TOOL_SCHEMA",
+            "parameters.required",
+        ),
+        (
+            strict_with(
+                json!({"type": "object", "properties": {"loc": {"type": "object", "properties": {}}}, "required": ["loc"], "additionalProperties": false}),
+            ),
+            "INVALID_TOOL_SCHEMA",
+            "parameters.properties.loc.additionalProperties",
+        ),
     ];
     for (input, code, path) in cases {
         let err = Procedures::parse(&input).expect_err(&format!("{input} must fail at {path}"));
@@ -208,7 +268,8 @@ fn schema_depth_is_bounded() {
 fn non_strict_objects_need_no_additional_properties() {
     assert!(Procedures::parse(&weather_with(json!({"type": "object", "properties": {"a": {"type": "string"}}}))).is_ok());
     // Unknown keywords are ignored, known ones of the right type pass.
-    let ok = obj(json!({"a": {"type": "string", "x-internal": [1], "examples": ["x"], "default": "y", "nullable": true, "format": "email"}}));
+    let ok =
+        obj(json!({"a": {"type": "string", "x-internal": [1], "examples": ["x"], "default": "y", "nullable": true, "format": "email"}}));
     assert!(Procedures::parse(&weather_with(ok)).is_ok());
 }
 
@@ -227,7 +288,10 @@ fn rules_apply_by_task_in_order() {
     let p = rules();
     let texts = |task| p.rules_for(task).iter().map(|r| r.text.as_str()).collect::<Vec<_>>();
     assert_eq!(texts(None), ["Answer in the user's language.", "Keep answers under 200 words."]);
-    assert_eq!(texts(Some("research")), ["Answer in the user's language.", "Cite the source of every figure.", "Keep answers under 200 words."]);
+    assert_eq!(
+        texts(Some("research")),
+        ["Answer in the user's language.", "Cite the source of every figure.", "Keep answers under 200 words."]
+    );
     assert_eq!(texts(Some("ops"))[1], "Never run destructive commands.");
     assert_eq!(texts(Some("other")).len(), 2);
     assert_eq!(p.rules[1], Rule { text: "Cite the source of every figure.".into(), task: Some("research".into()) });
@@ -237,10 +301,7 @@ fn rules_apply_by_task_in_order() {
 fn rules_text_is_numbered_and_deterministic() {
     let p = rules();
     let text = p.rules_text(Some("research"));
-    assert_eq!(
-        text,
-        "Rules:\n1. Answer in the user's language.\n2. Cite the source of every figure.\n3. Keep answers under 200 words."
-    );
+    assert_eq!(text, "Rules:\n1. Answer in the user's language.\n2. Cite the source of every figure.\n3. Keep answers under 200 words.");
     assert_eq!(rules().rules_text(Some("research")), text, "a fresh parse renders byte-identically");
     assert_eq!(p.rules_text(Some("research")), text, "repeated calls render byte-identically");
     assert_eq!(Procedures::parse(&json!({})).unwrap().rules_text(None), "");
@@ -253,8 +314,28 @@ fn rules_text_is_numbered_and_deterministic() {
 /// that generated inputs reach deep into the schema checker.
 fn json_value() -> impl Strategy<Value = Value> {
     let key = prop::sample::select(vec![
-        "rules", "tools", "text", "task", "type", "function", "name", "parameters", "strict", "properties", "required", "items",
-        "enum", "const", "anyOf", "$ref", "$defs", "additionalProperties", "minLength", "maximum", "object", "x",
+        "rules",
+        "tools",
+        "text",
+        "task",
+        "type",
+        "function",
+        "name",
+        "parameters",
+        "strict",
+        "properties",
+        "required",
+        "items",
+        "enum",
+        "const",
+        "anyOf",
+        "$ref",
+        "$defs",
+        "additionalProperties",
+        "minLength",
+        "maximum",
+        "object",
+        "x",
     ])
     .prop_map(String::from);
     let leaf = prop_oneof![
@@ -262,8 +343,20 @@ fn json_value() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::from),
         any::<i64>().prop_map(Value::from),
         any::<f64>().prop_map(Value::from),
-        prop::sample::select(vec!["object", "string", "integer", "null", "function", "#", "#/$defs/a", "#/properties", "get_weather", "", " "])
-            .prop_map(Value::from),
+        prop::sample::select(vec![
+            "object",
+            "string",
+            "integer",
+            "null",
+            "function",
+            "#",
+            "#/$defs/a",
+            "#/properties",
+            "get_weather",
+            "",
+            " "
+        ])
+        .prop_map(Value::from),
         ".{0,8}".prop_map(Value::from),
     ];
     leaf.prop_recursive(8, 256, 8, move |inner| {

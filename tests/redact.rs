@@ -38,9 +38,23 @@ fn durable_redacts_messages_tool_calls_facts_and_edits_before_saving() {
     assert_eq!(d.add(msg(call), 2.0).unwrap().redacted.iter().collect::<Vec<_>>(), [("aws-access-key", 1)]);
     let result = d.add(msg(json!({"role": "tool", "tool_call_id": "c1", "content": format!("token={GITHUB}")})), 3.0).unwrap();
     assert_eq!(result.redacted.get("github-token"), Some(1));
-    let fact = d.remember(RememberInput { key: Some("k".into()), text: format!("deploy key {KEY}"), tags: vec![], source: None, kind: None, valid_from: None, supersedes: None }, 4.0).unwrap();
+    let fact = d
+        .remember(
+            RememberInput {
+                key: Some("k".into()),
+                text: format!("deploy key {KEY}"),
+                tags: vec![],
+                source: None,
+                kind: None,
+                valid_from: None,
+                supersedes: None,
+            },
+            4.0,
+        )
+        .unwrap();
     assert_eq!(fact.redacted.get("openai-key"), Some(1));
-    let edited = d.replace(&result.id, msg(json!({"role": "tool", "tool_call_id": "c1", "content": format!("again {GITHUB}")})), 5.0).unwrap();
+    let edited =
+        d.replace(&result.id, msg(json!({"role": "tool", "tool_call_id": "c1", "content": format!("again {GITHUB}")})), 5.0).unwrap();
     assert_eq!(edited.redacted.get("github-token"), Some(1));
     let bytes = stored(&map);
     assert!(bytes.contains("[redacted:openai-key]") && bytes.contains("[redacted:aws-access-key]"));
@@ -67,10 +81,49 @@ fn the_offline_controller_redacts_and_policy_off_keeps() {
 /// Text near the scanners' anchors: prefixes, digits, separators, CJK.
 fn tricky() -> impl Strategy<Value = String> {
     let pieces = prop::sample::select(vec![
-        "sk-", "sk-ant-", "sk_live_", "AKIA", "ghp_", "github_pat_", "AIza", "ya29.", "xoxb-", "eyJ", ".ey", "-----BEGIN ", "PRIVATE KEY-----", "-----END ", "://", ":", "@", "data:image/png;base64,",
-        "secret_access_key=", "+86 ", "+", "(", ")", "-", " ", "13", "4111", "X", "0", "9", "aB3", "Zz9_", "好", "é", "🙂", "\\n", "\"", "[redacted:x]", ".", "/",
+        "sk-",
+        "sk-ant-",
+        "sk_live_",
+        "AKIA",
+        "ghp_",
+        "github_pat_",
+        "AIza",
+        "ya29.",
+        "xoxb-",
+        "eyJ",
+        ".ey",
+        "-----BEGIN ",
+        "PRIVATE KEY-----",
+        "-----END ",
+        "://",
+        ":",
+        "@",
+        "data:image/png;base64,",
+        "secret_access_key=",
+        "+86 ",
+        "+",
+        "(",
+        ")",
+        "-",
+        " ",
+        "13",
+        "4111",
+        "X",
+        "0",
+        "9",
+        "aB3",
+        "Zz9_",
+        "好",
+        "é",
+        "🙂",
+        "\\n",
+        "\"",
+        "[redacted:x]",
+        ".",
+        "/",
     ]);
-    prop::collection::vec(prop_oneof![pieces.prop_map(String::from), "[a-zA-Z0-9+/=_-]{0,24}", any::<String>()], 0..40).prop_map(|v| v.concat())
+    prop::collection::vec(prop_oneof![pieces.prop_map(String::from), "[a-zA-Z0-9+/=_-]{0,24}", any::<String>()], 0..40)
+        .prop_map(|v| v.concat())
 }
 
 fn strip_placeholders(text: &str) -> String {

@@ -23,9 +23,7 @@ fn module_doc_example() {
     let mut vecs = VectorIndex::new(VectorMode::Exact);
     vecs.add(1, &[1.0, 0.0, 0.2]).unwrap();
     vecs.add(2, &[0.0, 1.0, 0.0]).unwrap();
-    let fused =
-        hybrid_search(&words, &vecs, "deploy script", Some(&[0.1, 0.9, 0.0]), 2, HybridParams::default(), |_| true)
-            .unwrap();
+    let fused = hybrid_search(&words, &vecs, "deploy script", Some(&[0.1, 0.9, 0.0]), 2, HybridParams::default(), |_| true).unwrap();
     assert_eq!(fused[0].0, 2);
 }
 
@@ -135,18 +133,7 @@ fn bm25_filter_is_applied_and_top_k_is_the_best_accepted() {
 
 /// Words drawn from a small vocabulary so queries and documents overlap.
 fn doc_text() -> impl Strategy<Value = String> {
-    let words = prop::sample::select(vec![
-        "flight",
-        "航班",
-        "起飞",
-        "周五",
-        "cat",
-        "dogs",
-        "fetchUserName",
-        "CA1234",
-        "8:40",
-        "咖啡",
-    ]);
+    let words = prop::sample::select(vec!["flight", "航班", "起飞", "周五", "cat", "dogs", "fetchUserName", "CA1234", "8:40", "咖啡"]);
     prop::collection::vec(words, 0..8).prop_map(|w| w.join(" "))
 }
 
@@ -363,8 +350,7 @@ fn hybrid_prefers_documents_both_retrievers_find() {
     assert_eq!(fused[0].0, 1);
     // Without an embedding the order is the lexical one.
     let lexical: Vec<u64> = words.search("Friday flight", 10, |_| true).iter().map(|h| h.0).collect();
-    let fused: Vec<u64> =
-        hybrid_search(&words, &vecs, "Friday flight", None, 10, p, |_| true).unwrap().iter().map(|h| h.0).collect();
+    let fused: Vec<u64> = hybrid_search(&words, &vecs, "Friday flight", None, 10, p, |_| true).unwrap().iter().map(|h| h.0).collect();
     assert_eq!(fused, lexical);
     // The filter reaches both retrievers.
     let fused = hybrid_search(&words, &vecs, "Friday flight", Some(&[1.0, 0.0, 0.0]), 3, p, |id| id != 1).unwrap();

@@ -49,14 +49,7 @@ fn bm25_recall_on_the_chat_fixture_stays_at_measured_levels() {
     for (lang, floor5, floor10) in [("en", 94, 94), ("zh", 94, 97)] {
         let f = found(&index, &queries, lang);
         let share = |x: usize| x as f64 / f.queries as f64;
-        println!(
-            "{lang}: recall@5 {:.3} ({}), recall@10 {:.3} ({}) of {}",
-            share(f.at5),
-            f.at5,
-            share(f.at10),
-            f.at10,
-            f.queries
-        );
+        println!("{lang}: recall@5 {:.3} ({}), recall@10 {:.3} ({}) of {}", share(f.at5), f.at5, share(f.at10), f.at10, f.queries);
         assert_eq!(f.queries, 112);
         assert!(f.at5 >= floor5, "{lang}: {} questions in the top 5, floor {floor5}", f.at5);
         assert!(f.at10 >= floor10, "{lang}: {} questions in the top 10, floor {floor10}", f.at10);

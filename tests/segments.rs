@@ -32,7 +32,13 @@ fn counted(map: &Map, segment_bytes: usize, fold_after: usize) -> (Durable<Fault
 }
 
 fn options(writer: &str, segment_bytes: usize, fold_after: usize) -> Options {
-    Options { writer: writer.into(), segment_bytes, fold_after, working: WindowConfig { max_tokens: 300, ..WindowConfig::default() }, ..common::options(true) }
+    Options {
+        writer: writer.into(),
+        segment_bytes,
+        fold_after,
+        working: WindowConfig { max_tokens: 300, ..WindowConfig::default() },
+        ..common::options(true)
+    }
 }
 
 /// A chat turn of a usual size, numbered, in English and Chinese.
@@ -83,10 +89,17 @@ fn bytes_written_stay_near_twice_what_is_stored_and_no_value_exceeds_the_limit()
     assert!(values - segments <= LIMIT / 4 / 150, "{} log values", values - segments);
     let m = map.borrow();
     // Archive segments of episodes only merge while tiny (tier 3 and below).
-    let episodes_only = |v: &[u8]| decode_value(v).is_ok_and(|(_, rs)| rs.iter().all(|r| matches!(r, agent_memory::store::record::Record::Episode { .. })));
-    let small: Vec<u32> = m.iter().filter(|(k, v)| k[1] == "seg" || (k[1] == "arc" && !episodes_only(v))).map(|(_, v)| tier(v.len(), LIMIT / 8)).filter(|&t| t > 0).collect();
+    let episodes_only =
+        |v: &[u8]| decode_value(v).is_ok_and(|(_, rs)| rs.iter().all(|r| matches!(r, agent_memory::store::record::Record::Episode { .. })));
+    let small: Vec<u32> = m
+        .iter()
+        .filter(|(k, v)| k[1] == "seg" || (k[1] == "arc" && !episodes_only(v)))
+        .map(|(_, v)| tier(v.len(), LIMIT / 8))
+        .filter(|&t| t > 0)
+        .collect();
     assert!((1..=8).all(|t| small.iter().filter(|&&x| x == t).count() <= 3), "small segments by tier: {small:?}");
-    let tiny: Vec<u32> = m.iter().filter(|(k, v)| k[1] == "arc" && episodes_only(v)).map(|(_, v)| tier(v.len(), LIMIT / 8)).filter(|&t| t >= 3).collect();
+    let tiny: Vec<u32> =
+        m.iter().filter(|(k, v)| k[1] == "arc" && episodes_only(v)).map(|(_, v)| tier(v.len(), LIMIT / 8)).filter(|&t| t >= 3).collect();
     assert!((3..=8).all(|t| tiny.iter().filter(|&&x| x == t).count() <= 3), "tiny archive segments of episodes by tier: {tiny:?}");
     assert!(m.keys().any(|k| k[1] == "arc") && m.keys().any(|k| k[1] == "seg"), "archive segments and segments");
     drop(m);
@@ -304,7 +317,12 @@ fn a_restored_controller_builds_its_search_index_when_first_needed_with_the_same
         for i in 300..340 {
             c.add_message(turn(i), i as f64).unwrap();
         }
-        let p = c.prepare_remember(RememberInput { key: Some("hotel".into()), text: "The hotel moved to 太古里.".into(), ..Default::default() }, 500.0).unwrap();
+        let p = c
+            .prepare_remember(
+                RememberInput { key: Some("hotel".into()), text: "The hotel moved to 太古里.".into(), ..Default::default() },
+                500.0,
+            )
+            .unwrap();
         c.commit_remember(p);
         let items = c.unembedded(200);
         let (ids, texts): (Vec<String>, Vec<String>) = items.into_iter().unzip();
@@ -333,7 +351,10 @@ fn entries(map: &Map) -> Vec<(Key, Vec<u8>)> {
 /// A controller opened on `stored` as the package opens one (the hot
 /// prefixes, then the archive segments of the thread's newest episodes),
 /// and what reading the archive then loads; the bytes of each.
-fn open_as_the_package(stored: &[(Key, Vec<u8>)], options: Options) -> (agent_memory::controller::Controller, agent_memory::store::Loaded, usize, usize) {
+fn open_as_the_package(
+    stored: &[(Key, Vec<u8>)],
+    options: Options,
+) -> (agent_memory::controller::Controller, agent_memory::store::Loaded, usize, usize) {
     use agent_memory::store::{is_archive, open_prefixes, Loader};
     let prefixes = open_prefixes(&stored[0].0[0]);
     let mut hot = Loader::default();
@@ -364,7 +385,10 @@ fn opening_leaves_archive_segments_unread_until_archived_messages_are_needed() {
     use agent_memory::controller::Controller;
     // Folds of a quarter of 64 KiB: most of a fold's messages are archived
     // by then. A working memory of 1,500 tokens: more episodes than opening reads.
-    let options = |writer: &str, segment_bytes, fold_after| Options { working: WindowConfig { max_tokens: 1500, ..WindowConfig::default() }, ..options(writer, segment_bytes, fold_after) };
+    let options = |writer: &str, segment_bytes, fold_after| Options {
+        working: WindowConfig { max_tokens: 1500, ..WindowConfig::default() },
+        ..options(writer, segment_bytes, fold_after)
+    };
     let map: Map = Rc::default();
     let mut d = Durable::open(options("w", 64 * 1024, 4096), common::o200k(), Faulty::healthy(&map)).unwrap();
     for i in 0..4000 {
@@ -375,13 +399,20 @@ fn opening_leaves_archive_segments_unread_until_archived_messages_are_needed() {
     let stored = entries(&map);
     // Contexts without a query from everything loaded, the first and the next.
     let query_less = ContextRequest { max_tokens: 8000, episodic_tokens: Some(3000), now: Some(2000.0), ..Default::default() };
-    let mut full = Controller::from_loaded(options("f", 64 * 1024, 4096), common::o200k(), agent_memory::store::load(stored.clone()).unwrap()).unwrap();
+    let mut full =
+        Controller::from_loaded(options("f", 64 * 1024, 4096), common::o200k(), agent_memory::store::load(stored.clone()).unwrap())
+            .unwrap();
     let contexts = [full.build_context(&query_less).unwrap(), full.build_context(&query_less).unwrap()];
     assert!(contexts[0].sections.summary.episode_ids.len() > 3, "the note shows episodes");
     let (mut c, cold, hot_bytes, cold_bytes) = open_as_the_package(&stored, options("r", 64 * 1024, 4096));
     assert!(cold_bytes > hot_bytes, "most of what is stored is archive: {cold_bytes} of {} bytes", cold_bytes + hot_bytes);
     assert!(!c.archive_ready());
-    assert!(c.episodes().len() >= agent_memory::controller::RECENT_EPISODES.min(stats.episodes) && c.episodes().len() < stats.episodes, "{} of {} episodes read", c.episodes().len(), stats.episodes);
+    assert!(
+        c.episodes().len() >= agent_memory::controller::RECENT_EPISODES.min(stats.episodes) && c.episodes().len() < stats.episodes,
+        "{} of {} episodes read",
+        c.episodes().len(),
+        stats.episodes
+    );
     // Working memory, the newest episodes and the counts are there before
     // the archive is: a context without a query is the same.
     assert_eq!((c.stats().messages, c.stats().tokens, c.stats().episodes), (stats.messages.clone(), stats.tokens.clone(), stats.episodes));
@@ -400,7 +431,10 @@ fn opening_leaves_archive_segments_unread_until_archived_messages_are_needed() {
 #[test]
 fn a_writer_reopened_with_its_archive_unread_never_reuses_a_seq() {
     let map: Map = Rc::default();
-    let roomy = |writer: &str| Options { working: WindowConfig { max_tokens: 1_000_000, ..WindowConfig::default() }, ..options(writer, 1 << 20, 100_000) };
+    let roomy = |writer: &str| Options {
+        working: WindowConfig { max_tokens: 1_000_000, ..WindowConfig::default() },
+        ..options(writer, 1 << 20, 100_000)
+    };
     // Writer a adds; it neither compacts nor folds.
     let mut a = Durable::open(roomy("a"), common::o200k(), Faulty::healthy(&map)).unwrap();
     for i in 0..300 {
@@ -413,7 +447,10 @@ fn a_writer_reopened_with_its_archive_unread_never_reuses_a_seq() {
     let mut b = Durable::open(tight, common::o200k(), Faulty::healthy(&map)).unwrap();
     b.add(turn(300), 300.0).unwrap();
     drop(b);
-    assert!(map.borrow().iter().all(|(k, v)| k[2] != "a" && (k[1] == "arc" || !contains_writer(v, "a"))), "a's records are all in archive segments");
+    assert!(
+        map.borrow().iter().all(|(k, v)| k[2] != "a" && (k[1] == "arc" || !contains_writer(v, "a"))),
+        "a's records are all in archive segments"
+    );
     // a goes on without reading its archive: its next seq comes from the
     // shelf records, not from the archive's records.
     let mut a = Durable::open(roomy("a"), common::o200k(), Faulty::healthy(&map)).unwrap();
@@ -437,7 +474,11 @@ fn contains_writer(value: &[u8], writer: &str) -> bool {
 fn threads_are_listed_from_the_shelf_records_without_reading_the_archive() {
     use agent_memory::controller::Controller;
     use agent_memory::store::{is_archive, open_prefixes, Loader};
-    let options = |writer: &str, thread: &str| Options { thread: thread.into(), working: WindowConfig::default(), ..options(writer, 64 * 1024, 4096) };
+    let options = |writer: &str, thread: &str| Options {
+        thread: thread.into(),
+        working: WindowConfig::default(),
+        ..options(writer, 64 * 1024, 4096)
+    };
     let map: Map = Rc::default();
     for (writer, thread, n) in [("wa", "a", 500), ("wb", "b", 300), ("wc", "c", 200)] {
         let mut d = Durable::open(options(writer, thread), common::o200k(), Faulty::healthy(&map)).unwrap();
@@ -466,7 +507,8 @@ fn threads_are_listed_from_the_shelf_records_without_reading_the_archive() {
 
 #[test]
 fn a_task_with_steps_in_the_archive_reads_it_for_its_history() {
-    let options = |writer: &str| Options { working: WindowConfig { max_tokens: 800, ..WindowConfig::default() }, ..options(writer, 64 * 1024, 4096) };
+    let options =
+        |writer: &str| Options { working: WindowConfig { max_tokens: 800, ..WindowConfig::default() }, ..options(writer, 64 * 1024, 4096) };
     let map: Map = Rc::default();
     let mut d = Durable::open(options("w"), common::o200k(), Faulty::healthy(&map)).unwrap();
     // More episodes of "visa" than opening reads: "trip"'s are left in the archive.
@@ -476,7 +518,12 @@ fn a_task_with_steps_in_the_archive_reads_it_for_its_history() {
     drop(d);
     let stored = entries(&map);
     let request = |task: &str| ContextRequest { max_tokens: 8000, task_id: Some(task.into()), now: Some(1000.0), ..Default::default() };
-    let mut full = agent_memory::controller::Controller::from_loaded(options("f"), common::o200k(), agent_memory::store::load(stored.clone()).unwrap()).unwrap();
+    let mut full = agent_memory::controller::Controller::from_loaded(
+        options("f"),
+        common::o200k(),
+        agent_memory::store::load(stored.clone()).unwrap(),
+    )
+    .unwrap();
     let want = full.build_context(&request("trip")).unwrap();
     assert!(want.sections.task > 0, "the task's history is pinned");
     let (mut c, cold, _, _) = open_as_the_package(&stored, options("r"));
@@ -496,7 +543,10 @@ fn vectors_of_archived_messages_are_archived_with_them_and_read_with_the_archive
     // Folds of a quarter of 256 KiB, working memory of 800 tokens: few
     // messages are in working memory when the log folds (those stay in
     // segments opening reads, with their vectors).
-    let options = |writer: &str| Options { working: WindowConfig { max_tokens: 800, ..WindowConfig::default() }, ..options(writer, 256 * 1024, 4096) };
+    let options = |writer: &str| Options {
+        working: WindowConfig { max_tokens: 800, ..WindowConfig::default() },
+        ..options(writer, 256 * 1024, 4096)
+    };
     let map: Map = Rc::default();
     let mut d = Durable::open(options("w"), common::o200k(), Faulty::healthy(&map)).unwrap();
     for i in 0..1500 {
@@ -514,7 +564,13 @@ fn vectors_of_archived_messages_are_archived_with_them_and_read_with_the_archive
     let stored = entries(&map);
     let (mut c, cold, _, _) = open_as_the_package(&stored, options("r"));
     // Most vectors are in archive segments, counted from the shelf records until read.
-    let hot_vectors = stored.iter().filter(|(k, _)| k[1] != "arc").map(|(_, v)| decode_value(v).unwrap().1.iter().filter(|r| matches!(r, agent_memory::store::record::Record::Embedding { .. })).count()).sum::<usize>();
+    let hot_vectors = stored
+        .iter()
+        .filter(|(k, _)| k[1] != "arc")
+        .map(|(_, v)| {
+            decode_value(v).unwrap().1.iter().filter(|r| matches!(r, agent_memory::store::record::Record::Embedding { .. })).count()
+        })
+        .sum::<usize>();
     assert!(hot_vectors * 4 < want, "{hot_vectors} of {want} vectors where opening reads");
     assert_eq!(c.stats().embeddings, want);
     c.merge_archive(cold);
@@ -535,7 +591,11 @@ fn stored_terms(stored: &[(Key, Vec<u8>)]) -> (std::collections::HashSet<u64>, u
         let (_, records, terms) = agent_memory::store::record::decode_indexed(v).unwrap();
         if let Some(t) = terms {
             let read = agent_memory::retrieval::terms::read(t).unwrap();
-            assert_eq!(read.docs.len(), records.iter().filter(|r| matches!(r, agent_memory::store::record::Record::Msg { .. })).count(), "one document per message");
+            assert_eq!(
+                read.docs.len(),
+                records.iter().filter(|r| matches!(r, agent_memory::store::record::Record::Msg { .. })).count(),
+                "one document per message"
+            );
             docs += read.docs.iter().flatten().count();
             keys.extend(read.terms.iter().map(|(k, _)| *k));
         }
@@ -552,7 +612,8 @@ fn without_terms(stored: &[(Key, Vec<u8>)]) -> Vec<(Key, Vec<u8>)> {
 #[test]
 fn archived_messages_are_searched_from_their_stored_terms_as_if_analyzed() {
     use agent_memory::controller::{Controller, SearchOptions};
-    let options = |writer: &str| Options { working: WindowConfig { max_tokens: 800, ..WindowConfig::default() }, ..options(writer, 32 * 1024, 4096) };
+    let options =
+        |writer: &str| Options { working: WindowConfig { max_tokens: 800, ..WindowConfig::default() }, ..options(writer, 32 * 1024, 4096) };
     let map: Map = Rc::default();
     let mut d = Durable::open(options("w"), common::o200k(), Faulty::healthy(&map)).unwrap();
     d.add(Message::text(Role::System, "You are a travel agent for 成都 trips."), 0.0).unwrap();
@@ -568,7 +629,11 @@ fn archived_messages_are_searched_from_their_stored_terms_as_if_analyzed() {
     let stored = entries(&map);
     let (_, docs) = stored_terms(&stored);
     let (mut c, cold, _, _) = open_as_the_package(&stored, options("r"));
-    let archived: usize = stored.iter().filter(|(k, _)| k[1] == "arc").map(|(_, v)| decode_value(v).unwrap().1.iter().filter(|r| matches!(r, agent_memory::store::record::Record::Msg { .. })).count()).sum();
+    let archived: usize = stored
+        .iter()
+        .filter(|(k, _)| k[1] == "arc")
+        .map(|(_, v)| decode_value(v).unwrap().1.iter().filter(|r| matches!(r, agent_memory::store::record::Record::Msg { .. })).count())
+        .sum();
     assert!(archived > 500, "{archived} messages archived");
     // Every archived message's terms are read with it (the system prompt is pinned, not searched, not archived).
     assert_eq!(cold.terms.as_ref().map_or(0, |t| t.len()), archived);
@@ -599,7 +664,8 @@ fn archived_messages_are_searched_from_their_stored_terms_as_if_analyzed() {
 fn a_forgotten_archived_message_leaves_no_stored_term() {
     use agent_memory::controller::SearchOptions;
     use agent_memory::retrieval::terms::term_key;
-    let options = |writer: &str| Options { working: WindowConfig { max_tokens: 800, ..WindowConfig::default() }, ..options(writer, 32 * 1024, 4096) };
+    let options =
+        |writer: &str| Options { working: WindowConfig { max_tokens: 800, ..WindowConfig::default() }, ..options(writer, 32 * 1024, 4096) };
     let map: Map = Rc::default();
     let mut d = Durable::open(options("w"), common::o200k(), Faulty::healthy(&map)).unwrap();
     // Secrets now and then; one that is archived is forgotten (messages in
@@ -610,7 +676,8 @@ fn a_forgotten_archived_message_leaves_no_stored_term() {
         let m = if i % 50 == 7 { Message::text(Role::User, format!("my door code is {} and 秘密暗号{i}", secret(i))) } else { turn(i) };
         ids.push(d.add(m, i as f64).unwrap().id);
     }
-    let archived = |i: &usize| map.borrow().iter().any(|(k, v)| k[1] == "arc" && v.windows(secret(*i).len()).any(|w| w == secret(*i).as_bytes()));
+    let archived =
+        |i: &usize| map.borrow().iter().any(|(k, v)| k[1] == "arc" && v.windows(secret(*i).len()).any(|w| w == secret(*i).as_bytes()));
     let i = (0..1200).filter(|i| i % 50 == 7).find(archived).expect("a secret is archived");
     let (keys, _) = stored_terms(&entries(&map));
     let secret_terms = [term_key(&secret(i)), term_key(&format!("{i}")), term_key("暗号")];
@@ -650,7 +717,10 @@ fn a_forgotten_archived_message_leaves_no_stored_term() {
 fn every_read_sees_the_archive_and_a_page_of_the_newest_reads_none_of_it() {
     use agent_memory::controller::{Need, Page};
     // Working memory of 2,000 tokens: a few dozen turns stay in it.
-    let options = |writer: &str| Options { working: WindowConfig { max_tokens: 2000, ..WindowConfig::default() }, ..options(writer, 64 * 1024, 4096) };
+    let options = |writer: &str| Options {
+        working: WindowConfig { max_tokens: 2000, ..WindowConfig::default() },
+        ..options(writer, 64 * 1024, 4096)
+    };
     let map = Map::default();
     let mut d = Durable::open(options("w"), common::o200k(), Faulty::healthy(&map)).unwrap();
     (0..3000).try_for_each(|i| d.add(turn(i), i as f64).map(|_| ())).unwrap();

@@ -54,7 +54,10 @@ fn a_superseded_value_ends_where_the_next_begins_and_stays() {
     let live: Vec<&str> = c.facts().iter().map(|f| f.id.as_str()).collect();
     assert_eq!(live, vec![be.as_str()]);
     let history = c.fact_history("home_city");
-    assert_eq!(history.iter().map(|f| (f.id.as_str(), f.valid_from, f.valid_until)).collect::<Vec<_>>(), vec![(sh.as_str(), Some(JAN_2024), Some(MAR_2026)), (be.as_str(), Some(MAR_2026), None)]);
+    assert_eq!(
+        history.iter().map(|f| (f.id.as_str(), f.valid_from, f.valid_until)).collect::<Vec<_>>(),
+        vec![(sh.as_str(), Some(JAN_2024), Some(MAR_2026)), (be.as_str(), Some(MAR_2026), None)]
+    );
 }
 
 #[test]
@@ -65,7 +68,13 @@ fn facts_and_search_answer_as_of_either_side_of_the_change() {
     assert_eq!(ids(c.facts_as_of(Some(MAR_2026))), vec![be.clone()], "the new value holds from the moment it begins");
     assert_eq!(ids(c.facts_as_of(Some(JAN_2024 - 1.0))), Vec::<String>::new(), "nothing held before");
     assert_eq!(ids(c.facts_as_of(None)), vec![be.clone()]);
-    let search = |c: &mut Controller, held: Held| c.search("where does the user live", &SearchOptions { held, ..Default::default() }, None).unwrap().into_iter().map(|h| h.id).collect::<Vec<_>>();
+    let search = |c: &mut Controller, held: Held| {
+        c.search("where does the user live", &SearchOptions { held, ..Default::default() }, None)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.id)
+            .collect::<Vec<_>>()
+    };
     assert_eq!(search(&mut c, Held::During(JUN_2025, JUN_2025)), vec![sh.clone()]);
     assert_eq!(search(&mut c, Held::Now), vec![be.clone()]);
 }
@@ -94,12 +103,20 @@ fn the_recall_block_marks_an_ended_value_after_the_current_one() {
 fn a_question_about_the_past_ranks_what_held_then_in_either_language() {
     let english = ["The user lives in Shanghai.", "The user lives in Berlin."];
     let chinese = ["用户住在上海。", "用户住在柏林。"];
-    for (texts, query, as_of) in [(english, "Where did the user live last year?", None), (chinese, "去年用户住在哪里？", None), (english, "Where does the user live?", Some(JUN_2025)), (chinese, "用户两年前住在哪里？", None)] {
+    for (texts, query, as_of) in [
+        (english, "Where did the user live last year?", None),
+        (chinese, "去年用户住在哪里？", None),
+        (english, "Where does the user live?", Some(JUN_2025)),
+        (chinese, "用户两年前住在哪里？", None),
+    ] {
         let (mut c, _, _) = moved_in(texts);
         let block = recall_block(&mut c, query, as_of);
         let [then, now] = texts.map(|t| block.find(t).unwrap_or_else(|| panic!("{query}: {t} missing: {block}")));
         assert!(then < now, "{query}: {block}");
-        assert!(block.contains(&format!("{} (2024-01 to 2026-03)", texts[0])) && block.contains(&format!("{} (since 2026-03)", texts[1])), "{block}");
+        assert!(
+            block.contains(&format!("{} (2024-01 to 2026-03)", texts[0])) && block.contains(&format!("{} (since 2026-03)", texts[1])),
+            "{block}"
+        );
     }
 }
 
@@ -116,7 +133,8 @@ fn a_contradiction_without_a_shared_key_supersedes_by_the_rules_and_the_host_can
     let ended = c.facts_as_of(Some(1.5));
     assert!(ended.iter().any(|f| f.id == sh.id && f.valid_until == Some(4.0)));
     // The host's own judgement wins: `supersedes: []` ends nothing, and an id ends that fact.
-    let input = |text: &str, supersedes: Vec<String>| RememberInput { text: text.into(), supersedes: Some(supersedes), ..Default::default() };
+    let input =
+        |text: &str, supersedes: Vec<String>| RememberInput { text: text.into(), supersedes: Some(supersedes), ..Default::default() };
     let p = c.prepare_remember(input("我在字节跳动工作。", vec![]), 5.0).unwrap();
     c.commit_remember(p);
     assert_eq!(c.facts().len(), 4);

@@ -79,7 +79,11 @@ async function offlineReply(text, stored) {
   if (turn.toolCall) {
     // A tool-call group (call + result) that the controller keeps whole.
     const id = `call_${Math.random().toString(36).slice(2, 10)}`;
-    const call = { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: turn.toolCall.name, arguments: JSON.stringify(turn.toolCall.arguments) } }] };
+    const call = {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id, type: "function", function: { name: turn.toolCall.name, arguments: JSON.stringify(turn.toolCall.arguments) } }],
+    };
     await chargeOffline(ctx, call);
     await addMessage(call);
     const result = runTool(call.tool_calls[0]);
@@ -101,7 +105,8 @@ async function endpointReply(text) {
     await chargeOnline(usage);
     await addMessage(message);
     if (!message.tool_calls) return;
-    for (const call of message.tool_calls) await addMessage({ role: "tool", tool_call_id: call.id, content: JSON.stringify(runTool(call)) });
+    for (const call of message.tool_calls)
+      await addMessage({ role: "tool", tool_call_id: call.id, content: JSON.stringify(runTool(call)) });
   }
 }
 
@@ -130,11 +135,21 @@ async function send(text) {
 function bubble(item) {
   const m = item.message;
   const cls = `bubble ${m.role} ${item.place}`;
-  if (m.role === "system") return h("li", { class: `${cls} pinned-note`, title: item.id }, h("b", {}, t("pinnedPrompt")), " ", messageText(m));
+  if (m.role === "system")
+    return h("li", { class: `${cls} pinned-note`, title: item.id }, h("b", {}, t("pinnedPrompt")), " ", messageText(m));
   if (m.tool_calls) {
-    return h("li", { class: `${cls} tool`, title: item.id }, m.tool_calls.map((c) => h("code", {}, t("toolCall", { name: c.function.name, args: c.function.arguments }))));
+    return h(
+      "li",
+      { class: `${cls} tool`, title: item.id },
+      m.tool_calls.map((c) => h("code", {}, t("toolCall", { name: c.function.name, args: c.function.arguments }))),
+    );
   }
-  if (m.role === "tool") return h("li", { class: `${cls} tool`, title: item.id }, h("code", {}, t("toolResult", { name: "get_weather", result: messageText(m) })));
+  if (m.role === "tool")
+    return h(
+      "li",
+      { class: `${cls} tool`, title: item.id },
+      h("code", {}, t("toolResult", { name: "get_weather", result: messageText(m) })),
+    );
   return h("li", { class: cls, title: `${item.id} · ${item.tokens} tokens · ${item.place}` }, h("div", { class: "body" }, messageText(m)));
 }
 

@@ -33,7 +33,8 @@ const REMEMBER_ZH = /^\s*(?:请\s*)?(?:帮我\s*)?(?:记住|记一下|记下)(?:
 const REMEMBER_EN = /^\s*(?:please\s+)?remember(?:\s+that)?\s*[:,]?\s*(.+)$/is;
 // A statement of how the user wants things: stored as a preference, which
 // the controller pins into every context (not retrieved by relevance).
-const PREFERENCE = /我(?:更|比较|最|一般)?(?:喜欢|偏好|偏爱|倾向于?|习惯|希望)|请(?:总是|尽量|用)|\bI(?:'d| would)? (?:prefer|rather|like|love)\b|\bplease always\b/i;
+const PREFERENCE =
+  /我(?:更|比较|最|一般)?(?:喜欢|偏好|偏爱|倾向于?|习惯|希望)|请(?:总是|尽量|用)|\bI(?:'d| would)? (?:prefer|rather|like|love)\b|\bplease always\b/i;
 const QUESTION = /[?？]\s*$|^\s*(?:what|who|where|when|which|how|why|do|does|did|is|are|can|could)\b|什么|吗[\s。]*$|哪|谁|多少|怎么|几/i;
 const WEATHER = /weather|天气|气温/i;
 // A question about how the user wants things, answered from the pinned
@@ -79,9 +80,12 @@ export function memoryBlocks(messages) {
     const head = /^<memory type="(\w+)">\n[^\n]*\n/.exec(m.content);
     if (!head || !(head[1] in out)) continue;
     const body = m.content.slice(head[0].length).replace(/\n<\/memory>$/, "");
-    out[head[1]] = body
-      .split(/\n(?=- )/)
-      .map((item) => item.replace(/^- /, "").replace(/\n {2}/g, "\n").replace(/&lt;/g, "<"));
+    out[head[1]] = body.split(/\n(?=- )/).map((item) =>
+      item
+        .replace(/^- /, "")
+        .replace(/\n {2}/g, "\n")
+        .replace(/&lt;/g, "<"),
+    );
   }
   return out;
 }
@@ -138,9 +142,15 @@ export function offlineTurn({ text, ctx, stored, roleOf }) {
       .filter((k) => k && roleOf(k.id) === "user")
       .slice(0, 2)
       .map((k) => k.text);
-    const prefs = preferences.length && !brief ? (zh ? `（你的偏好：${preferences.join("；")}）` : ` (Your preferences: ${preferences.join("; ")}.)`) : "";
+    const prefs =
+      preferences.length && !brief
+        ? zh
+          ? `（你的偏好：${preferences.join("；")}）`
+          : ` (Your preferences: ${preferences.join("; ")}.)`
+        : "";
     if (facts.length) return { content: (zh ? `我记得：${facts.join("；")}。` : `I remember: ${facts.join("; ")}.`) + prefs };
-    if (said.length) return { content: (zh ? `我记得你说过：“${said.join("”；“")}”。` : `I remember you said: “${said.join("”; “")}”.`) + prefs };
+    if (said.length)
+      return { content: (zh ? `我记得你说过：“${said.join("”；“")}”。` : `I remember you said: “${said.join("”; “")}”.`) + prefs };
     return {
       content: zh
         ? "我是离线演示助手，只知道记忆里的内容，而记忆里没有相关的。可以用“记住：……”告诉我，或在右上角接入一个模型。"
@@ -188,7 +198,12 @@ export async function chatCompletion(settings, ctx, reserveOutput) {
   if (!message) throw new Error("the endpoint returned no choices[0].message");
   // Keep only the OpenAI message fields the controller accepts.
   const clean = { role: "assistant", content: message.content ?? null };
-  if (message.tool_calls?.length) clean.tool_calls = message.tool_calls.map(({ id, type, function: f }) => ({ id, type: type ?? "function", function: { name: f.name, arguments: f.arguments } }));
+  if (message.tool_calls?.length)
+    clean.tool_calls = message.tool_calls.map(({ id, type, function: f }) => ({
+      id,
+      type: type ?? "function",
+      function: { name: f.name, arguments: f.arguments },
+    }));
   if (clean.content === null && !clean.tool_calls) clean.content = "";
   return { message: clean, usage: json.usage };
 }

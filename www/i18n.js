@@ -11,7 +11,8 @@ const STRINGS = {
     forgetConfirm: "Delete the whole conversation and every memory from this browser?",
     forgotten: "Everything was forgotten: {messages} messages and {facts} facts removed.",
     endpoint: "Model",
-    endpointHelp: "Leave the key empty to use the offline assistant. The key stays in this tab's memory only: never saved, never in the URL.",
+    endpointHelp:
+      "Leave the key empty to use the offline assistant. The key stays in this tab's memory only: never saved, never in the URL.",
     baseURL: "Base URL",
     model: "Model",
     apiKey: "API key",
@@ -23,7 +24,8 @@ const STRINGS = {
     placeholder: "Type a message… (Enter to send, Shift+Enter for a new line)",
     send: "Send",
     tryThese: "Try:",
-    emptyChat: "Say something, or tell me “remember …”. Then ask about it later — even after the turn has been compacted away or the page reloaded.",
+    emptyChat:
+      "Say something, or tell me “remember …”. Then ask about it later — even after the turn has been compacted away or the page reloaded.",
     toolCall: "calls {name}({args})",
     pinnedPrompt: "Pinned system prompt:",
     toolResult: "{name} returned {result}",
@@ -31,7 +33,8 @@ const STRINGS = {
     budget: "Context budget (last buildContext)",
     budgetNone: "Send a message to build a context.",
     budgetTotal: "{tokens} of {available} tokens used · {reserve} reserved for the reply · max {max}",
-    budgetCache: "Stable prefix: {tokens} tokens ({share}) before the recall block, the same on the next call until a compaction; a provider bills it at its cached price.",
+    budgetCache:
+      "Stable prefix: {tokens} tokens ({share}) before the recall block, the same on the next call until a compaction; a provider bills it at its cached price.",
     sec_system: "system",
     sec_procedures: "procedures",
     sec_tools: "tools",
@@ -160,7 +163,12 @@ const STRINGS = {
 
 /** Example prompts shown as chips; they exercise remember, preferences, recall and tools. */
 export const SUGGESTIONS = {
-  en: ["Remember: my sister's birthday is May 3", "I prefer short answers", "When is my sister's birthday?", "What's the weather in Chengdu?"],
+  en: [
+    "Remember: my sister's birthday is May 3",
+    "I prefer short answers",
+    "When is my sister's birthday?",
+    "What's the weather in Chengdu?",
+  ],
   zh: ["记住：我对花生过敏", "我更喜欢简短的回答", "我对什么过敏？", "成都今天天气怎么样？"],
 };
 

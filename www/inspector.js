@@ -58,16 +58,28 @@ function budgetCard(ctx) {
     { class: "bar", role: "img", "aria-label": t("budget") },
     parts
       .filter(([, n]) => n > 0)
-      .map(([k, n]) => h("span", { class: `seg seg-${k}`, "data-section": k, style: `flex-grow:${n}`, title: `${t(`sec_${k}`)}: ${fmt(n)}` })),
+      .map(([k, n]) =>
+        h("span", { class: `seg seg-${k}`, "data-section": k, style: `flex-grow:${n}`, title: `${t(`sec_${k}`)}: ${fmt(n)}` }),
+      ),
   );
   const legend = h(
     "ul",
     { class: "legend" },
     parts.map(([k, n]) =>
-      h("li", { class: n > 0 ? "" : "zero", "data-section": k }, h("i", { class: `swatch seg-${k}` }), h("span", {}, t(`sec_${k}`)), h("b", {}, fmt(n))),
+      h(
+        "li",
+        { class: n > 0 ? "" : "zero", "data-section": k },
+        h("i", { class: `swatch seg-${k}` }),
+        h("span", {}, t(`sec_${k}`)),
+        h("b", {}, fmt(n)),
+      ),
     ),
   );
-  const total = h("p", { class: "sub", id: "budget-total" }, t("budgetTotal", { tokens: fmt(ctx.tokens), available: fmt(s.budget.available), reserve: fmt(s.budget.reserveOutput), max: fmt(max) }));
+  const total = h(
+    "p",
+    { class: "sub", id: "budget-total" },
+    t("budgetTotal", { tokens: fmt(ctx.tokens), available: fmt(s.budget.available), reserve: fmt(s.budget.reserveOutput), max: fmt(max) }),
+  );
   const share = ctx.tokens > 0 ? `${Math.round((100 * ctx.cache.tokens) / ctx.tokens)}%` : "0%";
   const cache = h("p", { class: "sub", id: "budget-cache" }, t("budgetCache", { tokens: fmt(ctx.cache.tokens), share }));
   return card("budget", "budget", bar, legend, total, cache);
@@ -117,7 +129,10 @@ function workingCard(stats, history, ctx, threshold) {
   const rows = shown.map(([x, i]) =>
     h(
       "li",
-      { class: `msg-row ${x.place}`, title: x.place === "pinned" ? t("st_pinned") : leftOut(x, i) ? t("notInContext") : recent.has(x.id) ? t("inContext") : "" },
+      {
+        class: `msg-row ${x.place}`,
+        title: x.place === "pinned" ? t("st_pinned") : leftOut(x, i) ? t("notInContext") : recent.has(x.id) ? t("inContext") : "",
+      },
       h("span", { class: `role role-${x.message.role}` }, x.place === "pinned" ? t("st_pinned") : x.message.role),
       h("span", { class: `text ${leftOut(x, i) ? "out" : ""}` }, clip(messageText(x.message), 90)),
       h("span", { class: "tok" }, fmt(x.tokens)),
@@ -128,7 +143,9 @@ function workingCard(stats, history, ctx, threshold) {
     "working",
     meter,
     h("p", { class: "sub" }, t("workingMeter", { tokens: fmt(used), limit: fmt(limit), threshold: fmt(Math.round(threshold * limit)) })),
-    live.length ? h("ol", { class: "rows" }, hiddenCount > 0 ? h("li", { class: "more" }, t("moreEarlier", { n: hiddenCount })) : null, rows) : h("p", { class: "empty" }, t("workingEmpty")),
+    live.length
+      ? h("ol", { class: "rows" }, hiddenCount > 0 ? h("li", { class: "more" }, t("moreEarlier", { n: hiddenCount })) : null, rows)
+      : h("p", { class: "empty" }, t("workingEmpty")),
   );
 }
 
@@ -155,7 +172,12 @@ function episodicCard(episodes, ctx) {
           h("span", { class: "imp-bar" }, h("span", { style: `width:${e.importance * 100}%` })),
           h("b", {}, e.importance.toFixed(2)),
         ),
-        h("details", {}, h("summary", {}, clip((e.keyPoints.length ? e.keyPoints : e.summary.split("\n")).join(" · "), 120)), h("pre", {}, e.summary)),
+        h(
+          "details",
+          {},
+          h("summary", {}, clip((e.keyPoints.length ? e.keyPoints : e.summary.split("\n")).join(" · "), 120)),
+          h("pre", {}, e.summary),
+        ),
       ),
     );
   return card("episodic", "episodic", items.length ? h("ol", { class: "rows" }, items) : h("p", { class: "empty" }, t("episodicEmpty")));
@@ -170,7 +192,11 @@ function semanticCard(facts, ctx) {
     .map((f) =>
       h(
         "li",
-        { class: `fact ${f.kind} ${used.has(f.id) ? "in" : ""}`, "data-kind": f.kind, title: used.has(f.id) || f.kind === "preference" ? t("inContext") : "" },
+        {
+          class: `fact ${f.kind} ${used.has(f.id) ? "in" : ""}`,
+          "data-kind": f.kind,
+          title: used.has(f.id) || f.kind === "preference" ? t("inContext") : "",
+        },
         h("span", { class: `badge kind-${f.kind}` }, t(`kind_${f.kind}`)),
         h("span", { class: "text" }, f.key ? h("b", {}, `${f.key}: `) : null, clip(f.text, 140)),
       ),
@@ -183,14 +209,23 @@ function proceduralCard(procedures) {
     "procedural",
     "procedural",
     h("h3", {}, t("rules")),
-    h("ol", { class: "plain" }, procedures.rules.map((r) => h("li", {}, typeof r === "string" ? r : r.text))),
+    h(
+      "ol",
+      { class: "plain" },
+      procedures.rules.map((r) => h("li", {}, typeof r === "string" ? r : r.text)),
+    ),
     h("h3", {}, t("tools")),
     h(
       "ul",
       { class: "plain" },
       procedures.tools.map((tool) => {
         const f = tool.function;
-        return h("li", {}, h("code", {}, `${f.name}(${Object.keys(f.parameters?.properties ?? {}).join(", ")})`), f.description ? ` — ${f.description}` : "");
+        return h(
+          "li",
+          {},
+          h("code", {}, `${f.name}(${Object.keys(f.parameters?.properties ?? {}).join(", ")})`),
+          f.description ? ` — ${f.description}` : "",
+        );
       }),
     ),
   );
@@ -207,10 +242,16 @@ function compactionCard(events) {
         h("time", {}, e.restored ? t("restored") : new Date(e.at).toLocaleTimeString()),
         " ",
         // Events restored from storage are rebuilt from episodes, which keep no token counts.
-        e.restored ? t("compactionRestored", { n: e.messages, episode: shortId(e.episodeId) }) : t("compactionLine", { n: e.messages, episode: shortId(e.episodeId), before: e.tokensBefore, after: e.tokensAfter }),
+        e.restored
+          ? t("compactionRestored", { n: e.messages, episode: shortId(e.episodeId) })
+          : t("compactionLine", { n: e.messages, episode: shortId(e.episodeId), before: e.tokensBefore, after: e.tokensAfter }),
       ),
     );
-  return card("compactions", "compactions", items.length ? h("ol", { class: "log" }, items) : h("p", { class: "empty" }, t("compactionsEmpty")));
+  return card(
+    "compactions",
+    "compactions",
+    items.length ? h("ol", { class: "log" }, items) : h("p", { class: "empty" }, t("compactionsEmpty")),
+  );
 }
 
 /** Replaces the inspector's content with the snapshot `s`. */
@@ -223,7 +264,13 @@ export function renderInspector(root, s) {
     h(
       "div",
       { class: "cols" },
-      h("div", { class: "col" }, workingCard(s.stats, s.history, s.ctx, s.threshold), semanticCard(s.facts, s.ctx), proceduralCard(s.procedures)),
+      h(
+        "div",
+        { class: "col" },
+        workingCard(s.stats, s.history, s.ctx, s.threshold),
+        semanticCard(s.facts, s.ctx),
+        proceduralCard(s.procedures),
+      ),
       h("div", { class: "col" }, episodicCard(s.episodes, s.ctx), compactionCard(s.compactions)),
     ),
   );

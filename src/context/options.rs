@@ -48,7 +48,13 @@ impl ContextRequest {
     /// size when `maxTokens` is absent, the clock, and what the embedder
     /// made of the query.
     #[must_use]
-    pub fn new(options: ContextOptions, default_max_tokens: usize, now: f64, query_vector: Option<Vec<f32>>, degraded: Option<Degraded>) -> ContextRequest {
+    pub fn new(
+        options: ContextOptions,
+        default_max_tokens: usize,
+        now: f64,
+        query_vector: Option<Vec<f32>>,
+        degraded: Option<Degraded>,
+    ) -> ContextRequest {
         ContextRequest {
             system: options.system,
             max_tokens: options.max_tokens.unwrap_or(default_max_tokens),

@@ -189,11 +189,20 @@ impl Controller {
         let mut entries = self.shelve(records, segments).into_iter().peekable();
         while let Some(entry) = entries.next() {
             // About what it takes as JSON (a bound, not the byte count).
-            let threads = entry.threads.iter().map(|t| 700 + 2 * t.thread.len() + [&t.first, &t.last].iter().filter_map(|e| e.as_ref()).map(|e| e.2.len()).sum::<usize>() + t.tasks.iter().map(|k| k.len() + 3).sum::<usize>());
+            let threads = entry.threads.iter().map(|t| {
+                700 + 2 * t.thread.len()
+                    + [&t.first, &t.last].iter().filter_map(|e| e.as_ref()).map(|e| e.2.len()).sum::<usize>()
+                    + t.tasks.iter().map(|k| k.len() + 3).sum::<usize>()
+            });
             bytes += 200 + entry.key.iter().map(|k| k.len() + 3).sum::<usize>() + threads.sum::<usize>();
             added.push(entry);
             if entries.peek().is_none() || bytes >= self.opts.segment_bytes / 2 {
-                out.push(Record::Shelf { writer: writer.clone(), seq, added: std::mem::take(&mut added), removed: removed.take().unwrap_or_default() });
+                out.push(Record::Shelf {
+                    writer: writer.clone(),
+                    seq,
+                    added: std::mem::take(&mut added),
+                    removed: removed.take().unwrap_or_default(),
+                });
                 (seq, bytes) = (seq + 1, 0);
             }
         }
@@ -211,7 +220,15 @@ impl Controller {
         for (key, bytes, n) in segments {
             let held = records.get(at..at + n).unwrap_or_default();
             at += n;
-            let mut s = Shelved { key: key.clone(), bytes: *bytes, lc: 0, seqs: Vec::new(), threads: Vec::new(), vectors: 0, counted: counted.clone() };
+            let mut s = Shelved {
+                key: key.clone(),
+                bytes: *bytes,
+                lc: 0,
+                seqs: Vec::new(),
+                threads: Vec::new(),
+                vectors: 0,
+                counted: counted.clone(),
+            };
             let mut threads: Vec<ShelvedThread> = Vec::new();
             for r in held {
                 let (w, seq) = r.uid();
@@ -255,7 +272,9 @@ impl Controller {
     fn archived_tokens(&self, r: &Record) -> Option<usize> {
         let Record::Msg { writer, seq, lc, ts, .. } = r else { return None };
         let log = &self.window.log;
-        let at = log.binary_search_by(|s| s.lc.cmp(lc).then(s.ts.total_cmp(ts)).then_with(|| s.writer.as_str().cmp(writer)).then(s.seq.cmp(seq))).ok()?;
+        let at = log
+            .binary_search_by(|s| s.lc.cmp(lc).then(s.ts.total_cmp(ts)).then_with(|| s.writer.as_str().cmp(writer)).then(s.seq.cmp(seq)))
+            .ok()?;
         log.get(at).map(|s| s.tokens.get()).filter(|&t| t != UNCOUNTED)
     }
 
@@ -277,7 +296,10 @@ impl Controller {
         let forgotten = Tombstones::of(&self.books.forgets);
         let mut purge = Uids::default();
         // Sized once: `merge_episodes` adds those in memory to them.
-        let (mut episodes, mut vectors) = (Vec::with_capacity(records.iter().filter(|r| matches!(r, Record::Episode { .. })).count() + self.episodic.episodes.len()), Vec::new());
+        let (mut episodes, mut vectors) = (
+            Vec::with_capacity(records.iter().filter(|r| matches!(r, Record::Episode { .. })).count() + self.episodic.episodes.len()),
+            Vec::new(),
+        );
         // The archived messages take the place of the records they are
         // read from (a collect from a vector's own iterator reuses its
         // memory): no second vector of a whole archive's size beside it.
@@ -303,7 +325,18 @@ impl Controller {
                 // archive segments; anything else in one stays as stored.
                 match r {
                     Record::Msg { writer, seq, lc, ts, id, message, task, .. } => {
-                        return Some(Stored { id, writer, seq, lc, ts, message, tokens: UNCOUNTED.into(), tool_turn: false, place: Place::Working, task_id: task });
+                        return Some(Stored {
+                            id,
+                            writer,
+                            seq,
+                            lc,
+                            ts,
+                            message,
+                            tokens: UNCOUNTED.into(),
+                            tool_turn: false,
+                            place: Place::Working,
+                            task_id: task,
+                        });
                     }
                     Record::Episode { writer, seq, lc, episode, counted, .. } => episodes.push((lc, writer, seq, episode, counted)),
                     Record::Embedding { writer, seq, item, vector } => vectors.push((writer, seq, item, vector)),
@@ -319,14 +352,21 @@ impl Controller {
         for (writer, seq, item, vector) in vectors {
             self.restore_embedding(writer, seq, item, vector);
         }
-        let episodes = episodes.into_iter().map(|(lc, writer, seq, episode, counted)| (lc, writer, seq, self.episode_counted(episode, counted.as_deref()))).collect();
+        let episodes = episodes
+            .into_iter()
+            .map(|(lc, writer, seq, episode, counted)| (lc, writer, seq, self.episode_counted(episode, counted.as_deref())))
+            .collect();
         self.merge_episodes(episodes, &mut purge);
         // As `restore` places them: archived while an episode covers them.
         let mut covered: crate::retrieval::hash::FxHashSet<&str> = Default::default();
         covered.reserve(self.episodic.episodes.iter().map(|e| e.message_ids.len()).sum());
         covered.extend(self.episodic.episodes.iter().flat_map(|e| e.message_ids.iter().map(String::as_str)));
         for s in log.iter_mut().take(read) {
-            s.place = if covered.contains(s.id.as_str()) && !s.message.role.is_instruction() { Place::Archived } else { Window::place_for(&s.message) };
+            s.place = if covered.contains(s.id.as_str()) && !s.message.role.is_instruction() {
+                Place::Archived
+            } else {
+                Window::place_for(&s.message)
+            };
         }
         self.books.folding.rewrite_holding(&purge);
         if read > 0 {

@@ -31,14 +31,17 @@ impl Controller {
         // The note shows the newest episodes: among those opening reads, so
         // the choice is the same before the archive is read and after.
         let all = &self.episodic.episodes;
-        let thread: Vec<&Episode> = all.get(all.len().saturating_sub(super::archive::RECENT_EPISODES)..).unwrap_or_default().iter().collect();
+        let thread: Vec<&Episode> =
+            all.get(all.len().saturating_sub(super::archive::RECENT_EPISODES)..).unwrap_or_default().iter().collect();
         let ctx = context::build(&self.window, &thread, &self.counter, &req, &extras)?;
         // Recalling an episode refreshes its recency.
         let now = req.now.unwrap_or(self.books.last_ts.max(0.0));
         for e in self.episodic.episodes.iter_mut().filter(|e| ctx.sections.knowledge.ids.contains(&e.id)) {
             e.last_recalled = now;
         }
-        let raw = ctx.messages.iter().map(|m| message_raw(&self.counter, m)).sum::<f64>() + REPLY_PRIMING as f64 + tools_tokens(&self.counter, &req.tools) as f64;
+        let raw = ctx.messages.iter().map(|m| message_raw(&self.counter, m)).sum::<f64>()
+            + REPLY_PRIMING as f64
+            + tools_tokens(&self.counter, &req.tools) as f64;
         self.last_context.raw = Some(raw);
         self.last_context.tokens = Some(ctx.tokens);
         Ok(ctx)
@@ -61,7 +64,8 @@ impl Controller {
     /// Procedures, preferences and the knowledge retrieved for the query.
     fn extras(&self, req: &ContextRequest) -> Result<context::Extras> {
         let unread = &self.books.archive;
-        let mut extras = context::Extras { unread: (unread.messages as usize, unread.first.clone(), unread.last.clone()), ..Default::default() };
+        let mut extras =
+            context::Extras { unread: (unread.messages as usize, unread.first.clone(), unread.last.clone()), ..Default::default() };
         if let Some(p) = &self.procedures {
             let text = p.parsed.rules_text(req.task_id.as_deref());
             if !text.is_empty() {
@@ -70,14 +74,18 @@ impl Controller {
         }
         // Preferences in a stable order (by key, then time), so the block is
         // byte-identical while they are unchanged.
-        let mut prefs: Vec<&crate::semantic::Fact> = self.facts().into_iter().filter(|f| f.kind == crate::semantic::FactKind::Preference).collect();
+        let mut prefs: Vec<&crate::semantic::Fact> =
+            self.facts().into_iter().filter(|f| f.kind == crate::semantic::FactKind::Preference).collect();
         prefs.sort_by(|a, b| a.key.cmp(&b.key).then(a.created_at.total_cmp(&b.created_at)));
-        let items: Vec<String> = prefs.iter().map(|f| f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text))).collect();
+        let items: Vec<String> =
+            prefs.iter().map(|f| f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text))).collect();
         let cost = |t: &str| message_tokens(&self.counter, &Message::text(crate::message::Role::System, t));
         // Pinned memory blocks never take more than a third of the budget
         // each, so a small budget still has room for the question.
         let third = req.max_tokens.saturating_sub(req.reserve_output) / 3;
-        if let Some((text, _, _)) = crate::semantic::block::fit("preferences", PREFERENCES_HEADER, &items, req.preference_tokens.unwrap_or(300).min(third), &cost) {
+        if let Some((text, _, _)) =
+            crate::semantic::block::fit("preferences", PREFERENCES_HEADER, &items, req.preference_tokens.unwrap_or(300).min(third), &cost)
+        {
             extras.pinned.push(("preferences", Message::text(crate::message::Role::System, text)));
         }
         if let Some(task) = req.task_id.as_deref() {
@@ -92,4 +100,3 @@ impl Controller {
         Ok(extras)
     }
 }
-

@@ -56,7 +56,8 @@ pub fn parse_batch(json: &str) -> Result<Vec<(Message, f64)>> {
     let items = value.as_array().ok_or_else(|| MemoryError::input("items", "expected an array of { message, at }"))?;
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let at = item.get("at").and_then(Value::as_f64).ok_or_else(|| MemoryError::input(format!("items[{i}].at"), "expected a time in ms"))?;
+        let at =
+            item.get("at").and_then(Value::as_f64).ok_or_else(|| MemoryError::input(format!("items[{i}].at"), "expected a time in ms"))?;
         let message = item.get("message").ok_or_else(|| MemoryError::input(format!("items[{i}].message"), "missing"))?;
         out.push((Message::parse(message)?, at));
     }
@@ -93,9 +94,29 @@ impl Controller {
             turn.push(&message);
             let tokens = message_tokens(&self.counter, &request_form(&message, tool_turn, &[]));
             let id = format!("m-{writer}-{seq}");
-            records.push(Record::Msg { writer: writer.clone(), seq, lc, ts, id: id.clone(), message: message.clone(), task: None, thread: self.thread_field() });
+            records.push(Record::Msg {
+                writer: writer.clone(),
+                seq,
+                lc,
+                ts,
+                id: id.clone(),
+                message: message.clone(),
+                task: None,
+                thread: self.thread_field(),
+            });
             let place = Window::place_for(&message);
-            stored.push(Stored { id, writer: writer.clone(), seq, lc, ts, message, tokens: tokens.into(), tool_turn, place, task_id: None });
+            stored.push(Stored {
+                id,
+                writer: writer.clone(),
+                seq,
+                lc,
+                ts,
+                message,
+                tokens: tokens.into(),
+                tool_turn,
+                place,
+                task_id: None,
+            });
         }
         for s in &stored {
             for call in s.message.tool_calls.iter().flatten() {
@@ -136,7 +157,13 @@ mod tests {
     use crate::tokens::Counter;
 
     fn controller() -> Controller {
-        let opts = Options { namespace: "ns".into(), thread: "t".into(), writer: "w".into(), model: "claude-sonnet-4.5".into(), ..Options::default() };
+        let opts = Options {
+            namespace: "ns".into(),
+            thread: "t".into(),
+            writer: "w".into(),
+            model: "claude-sonnet-4.5".into(),
+            ..Options::default()
+        };
         Controller::new(opts, Counter::estimate(Family::Claude.profile())).unwrap()
     }
 
@@ -148,7 +175,9 @@ mod tests {
     fn a_batch_is_stored_in_few_values_in_order_and_reads_back() {
         let mut c = controller();
         c.commit_add(c.prepare_add_message(text(Role::User, "before"), 5.0).unwrap());
-        let items: Vec<(Message, f64)> = (0..50).map(|i| (text(if i % 2 == 0 { Role::User } else { Role::Assistant }, &format!("imported {i} 成都")), 1000.0 + i as f64)).collect();
+        let items: Vec<(Message, f64)> = (0..50)
+            .map(|i| (text(if i % 2 == 0 { Role::User } else { Role::Assistant }, &format!("imported {i} 成都")), 1000.0 + i as f64))
+            .collect();
         let p = c.prepare_add_batch(items).unwrap();
         assert_eq!(p.writes.len(), 1, "one segment value for fifty short messages");
         let writes = p.writes.clone();
@@ -164,10 +193,35 @@ mod tests {
         assert_eq!(c.history().last().map(|h| h.id.clone()), Some(id));
         // Storage holds what memory does: a controller loaded from the writes alone.
         let mut loader = Loader::default();
-        for w in c.window.log.iter().take(1).map(|s| crate::store::Write { key: crate::store::log_key("ns", "w", s.seq), bytes: crate::store::record::encode_record(&Record::Msg { writer: "w".into(), seq: s.seq, lc: s.lc, ts: s.ts, id: s.id.clone(), message: s.message.clone(), task: None, thread: Some("t".into()) }) }).chain(writes) {
+        for w in c
+            .window
+            .log
+            .iter()
+            .take(1)
+            .map(|s| crate::store::Write {
+                key: crate::store::log_key("ns", "w", s.seq),
+                bytes: crate::store::record::encode_record(&Record::Msg {
+                    writer: "w".into(),
+                    seq: s.seq,
+                    lc: s.lc,
+                    ts: s.ts,
+                    id: s.id.clone(),
+                    message: s.message.clone(),
+                    task: None,
+                    thread: Some("t".into()),
+                }),
+            })
+            .chain(writes)
+        {
             loader.push(w.key, &w.bytes).unwrap();
         }
-        let opts = Options { namespace: "ns".into(), thread: "t".into(), writer: "w2".into(), model: "claude-sonnet-4.5".into(), ..Options::default() };
+        let opts = Options {
+            namespace: "ns".into(),
+            thread: "t".into(),
+            writer: "w2".into(),
+            model: "claude-sonnet-4.5".into(),
+            ..Options::default()
+        };
         let back = Controller::from_loaded(opts, c.counter.clone(), loader.finish()).unwrap();
         let texts = |h: Vec<crate::controller::HistoryItem>| h.into_iter().map(|h| (h.ts, h.message.content_text())).collect::<Vec<_>>();
         assert_eq!(texts(back.history()), texts(c.history()).into_iter().take(51).collect::<Vec<_>>());
@@ -176,7 +230,9 @@ mod tests {
     #[test]
     fn a_batch_refuses_tool_results_reused_call_ids_and_bad_times_whole() {
         let c = controller();
-        let call = |id: &str| Message::parse_json(&format!(r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"{id}","type":"function","function":{{"name":"f","arguments":"{{}}"}}}}]}}"#)).unwrap();
+        let call = |id: &str| {
+            Message::parse_json(&format!(r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"{id}","type":"function","function":{{"name":"f","arguments":"{{}}"}}}}]}}"#)).unwrap()
+        };
         let result = Message::parse_json(r#"{"role":"tool","tool_call_id":"a","content":"ok"}"#).unwrap();
         assert_eq!(c.prepare_add_batch(vec![(call("a"), 1.0), (result, 2.0)]).unwrap_err().code(), "INVALID_INPUT");
         assert_eq!(c.prepare_add_batch(vec![(call("a"), 1.0), (call("a"), 2.0)]).unwrap_err().code(), "INVALID_INPUT");
@@ -189,7 +245,8 @@ mod tests {
     fn parse_batch_names_the_item() {
         let ok = parse_batch(r#"[{"message":{"role":"user","content":"hi"},"at":5}]"#).unwrap();
         assert_eq!((ok[0].0.content_text(), ok[0].1), ("hi".to_string(), 5.0));
-        let err = parse_batch(r#"[{"message":{"role":"user","content":"hi"},"at":5},{"message":{"role":"user","content":"x"}}]"#).unwrap_err();
+        let err =
+            parse_batch(r#"[{"message":{"role":"user","content":"hi"},"at":5},{"message":{"role":"user","content":"x"}}]"#).unwrap_err();
         assert!(err.to_string().contains("items[1].at"), "{err}");
     }
 }

@@ -16,7 +16,6 @@ use serde::Serialize;
 
 use super::{CompactionEvent, Controller};
 use crate::context::Degraded;
-use crate::wire::request_form;
 use crate::episodic::parse::{parse_summary, ModelSummary};
 use crate::episodic::{Episode, SummarySource};
 use crate::message::{Message, Role};
@@ -26,6 +25,7 @@ use crate::store::record::{encode_record, Record};
 use crate::store::Write;
 use crate::summary;
 use crate::window::{CompactionPlan, Place, Stored, Window};
+use crate::wire::request_form;
 
 /// What the summarizer hook is asked.
 #[derive(Clone, Debug, Serialize)]
@@ -126,7 +126,13 @@ impl Controller {
     }
 
     /// The job for the archived messages at `members` (log indices).
-    pub(super) fn job_for(&self, members: &[usize], previous_summary: Option<String>, tokens_before: usize, failure: Option<Degraded>) -> CompactionJob {
+    pub(super) fn job_for(
+        &self,
+        members: &[usize],
+        previous_summary: Option<String>,
+        tokens_before: usize,
+        failure: Option<Degraded>,
+    ) -> CompactionJob {
         // The summarizer reads what a model would: the sent form, without reasoning.
         let moved = || members.iter().filter_map(|&i| self.window.log.get(i));
         let messages = moved().map(|s| request_form(&s.message, false, &[])).collect();
@@ -164,11 +170,20 @@ impl Controller {
         let mut episode = self.episode_for(&moved, model.as_ref(), seq, ts);
         episode.degraded = match (&model, answer) {
             (Some(_), _) => None,
-            (None, Some(_)) => Some(Degraded { code: "SUMMARIZER_INVALID".into(), message: "the summarizer's answer holds no summary".into() }),
+            (None, Some(_)) => {
+                Some(Degraded { code: "SUMMARIZER_INVALID".into(), message: "the summarizer's answer holds no summary".into() })
+            }
             (None, None) => job.failure,
         };
         let facts = self.learned_facts(&moved, model.as_ref(), &episode.id, ts, seq + 1);
-        let record = Record::Episode { writer: self.opts.writer.clone(), seq, lc: self.lc_at(ts, seq), episode, thread: self.thread_field(), counted: self.counted() };
+        let record = Record::Episode {
+            writer: self.opts.writer.clone(),
+            seq,
+            lc: self.lc_at(ts, seq),
+            episode,
+            thread: self.thread_field(),
+            counted: self.counted(),
+        };
         let mut writes = vec![Write { key: self.key(seq), bytes: encode_record(&record) }];
         let Record::Episode { episode, .. } = record else { unreachable!() };
         for (fact, fseq) in &facts {
@@ -187,7 +202,13 @@ impl Controller {
         let first = moved.first().and_then(|s| s.task_id.clone());
         let task_id = first.filter(|t| moved.iter().all(|s| s.task_id.as_deref() == Some(t)));
         let (summary, key_points, pending_tasks, importance, summary_source) = match model {
-            Some(m) => (m.summary.clone(), m.key_points.clone(), m.pending_tasks.clone(), m.importance.unwrap_or(extract.importance), SummarySource::Model),
+            Some(m) => (
+                m.summary.clone(),
+                m.key_points.clone(),
+                m.pending_tasks.clone(),
+                m.importance.unwrap_or(extract.importance),
+                SummarySource::Model,
+            ),
             None => (extract.text, extract.key_points, vec![], extract.importance, SummarySource::Fallback),
         };
         Episode {
@@ -213,7 +234,14 @@ impl Controller {
     /// facts it named (only those the request showed, carried by the
     /// first fact learned); else those each contradicts by the offline
     /// rules (`semantic::claim`).
-    pub(crate) fn learned_facts(&self, moved: &[&Stored], model: Option<&ModelSummary>, episode_id: &str, created_at: f64, first_seq: u64) -> Vec<(Fact, u64)> {
+    pub(crate) fn learned_facts(
+        &self,
+        moved: &[&Stored],
+        model: Option<&ModelSummary>,
+        episode_id: &str,
+        created_at: f64,
+        first_seq: u64,
+    ) -> Vec<(Fact, u64)> {
         let named = model.and_then(|m| m.supersedes.as_ref()).map(|ids| {
             let shown = self.current_facts();
             ids.iter().filter(|id| shown.iter().any(|f| &f.id == *id)).cloned().collect::<Vec<_>>()
@@ -227,7 +255,18 @@ impl Controller {
                     Some(_) => vec![],
                     None => self.superseded_by(&text, key.as_deref(), None).unwrap_or_default(),
                 };
-                let fact = Fact { id: format!("f-{}-{seq}", self.opts.writer), key, text, kind, tags: vec!["auto".into()], source: Some(episode_id.to_string()), document: None, created_at, supersedes, ..Fact::default() };
+                let fact = Fact {
+                    id: format!("f-{}-{seq}", self.opts.writer),
+                    key,
+                    text,
+                    kind,
+                    tags: vec!["auto".into()],
+                    source: Some(episode_id.to_string()),
+                    document: None,
+                    created_at,
+                    supersedes,
+                    ..Fact::default()
+                };
                 (fact, seq)
             })
             .collect()
@@ -246,7 +285,8 @@ impl Controller {
         let mut out: Vec<(Option<String>, String, FactKind)> = match model {
             Some(m) => {
                 let facts = m.facts.iter().map(|(k, v)| (keyed(k), v.clone(), FactKind::Fact));
-                let prefs = m.preferences.iter().map(|(k, v)| (keyed(k).map(|k| format!("preference:{k}")), v.clone(), FactKind::Preference));
+                let prefs =
+                    m.preferences.iter().map(|(k, v)| (keyed(k).map(|k| format!("preference:{k}")), v.clone(), FactKind::Preference));
                 facts.chain(prefs).collect()
             }
             None => self.offline_statements(moved).into_iter().map(|(text, st)| (offline_key(st), text, st.kind)).collect(),
@@ -399,11 +439,20 @@ mod tests {
         let texts: Vec<&str> = got.iter().map(|(_, t, _)| t.as_str()).collect();
         assert!(texts.contains(&"I'm allergic to penicillin."), "{texts:?}");
         assert!(texts.contains(&"我对花生过敏。"), "{texts:?}");
-        for noise in ["That must have been awesome.", "My sister always says she hates mornings.", "他喜欢吃辣。", "帮我查一下明天的天气。", "Please book a table for two tonight."] {
+        for noise in [
+            "That must have been awesome.",
+            "My sister always says she hates mornings.",
+            "他喜欢吃辣。",
+            "帮我查一下明天的天气。",
+            "Please book a table for two tonight.",
+        ] {
             assert!(!texts.contains(&noise), "{noise} was learned: {texts:?}");
         }
         assert!(got.iter().any(|(k, t, kind)| t == "I'm allergic to penicillin." && *kind == FactKind::Preference && k.is_none()));
-        assert!(got.iter().any(|(k, t, kind)| t == "I live in Toronto." && *kind == FactKind::Fact && k.as_deref() == Some("home_city")), "{got:?}");
+        assert!(
+            got.iter().any(|(k, t, kind)| t == "I live in Toronto." && *kind == FactKind::Fact && k.as_deref() == Some("home_city")),
+            "{got:?}"
+        );
     }
 
     /// A later value of a keyed attribute supersedes the earlier one.
@@ -440,12 +489,17 @@ mod tests {
     #[test]
     fn the_model_is_told_the_current_facts_and_says_which_end() {
         for (answer, ended) in [
-            (r#"{"summary":"moved","facts":[{"key":"city","value":"The user moved to Berlin."}],"supersedes":["SHANGHAI","f-nobody-1"]}"#, true),
+            (
+                r#"{"summary":"moved","facts":[{"key":"city","value":"The user moved to Berlin."}],"supersedes":["SHANGHAI","f-nobody-1"]}"#,
+                true,
+            ),
             (r#"{"summary":"moved","facts":[{"key":"city","value":"The user moved to Berlin."}],"supersedes":[]}"#, false),
             (r#"{"summary":"moved","facts":[{"key":"city","value":"The user moved to Berlin."}]}"#, true),
         ] {
             let mut c = chat(&[]);
-            let p = c.prepare_remember(crate::semantic::RememberInput { text: "The user lives in Shanghai.".into(), ..Default::default() }, 0.0).unwrap();
+            let p = c
+                .prepare_remember(crate::semantic::RememberInput { text: "The user lives in Shanghai.".into(), ..Default::default() }, 0.0)
+                .unwrap();
             let shanghai = c.commit_remember(p).id;
             say(&mut c, &["I moved to Berlin.", "Nice."]);
             let job = c.begin_compaction().unwrap();

@@ -55,10 +55,12 @@ impl Controller {
     pub fn prepare_consolidate(&self, now: f64) -> Result<(PreparedRemember, Consolidated)> {
         self.open()?;
         let ts = self.stamp(now)?;
-        let live: Vec<&Fact> = self.facts().into_iter().filter(|f| f.kind != FactKind::Chunk && !f.tags.iter().any(|t| t == PROFILE)).collect();
+        let live: Vec<&Fact> =
+            self.facts().into_iter().filter(|f| f.kind != FactKind::Chunk && !f.tags.iter().any(|t| t == PROFILE)).collect();
         let live = live.get(live.len().saturating_sub(MAX_FACTS)..).unwrap_or_default();
         let validity = self.semantic.validity();
-        let starts = |f: &Fact| self.semantic.facts.iter().position(|g| g.id == f.id).and_then(|i| validity.get(i)).map_or(f.starts(), |v| v.from);
+        let starts =
+            |f: &Fact| self.semantic.facts.iter().position(|g| g.id == f.id).and_then(|i| validity.get(i)).map_or(f.starts(), |v| v.from);
         let mut new: Vec<Fact> = Vec::new();
         let mut out = Consolidated::default();
         let mut used: Vec<bool> = vec![false; live.len()];
@@ -105,12 +107,26 @@ impl Controller {
         new.reverse();
         // The profile, from what holds once these are written.
         let merged: Vec<&str> = new.iter().flat_map(|f| f.merges.iter().chain(&f.supersedes)).map(String::as_str).collect();
-        let holding: Vec<&Fact> = live.iter().copied().filter(|f| !merged.contains(&f.id.as_str())).chain(new.iter()).filter(|f| f.kind == FactKind::Fact).collect();
+        let holding: Vec<&Fact> = live
+            .iter()
+            .copied()
+            .filter(|f| !merged.contains(&f.id.as_str()))
+            .chain(new.iter())
+            .filter(|f| f.kind == FactKind::Fact)
+            .collect();
         let profile = self.profile_text(&holding);
         let current = self.facts().into_iter().find(|f| f.key.as_deref() == Some(PROFILE)).map(|f| f.text.clone());
         if let Some(text) = profile.filter(|t| Some(t) != current.as_ref()) {
             out.profile = Some(text.clone());
-            new.push(Fact { key: Some(PROFILE.into()), text, kind: FactKind::Preference, tags: vec![PROFILE.into()], source: Some("consolidate".into()), created_at: ts, ..Fact::default() });
+            new.push(Fact {
+                key: Some(PROFILE.into()),
+                text,
+                kind: FactKind::Preference,
+                tags: vec![PROFILE.into()],
+                source: Some("consolidate".into()),
+                created_at: ts,
+                ..Fact::default()
+            });
         }
         let writer = &self.opts.writer;
         let mut facts = Vec::new();

@@ -140,16 +140,25 @@ impl Controller {
         self.prepare_forget_then(&ForgetTarget::Tail { from: id.to_string(), inclusive: true }, now, Some((message, task_id)))
     }
 
-    fn prepare_forget_then(&self, target: &ForgetTarget, now: f64, then_add: Option<(crate::message::Message, Option<String>)>) -> Result<PreparedForget> {
+    fn prepare_forget_then(
+        &self,
+        target: &ForgetTarget,
+        now: f64,
+        then_add: Option<(crate::message::Message, Option<String>)>,
+    ) -> Result<PreparedForget> {
         self.open()?;
         let ts = self.stamp(now)?;
         let mut doomed_facts: HashSet<String> = HashSet::new();
         // Messages and episodes of other threads, by id.
         let mut doomed_others: HashSet<String> = HashSet::new();
         let doomed: HashSet<String> = match target {
-            ForgetTarget::Id(id) if self.has_message(id) || self.other_message(id) => return self.prepare_forget(&ForgetTarget::Message(id.clone()), now),
+            ForgetTarget::Id(id) if self.has_message(id) || self.other_message(id) => {
+                return self.prepare_forget(&ForgetTarget::Message(id.clone()), now)
+            }
             ForgetTarget::Id(id) => return self.prepare_forget(&ForgetTarget::Fact(id.clone()), now),
-            ForgetTarget::Namespace => return Err(MemoryError::input("forget", "a namespace is forgotten through the write path (its storage prefix goes first)")),
+            ForgetTarget::Namespace => {
+                return Err(MemoryError::input("forget", "a namespace is forgotten through the write path (its storage prefix goes first)"))
+            }
             ForgetTarget::Fact(which) => {
                 doomed_facts = self
                     .semantic
@@ -175,7 +184,8 @@ impl Controller {
             }
             ForgetTarget::Thread(t) if *t == self.opts.thread => self.window.log.iter().map(|s| s.id.clone()).collect(),
             ForgetTarget::Thread(t) => {
-                doomed_others = self.others.iter().filter(|r| r.thread() == Some(t.as_str())).filter_map(other_id).map(String::from).collect();
+                doomed_others =
+                    self.others.iter().filter(|r| r.thread() == Some(t.as_str())).filter_map(other_id).map(String::from).collect();
                 HashSet::new()
             }
             ForgetTarget::Range { from, to } => {
@@ -187,7 +197,12 @@ impl Controller {
                 self.window.log.iter().filter(|s| s.ts >= *from && s.ts <= *to).map(|s| s.id.clone()).collect()
             }
             ForgetTarget::Tail { from, inclusive } => {
-                let at = self.window.log.iter().position(|s| s.id == *from).ok_or_else(|| MemoryError::input("id", format!("no message with id {from:?}")))?;
+                let at = self
+                    .window
+                    .log
+                    .iter()
+                    .position(|s| s.id == *from)
+                    .ok_or_else(|| MemoryError::input("id", format!("no message with id {from:?}")))?;
                 self.window.log.get(at + usize::from(!inclusive)..).unwrap_or_default().iter().map(|s| s.id.clone()).collect()
             }
         };
@@ -202,7 +217,8 @@ impl Controller {
         }
         // What compaction learned from a range with a forgotten message may
         // quote it: those facts go too, and are learned again from the rest.
-        let mut affected: HashSet<&str> = self.episodic.episodes.iter().filter(|e| e.message_ids.iter().any(|m| doomed.contains(m))).map(|e| e.id.as_str()).collect();
+        let mut affected: HashSet<&str> =
+            self.episodic.episodes.iter().filter(|e| e.message_ids.iter().any(|m| doomed.contains(m))).map(|e| e.id.as_str()).collect();
         affected.extend(doomed_others.iter().map(String::as_str));
         for f in &self.semantic.facts {
             if f.tags.iter().any(|t| t == "auto") && f.source.as_deref().is_some_and(|s| affected.contains(s)) {
@@ -326,7 +342,8 @@ impl Controller {
             let moved = next.books.folding.among(&movable);
             next.records_where(&|w, s| (w == writer && made.contains(&s)) || moved(w, s))
         };
-        let Segmented { writes: segments, outputs, shelves, next_seq, removal, episode_keys } = next.segments(&records, next.books.next_seq, &remove);
+        let Segmented { writes: segments, outputs, shelves, next_seq, removal, episode_keys } =
+            next.segments(&records, next.books.next_seq, &remove);
         let remove = removal;
         next.books.next_seq = next_seq;
         next.shelved_by(shelves);

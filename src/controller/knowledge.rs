@@ -133,7 +133,11 @@ impl Controller {
         }
         // What held before and no longer does: the value this one ended.
         let after = self.semantic.validity();
-        let superseded = before.into_iter().find(|&i| after.get(i).is_some_and(|v| !v.current())).and_then(|i| self.semantic.facts.get(i)).map(|f| f.id.clone());
+        let superseded = before
+            .into_iter()
+            .find(|&i| after.get(i).is_some_and(|v| !v.current()))
+            .and_then(|i| self.semantic.facts.get(i))
+            .map(|f| f.id.clone());
         Remembered { superseded, ..out }
     }
 
@@ -180,7 +184,8 @@ impl Controller {
         let lc = self.lc_at(p.ts, p.seq);
         self.books.last_lc = self.books.last_lc.max(lc);
         self.books.next_seq = p.seq + 1;
-        self.procedures = Some(super::ProceduresState { parsed: p.parsed, raw: p.raw, writer: self.opts.writer.clone(), seq: p.seq, lc, ts: p.ts });
+        self.procedures =
+            Some(super::ProceduresState { parsed: p.parsed, raw: p.raw, writer: self.opts.writer.clone(), seq: p.seq, lc, ts: p.ts });
         self.books.folding.logged(&p.write);
     }
 
@@ -204,7 +209,9 @@ impl Controller {
         let contradicts = |f: &&&Fact| f.key.is_none() || f.key.as_deref() != key;
         Ok(live
             .filter(contradicts)
-            .filter(|f| crate::semantic::claim::relation((&f.text, f.key.as_deref()), (text, key)) == crate::semantic::claim::Relation::Contradicts)
+            .filter(|f| {
+                crate::semantic::claim::relation((&f.text, f.key.as_deref()), (text, key)) == crate::semantic::claim::Relation::Contradicts
+            })
             .map(|f| f.id.clone())
             .collect())
     }
@@ -212,7 +219,10 @@ impl Controller {
     /// Every version of a key, oldest first (as stated), each with when it held.
     pub fn fact_history(&self, key: &str) -> Vec<Fact> {
         let validity = self.semantic.validity();
-        (0..self.semantic.facts.len()).filter(|&i| self.semantic.facts.get(i).is_some_and(|f| f.key.as_deref() == Some(key))).filter_map(|i| self.semantic.reported(i, &validity)).collect()
+        (0..self.semantic.facts.len())
+            .filter(|&i| self.semantic.facts.get(i).is_some_and(|f| f.key.as_deref() == Some(key)))
+            .filter_map(|i| self.semantic.reported(i, &validity))
+            .collect()
     }
 
     /// Live facts, preferences and chunks, in the order they were remembered.
@@ -224,10 +234,12 @@ impl Controller {
     /// the live ones, or with `as_of` those that held then (ms).
     pub fn facts_as_of(&self, as_of: Option<f64>) -> Vec<Fact> {
         let validity = self.semantic.validity();
-        let held = |i: usize| validity.get(i).is_some_and(|v| match as_of {
-            None => v.current(),
-            Some(t) => v.during(t, t) || self.semantic.facts.get(i).is_some_and(|f| f.kind == FactKind::Chunk),
-        });
+        let held = |i: usize| {
+            validity.get(i).is_some_and(|v| match as_of {
+                None => v.current(),
+                Some(t) => v.during(t, t) || self.semantic.facts.get(i).is_some_and(|f| f.kind == FactKind::Chunk),
+            })
+        };
         (0..self.semantic.facts.len()).filter(|&i| held(i)).filter_map(|i| self.semantic.reported(i, &validity)).collect()
     }
 }

@@ -17,7 +17,6 @@
 //! `threads`, `tools`, `stats`, `batch` (many messages as one change: imports).
 
 pub(crate) mod archive;
-mod placement;
 mod assemble;
 mod batch;
 mod books;
@@ -26,6 +25,7 @@ mod consolidate;
 mod forget;
 mod knowledge;
 mod pages;
+mod placement;
 mod queue;
 mod recall;
 mod restore;
@@ -35,18 +35,18 @@ mod threads;
 pub mod tools;
 mod writes;
 
-pub use pages::Page;
+pub use archive::{recent_keys, Need, RECENT_EPISODES};
 pub use knowledge::{PreparedEmbeddings, PreparedProcedures, PreparedRemember, Remembered};
+pub use pages::Page;
 pub use search::{Found, Held, Hit, HitKind, Scope, SearchIndex, SearchOptions};
 pub use stats::{LayerTokens, MessageStats, Stats, TokenizerStats};
-pub use archive::{recent_keys, Need, RECENT_EPISODES};
 pub use threads::ThreadInfo;
 
+pub use batch::{parse_batch, AddedMany, PreparedBatch};
 pub use compaction::{CompactionJob, CurrentFact, PreparedCompaction, SummaryRequest, MAX_CURRENT};
 pub use consolidate::Consolidated;
 pub use forget::{ForgetTarget, Forgotten, PreparedForget};
 pub use writes::{PreparedAdd, PreparedFold, PreparedUsage};
-pub use batch::{parse_batch, AddedMany, PreparedBatch};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -62,8 +62,8 @@ use crate::store::record::{Record, DEFAULT_THREAD};
 use crate::store::{self, Key};
 use crate::tokens::chat::{message_tokens, request_tokens};
 use crate::tokens::Counter;
-use books::Books;
 use crate::window::{Place, Window, WindowConfig};
+use books::Books;
 
 /// Options fixed at creation.
 #[derive(Clone, Debug)]
@@ -108,7 +108,21 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { namespace: "default".into(), thread: DEFAULT_THREAD.into(), writer: "local".into(), model: "gpt-4o".into(), models: Vec::new(), working: WindowConfig::default(), summary_tokens: 200, summary_input_tokens: 6000, summary_backlog: 8, fold_after: 1024, segment_bytes: 1 << 20, recall: Default::default(), redact: Default::default() }
+        Options {
+            namespace: "default".into(),
+            thread: DEFAULT_THREAD.into(),
+            writer: "local".into(),
+            model: "gpt-4o".into(),
+            models: Vec::new(),
+            working: WindowConfig::default(),
+            summary_tokens: 200,
+            summary_input_tokens: 6000,
+            summary_backlog: 8,
+            fold_after: 1024,
+            segment_bytes: 1 << 20,
+            recall: Default::default(),
+            redact: Default::default(),
+        }
     }
 }
 

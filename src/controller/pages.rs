@@ -39,7 +39,9 @@ impl Controller {
         let log = &self.window.log;
         let to = match &page.before {
             // From the end: the message asked for is usually among the newest.
-            Some(id) => log.iter().rposition(|s| s.id == *id).ok_or_else(|| MemoryError::input("history.before", "no message has this id"))?,
+            Some(id) => {
+                log.iter().rposition(|s| s.id == *id).ok_or_else(|| MemoryError::input("history.before", "no message has this id"))?
+            }
             None => log.len(),
         };
         Ok((page.limit.map_or(0, |n| to.saturating_sub(n)), to))

@@ -59,15 +59,25 @@ impl Controller {
         // an episode comes after the messages it covers (`lc`), and a fold
         // of the log must not read every episode.
         let oldest = records.iter().filter(|r| message_id(r).is_some()).map(Record::lc).min().unwrap_or(u64::MAX);
-        let mine = self.episodic.episodes.iter().zip(&self.books.episode_uids).rev().take_while(|(_, (_, _, lc))| *lc >= oldest).map(|(e, _)| e);
+        let mine =
+            self.episodic.episodes.iter().zip(&self.books.episode_uids).rev().take_while(|(_, (_, _, lc))| *lc >= oldest).map(|(e, _)| e);
         let others = self.others.iter().chain(records).filter_map(episode_of);
-        let covered: HashSet<&str> = mine.chain(others).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| ids.contains(id)).collect();
-        let archived = |r: &Record| matches!(r, Record::Msg { id, message, .. } if covered.contains(id.as_str()) && !message.role.is_instruction());
+        let covered: HashSet<&str> =
+            mine.chain(others).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| ids.contains(id)).collect();
+        let archived =
+            |r: &Record| matches!(r, Record::Msg { id, message, .. } if covered.contains(id.as_str()) && !message.role.is_instruction());
         // Messages that stay where opening reads: these records' others,
         // and those an episode or a vector here names that a value not
         // replaced holds.
         let vectors = records.iter().filter_map(|r| if let Record::Embedding { item, .. } = r { Some(item.as_str()) } else { None });
-        let named: HashSet<&str> = records.iter().filter_map(episode_of).flat_map(|e| &e.message_ids).map(String::as_str).chain(vectors).filter(|id| !ids.contains(id)).collect();
+        let named: HashSet<&str> = records
+            .iter()
+            .filter_map(episode_of)
+            .flat_map(|e| &e.message_ids)
+            .map(String::as_str)
+            .chain(vectors)
+            .filter(|id| !ids.contains(id))
+            .collect();
         let input_set = key_set(inputs);
         let (known_messages, mut staying) = self.held_hot(&named, &input_set);
         staying.extend(records.iter().filter(|r| !archived(r)).filter_map(message_id));
@@ -76,8 +86,10 @@ impl Controller {
         let archived_vector = |r: &Record| matches!(r, Record::Embedding { item, .. } if archived_here.contains(item.as_str()) || (known_messages.contains(item.as_str()) && !staying.contains(item.as_str())));
         // The replaced values holding a message, then the others.
         let folding = &self.books.folding;
-        let messages: Uids = records.iter().filter(|r| message_id(r).is_some()).filter_map(|r| folding.find(r.uid().0, r.uid().1)).map(|u| (u, 0)).collect();
-        let (mixed, plain): (Vec<&crate::store::segments::Value>, Vec<_>) = folding.values().iter().filter(|v| input_set.contains(&v.key)).partition(|v| v.uids.iter().any(|u| messages.contains_key(u)));
+        let messages: Uids =
+            records.iter().filter(|r| message_id(r).is_some()).filter_map(|r| folding.find(r.uid().0, r.uid().1)).map(|u| (u, 0)).collect();
+        let (mixed, plain): (Vec<&crate::store::segments::Value>, Vec<_>) =
+            folding.values().iter().filter(|v| input_set.contains(&v.key)).partition(|v| v.uids.iter().any(|u| messages.contains_key(u)));
         let beside_messages: Uids = mixed.iter().flat_map(|v| &v.uids).map(|&u| (u, 0)).collect();
         // (inputs folding does not know of first)
         let known: Vec<Key> = mixed.iter().chain(&plain).map(|v| v.key.clone()).collect();
@@ -88,7 +100,9 @@ impl Controller {
         for r in records {
             let out = if archived(r) || archived_vector(r) {
                 &mut placed.messages
-            } else if episode_of(r).is_some_and(|e| !e.message_ids.iter().any(|m| staying.contains(m.as_str()))) && folding.find(r.uid().0, r.uid().1).is_some_and(|u| !beside_messages.contains_key(&u)) {
+            } else if episode_of(r).is_some_and(|e| !e.message_ids.iter().any(|m| staying.contains(m.as_str())))
+                && folding.find(r.uid().0, r.uid().1).is_some_and(|u| !beside_messages.contains_key(&u))
+            {
                 &mut placed.episodes
             } else {
                 &mut placed.hot

@@ -104,7 +104,10 @@ impl Controller {
     /// Log positions of the archived messages among `ids` (in log
     /// order), through the search index's id map: no log scan per range.
     pub(super) fn find_archived(&self, ids: &[String]) -> Vec<usize> {
-        ids.iter().filter_map(|id| self.message_at(id)).filter(|&i| self.window.log.get(i).is_some_and(|s| s.place == Place::Archived)).collect()
+        ids.iter()
+            .filter_map(|id| self.message_at(id))
+            .filter(|&i| self.window.log.get(i).is_some_and(|s| s.place == Place::Archived))
+            .collect()
     }
 }
 
@@ -121,7 +124,14 @@ mod tests {
 
     fn controller(input: usize, backlog: usize) -> Controller {
         let working = WindowConfig { max_tokens: 400, ..WindowConfig::default() };
-        let opts = Options { model: "claude-sonnet-4.5".into(), working, summary_tokens: 50, summary_input_tokens: input, summary_backlog: backlog, ..Options::default() };
+        let opts = Options {
+            model: "claude-sonnet-4.5".into(),
+            working,
+            summary_tokens: 50,
+            summary_input_tokens: input,
+            summary_backlog: backlog,
+            ..Options::default()
+        };
         Controller::new(opts, Counter::estimate(Family::Claude.profile())).unwrap()
     }
 

@@ -68,18 +68,34 @@ impl Controller {
     ///
     /// # Errors
     /// As [`Controller::search`].
-    pub(crate) fn relevant(&self, query: &str, vector: Option<&[f32]>, k: usize, kinds: &[&str], search: Option<Scope>, when: Option<(f64, f64)>) -> Result<Vec<Recalled>> {
-        let opts = SearchOptions { k: Some(k), kinds: Some(kinds.iter().map(|k| k.to_string()).collect()), scope: search.unwrap_or_default(), held: Held::Any, ..Default::default() };
+    pub(crate) fn relevant(
+        &self,
+        query: &str,
+        vector: Option<&[f32]>,
+        k: usize,
+        kinds: &[&str],
+        search: Option<Scope>,
+        when: Option<(f64, f64)>,
+    ) -> Result<Vec<Recalled>> {
+        let opts = SearchOptions {
+            k: Some(k),
+            kinds: Some(kinds.iter().map(|k| k.to_string()).collect()),
+            scope: search.unwrap_or_default(),
+            held: Held::Any,
+            ..Default::default()
+        };
         let mut ranked = self.ranked(query, &opts, vector)?;
         // Working memory is in view (the turns): before the floor, or the
         // newest turn, often the query itself, would set it. The `search`
         // tool (`search: Some`) shows it: its caller sees no turns.
         ranked.retain(|&(slot, _)| search.is_some() || !matches!(Slot::of(slot), Slot::Message(i) if self.window.log.get(i).is_some_and(|s| s.place == crate::window::Place::Working)));
         let validity = self.semantic.validity();
-        let then = |i: usize| validity.get(i).is_none_or(|v| match when {
-            None => v.current(),
-            Some((from, to)) => v.during(from, to),
-        });
+        let then = |i: usize| {
+            validity.get(i).is_none_or(|v| match when {
+                None => v.current(),
+                Some((from, to)) => v.during(from, to),
+            })
+        };
         let hybrid = vector.is_some() && !self.index.vectors.is_empty();
         let [of_best, of_query] = if hybrid { RELEVANCE_FLOOR.hybrid } else { RELEVANCE_FLOOR.lexical };
         let floor = (ranked.first().map_or(0.0, |h| h.1) * of_best).max(of_query * self.index.lexical.query_weight(query, 1));
@@ -100,7 +116,8 @@ impl Controller {
                             _ => break,
                         }
                     }
-                    let wanted = |j: usize| self.semantic.facts.get(j).is_some_and(|f| kinds.contains(&super::HitKind::from(f.kind).name()));
+                    let wanted =
+                        |j: usize| self.semantic.facts.get(j).is_some_and(|f| kinds.contains(&super::HitKind::from(f.kind).name()));
                     replacing.extend(by.filter(|&j| then(j) && wanted(j)).map(|j| (Slot::Fact(j).id(), *score)));
                     *score *= NOT_THEN;
                 }
@@ -115,7 +132,13 @@ impl Controller {
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
         let message = |id: &str, ts: f64, m: &crate::message::Message, other: bool| Recalled {
             id: id.to_string(),
-            text: format!("{} {}{}: {}", crate::context::utc_day(ts), m.name.as_deref().unwrap_or(m.role.as_str()), if other { " (another conversation)" } else { "" }, m.content_text()),
+            text: format!(
+                "{} {}{}: {}",
+                crate::context::utc_day(ts),
+                m.name.as_deref().unwrap_or(m.role.as_str()),
+                if other { " (another conversation)" } else { "" },
+                m.content_text()
+            ),
             at: Some(ts),
             message: Some(id.to_string()),
             episode: false,

@@ -17,8 +17,8 @@ use std::collections::HashSet;
 use crate::store::tombstones::Tombstones;
 
 use super::Controller;
-use crate::models;
 use crate::episodic::Episode;
+use crate::models;
 use crate::store::record::Record;
 use crate::store::{LoadReport, Loaded, Uids};
 use crate::tokens::chat::message_tokens;
@@ -57,7 +57,18 @@ impl Controller {
                 Record::Embedding { writer, seq, item, vector } => embeddings.push((writer, seq, item, vector)),
                 Record::Procedures { writer, seq, lc, ts, procedures: raw } => procedures.push((lc, ts, writer, seq, raw)),
                 Record::Msg { writer, seq, lc, ts, id, message, task, .. } => {
-                    msgs.push(Stored { id, writer, seq, lc, ts, message, tokens: UNCOUNTED.into(), tool_turn: false, place: Place::Working, task_id: task });
+                    msgs.push(Stored {
+                        id,
+                        writer,
+                        seq,
+                        lc,
+                        ts,
+                        message,
+                        tokens: UNCOUNTED.into(),
+                        tool_turn: false,
+                        place: Place::Working,
+                        task_id: task,
+                    });
                 }
                 Record::Episode { writer, seq, lc, episode, counted, .. } => {
                     // Counted with this encoding already: kept; else counted below.
@@ -90,7 +101,13 @@ impl Controller {
         let superseded = superseded(&episodes);
         if !superseded.is_empty() {
             let taught = |f: &crate::semantic::Fact| taught_by(f, &superseded);
-            purge.extend(episodes.iter().filter(|(_, _, _, e)| superseded.contains(&e.id)).filter_map(|(_, w, s, _)| folding.find(w, *s)).map(|u| (u, 0)));
+            purge.extend(
+                episodes
+                    .iter()
+                    .filter(|(_, _, _, e)| superseded.contains(&e.id))
+                    .filter_map(|(_, w, s, _)| folding.find(w, *s))
+                    .map(|u| (u, 0)),
+            );
             purge.extend(facts.iter().filter(|(_, _, _, f)| taught(f)).filter_map(|(_, w, s, _)| folding.find(w, *s)).map(|u| (u, 0)));
             episodes.retain(|(_, _, _, e)| !superseded.contains(&e.id));
             facts.retain(|(_, _, _, f)| !taught(f));
@@ -100,7 +117,11 @@ impl Controller {
         self.books.last_ts = msgs.iter().fold(self.books.last_ts, |t, s| t.max(s.ts));
         let counter = &self.counter;
         self.window = Window::from_log(msgs, |s| {
-            s.place = if archived.contains(s.id.as_str()) && !s.message.role.is_instruction() { Place::Archived } else { Window::place_for(&s.message) };
+            s.place = if archived.contains(s.id.as_str()) && !s.message.role.is_instruction() {
+                Place::Archived
+            } else {
+                Window::place_for(&s.message)
+            };
             // An archived message is counted when something asks (stats,
             // recall, a summary job): opening counts only the context's.
             if s.place != Place::Archived {
@@ -114,7 +135,9 @@ impl Controller {
             self.episodic.episodes.push(episode);
             self.books.episode_uids.push((writer, seq, lc));
         }
-        facts.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        facts.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
+        });
         for (lc, writer, seq, fact) in facts {
             self.semantic.push(fact, writer, seq, lc);
         }

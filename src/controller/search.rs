@@ -115,7 +115,6 @@ impl SearchIndex {
     }
 }
 
-
 /// BM25 for chat turns and facts: `b` 0.3, not the usual 0.75. Turns are
 /// short and their length says little about relevance: on the tune half of
 /// tests/fixtures/recall recall@10 went 0.261 → 0.295 (held-out half 0.303
@@ -316,7 +315,10 @@ impl Controller {
         let mut rel = vec![0.0; self.episodic.episodes.len()];
         let k = self.episodic.episodes.len().max(1);
         let ranked = match vector.filter(|_| !self.index.episode_vectors.is_empty()) {
-            Some(v) => hybrid_search(&self.index.episodes, &self.index.episode_vectors, query, Some(v), k, HybridParams::default(), |_| true).unwrap_or_default(),
+            Some(v) => {
+                hybrid_search(&self.index.episodes, &self.index.episode_vectors, query, Some(v), k, HybridParams::default(), |_| true)
+                    .unwrap_or_default()
+            }
             None => self.index.episodes.search(query, k, |_| true),
         };
         for (id, score) in ranked {
@@ -332,7 +334,12 @@ impl Controller {
         let facts = self.semantic.live().into_iter().filter_map(|i| self.semantic.facts.get(i)).map(|f| (f.id.clone(), f.text.clone()));
         let msgs = self.window.log.iter().filter(|s| !s.message.role.is_instruction()).map(|s| (s.id.clone(), s.message.content_text()));
         let episodes = self.episodic.episodes.iter().map(|e| (e.id.clone(), e.summary.clone()));
-        facts.chain(episodes).chain(msgs).filter(|(id, text)| !text.trim().is_empty() && !self.index.embeddings.contains_key(id)).take(limit).collect()
+        facts
+            .chain(episodes)
+            .chain(msgs)
+            .filter(|(id, text)| !text.trim().is_empty() && !self.index.embeddings.contains_key(id))
+            .take(limit)
+            .collect()
     }
 
     /// Checks vectors for `ids` against the index (dimension, finiteness).
@@ -413,8 +420,16 @@ impl Controller {
         // (instructions are never indexed, see `index_text`)
         let filter = |id: u64| match Slot::of(id) {
             Slot::Message(i) => self.window.log.get(i).is_some_and(|s| want("message") && untagged && in_time(s.ts)),
-            Slot::Other(q) => opts.scope == Scope::User && matches!(self.others.get(q), Some(crate::store::record::Record::Msg { ts, .. }) if want("message") && untagged && in_time(*ts)),
-            Slot::Fact(i) => self.semantic.facts.get(i).is_some_and(|f| want(HitKind::from(f.kind).name()) && held(i, f) && in_time(f.created_at) && (untagged || opts.tags.as_ref().is_some_and(|t| t.iter().any(|x| f.tags.contains(x))))),
+            Slot::Other(q) => {
+                opts.scope == Scope::User
+                    && matches!(self.others.get(q), Some(crate::store::record::Record::Msg { ts, .. }) if want("message") && untagged && in_time(*ts))
+            }
+            Slot::Fact(i) => self.semantic.facts.get(i).is_some_and(|f| {
+                want(HitKind::from(f.kind).name())
+                    && held(i, f)
+                    && in_time(f.created_at)
+                    && (untagged || opts.tags.as_ref().is_some_and(|t| t.iter().any(|x| f.tags.contains(x))))
+            }),
         };
         let k = opts.k.unwrap_or(10);
         let ranked = match query_vector.filter(|_| !self.index.vectors.is_empty()) {
@@ -444,7 +459,16 @@ impl Controller {
     }
 
     fn hit(&self, id: u64, score: f32) -> Option<Hit> {
-        let message = |id: &String, message: &crate::message::Message, thread: Option<String>| Hit { id: id.clone(), kind: HitKind::Message, text: message.content_text(), score, key: None, message_ids: Some(vec![id.clone()]), tags: vec![], thread };
+        let message = |id: &String, message: &crate::message::Message, thread: Option<String>| Hit {
+            id: id.clone(),
+            kind: HitKind::Message,
+            text: message.content_text(),
+            score,
+            key: None,
+            message_ids: Some(vec![id.clone()]),
+            tags: vec![],
+            thread,
+        };
         Some(match Slot::of(id) {
             Slot::Message(i) => self.window.log.get(i).map(|s| message(&s.id, &s.message, None))?,
             Slot::Other(q) => match self.others.get(q)? {
@@ -453,7 +477,16 @@ impl Controller {
             },
             Slot::Fact(i) => {
                 let f = self.semantic.facts.get(i)?;
-                Hit { id: f.id.clone(), kind: f.kind.into(), text: f.text.clone(), score, key: f.key.clone(), message_ids: None, tags: f.tags.clone(), thread: None }
+                Hit {
+                    id: f.id.clone(),
+                    kind: f.kind.into(),
+                    text: f.text.clone(),
+                    score,
+                    key: f.key.clone(),
+                    message_ids: None,
+                    tags: f.tags.clone(),
+                    thread: None,
+                }
             }
         })
     }

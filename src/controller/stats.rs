@@ -101,7 +101,12 @@ impl Controller {
             thread: self.opts.thread.clone(),
             model: self.opts.model.clone(),
             tokenizer: TokenizerStats { exact: self.counter.is_exact(), encoding, calibration: self.counter.calibration_factor() },
-            messages: MessageStats { total: self.messages_total(), pinned: n(Place::Pinned), working: n(Place::Working), archived: n(Place::Archived) + unread.messages as usize },
+            messages: MessageStats {
+                total: self.messages_total(),
+                pinned: n(Place::Pinned),
+                working: n(Place::Working),
+                archived: n(Place::Archived) + unread.messages as usize,
+            },
             tokens: LayerTokens {
                 pinned: sum(Place::Pinned),
                 working: sum(Place::Working),

@@ -29,7 +29,20 @@ pub const TITLE_CHARS: usize = 80;
 
 /// An empty summary of `thread`, to fill with `add_message` and `merge`.
 pub(crate) fn summary(thread: &str) -> ShelvedThread {
-    ShelvedThread { thread: thread.to_string(), messages: 0, tokens: 0, first_at: f64::INFINITY, last_at: f64::NEG_INFINITY, lc: 0, first_user: None, first: None, last: None, episodes: 0, episode_tokens: 0, tasks: Vec::new() }
+    ShelvedThread {
+        thread: thread.to_string(),
+        messages: 0,
+        tokens: 0,
+        first_at: f64::INFINITY,
+        last_at: f64::NEG_INFINITY,
+        lc: 0,
+        first_user: None,
+        first: None,
+        last: None,
+        episodes: 0,
+        episode_tokens: 0,
+        tasks: Vec::new(),
+    }
 }
 
 /// Counts one message (of order `lc`, written at `ts`) into `t`: the title
@@ -92,7 +105,9 @@ pub fn list<'a>(records: impl IntoIterator<Item = &'a Record>, shelved: impl Int
     }
     // An insertion sort: a namespace has tens of threads, and the standard
     // sort would add 10 KB to the wasm for them.
-    let before = |a: &ShelvedThread, b: &ShelvedThread| b.lc.cmp(&a.lc).then(b.last_at.total_cmp(&a.last_at)).then_with(|| a.thread.cmp(&b.thread)).is_lt();
+    let before = |a: &ShelvedThread, b: &ShelvedThread| {
+        b.lc.cmp(&a.lc).then(b.last_at.total_cmp(&a.last_at)).then_with(|| a.thread.cmp(&b.thread)).is_lt()
+    };
     for i in 1..out.len() {
         let mut j = i;
         while j > 0 && out.get(j).zip(out.get(j - 1)).is_some_and(|(a, b)| before(a, b)) {
@@ -101,7 +116,13 @@ pub fn list<'a>(records: impl IntoIterator<Item = &'a Record>, shelved: impl Int
         }
     }
     out.into_iter()
-        .map(|t| ThreadInfo { thread: t.thread, messages: t.messages as usize, first_at: t.first_at, last_at: t.last_at, title: t.first_user.and_then(|(_, _, title)| title) })
+        .map(|t| ThreadInfo {
+            thread: t.thread,
+            messages: t.messages as usize,
+            first_at: t.first_at,
+            last_at: t.last_at,
+            title: t.first_user.and_then(|(_, _, title)| title),
+        })
         .collect()
 }
 
@@ -138,7 +159,8 @@ impl Controller {
         let shelves = records.iter().filter(|r| matches!(r, Record::Shelf { .. }));
         let read: Vec<&store::Key> = loaded.folding.values().iter().map(|v| &v.key).collect();
         let shelved = super::archive::live_shelved(shelves).into_iter().filter(|s| !read.contains(&&s.key));
-        let summaries: Vec<&ShelvedThread> = shelved.flat_map(|s| s.threads.iter()).filter(|t| t.messages > 0 && !gone.forgot_thread(&t.thread, t.lc)).collect();
+        let summaries: Vec<&ShelvedThread> =
+            shelved.flat_map(|s| s.threads.iter()).filter(|t| t.messages > 0 && !gone.forgot_thread(&t.thread, t.lc)).collect();
         list(records.iter().filter(|r| !gone.covers(r)), summaries)
     }
 }
@@ -149,7 +171,16 @@ mod tests {
     use crate::message::{Message, Role};
 
     fn msg(seq: u64, thread: Option<&str>, role: Role, text: &str) -> Record {
-        Record::Msg { writer: "w".into(), seq, lc: seq, ts: seq as f64 * 10.0, id: format!("m-w-{seq}"), message: Message::text(role, text), task: None, thread: thread.map(String::from) }
+        Record::Msg {
+            writer: "w".into(),
+            seq,
+            lc: seq,
+            ts: seq as f64 * 10.0,
+            id: format!("m-w-{seq}"),
+            message: Message::text(role, text),
+            task: None,
+            thread: thread.map(String::from),
+        }
     }
 
     #[test]
@@ -164,17 +195,40 @@ mod tests {
         ];
         let threads = list(&records, []);
         assert_eq!(threads.len(), 2);
-        assert_eq!(threads[0], ThreadInfo { thread: "work".into(), messages: 2, first_at: 30.0, last_at: 50.0, title: Some(format!("{}…", "x".repeat(80))) });
-        assert_eq!(threads[1], ThreadInfo { thread: "default".into(), messages: 3, first_at: 10.0, last_at: 40.0, title: Some("周末去哪儿玩？".into()) });
+        assert_eq!(
+            threads[0],
+            ThreadInfo { thread: "work".into(), messages: 2, first_at: 30.0, last_at: 50.0, title: Some(format!("{}…", "x".repeat(80))) }
+        );
+        assert_eq!(
+            threads[1],
+            ThreadInfo {
+                thread: "default".into(), messages: 3, first_at: 10.0, last_at: 40.0, title: Some("周末去哪儿玩？".into())
+            }
+        );
     }
 
     #[test]
     fn an_imported_conversation_keeps_its_title() {
         let mut first = Message::text(Role::User, "hi there");
         first.extra.insert("imported".into(), serde_json::json!({ "from": "chatgpt", "id": "n1", "title": "Trip to 成都" }));
-        let records = [Record::Msg { writer: "w".into(), seq: 1, lc: 1, ts: 10.0, id: "m-w-1".into(), message: first, task: None, thread: Some("chatgpt-c".into()) }, msg(2, Some("plain"), Role::User, "hi there")];
+        let records = [
+            Record::Msg {
+                writer: "w".into(),
+                seq: 1,
+                lc: 1,
+                ts: 10.0,
+                id: "m-w-1".into(),
+                message: first,
+                task: None,
+                thread: Some("chatgpt-c".into()),
+            },
+            msg(2, Some("plain"), Role::User, "hi there"),
+        ];
         let titles: Vec<_> = list(&records, []).into_iter().map(|t| (t.thread, t.title)).collect();
-        assert_eq!(titles, [("plain".to_string(), Some("hi there".to_string())), ("chatgpt-c".to_string(), Some("Trip to 成都".to_string()))]);
+        assert_eq!(
+            titles,
+            [("plain".to_string(), Some("hi there".to_string())), ("chatgpt-c".to_string(), Some("Trip to 成都".to_string()))]
+        );
     }
 
     #[test]
@@ -185,7 +239,11 @@ mod tests {
             Record::Forget { writer: "w".into(), seq: 3, ts: 30.0, ids: vec![], threads: vec!["a".into()], lc: 3 },
             msg(4, Some("a"), Role::User, "after"),
         ];
-        let entries = records.iter().enumerate().map(|(i, r)| (store::log_key("ns", "w", i as u64), crate::store::record::encode_record(r))).collect();
+        let entries = records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (store::log_key("ns", "w", i as u64), crate::store::record::encode_record(r)))
+            .collect();
         let threads = Controller::threads_stored(store::load(entries).unwrap());
         let names: Vec<(&str, usize)> = threads.iter().map(|t| (t.thread.as_str(), t.messages)).collect();
         assert_eq!(names, vec![("a", 1), ("b", 1)], "a's message written after the tombstone is a new life");

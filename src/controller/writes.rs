@@ -6,7 +6,6 @@
 //! The host runs one change at a time (the wasm layer queues them), so what
 //! `prepare` saw is still true at `commit`.
 
-
 use super::Controller;
 use crate::cost::Usage;
 use crate::error::{MemoryError, Result};
@@ -16,8 +15,8 @@ use crate::store::record::{encode_indexed_segments, encode_record, encode_segmen
 use crate::store::segments::Output;
 use crate::store::{archive_key, is_archive, log_key, segment_key, Key, Kind, Limits, Write};
 use crate::tokens::chat::message_tokens;
-use crate::wire::request_form;
 use crate::window::{Stored, Window};
+use crate::wire::request_form;
 
 /// A message ready to be stored.
 #[derive(Debug)]
@@ -130,7 +129,16 @@ impl Controller {
         let writer = self.opts.writer.clone();
         let id = format!("m-{writer}-{seq}");
         let lc = self.lc_at(ts, seq);
-        let record = Record::Msg { writer: writer.clone(), seq, lc, ts, id: id.clone(), message, task: task_id.clone(), thread: self.thread_field() };
+        let record = Record::Msg {
+            writer: writer.clone(),
+            seq,
+            lc,
+            ts,
+            id: id.clone(),
+            message,
+            task: task_id.clone(),
+            thread: self.thread_field(),
+        };
         let write = Write { key: self.key(seq), bytes: encode_record(&record) };
         let Record::Msg { message, .. } = record else { unreachable!() };
         let tool_turn = self.window.tool_turn(&message);
@@ -223,12 +231,36 @@ impl Controller {
     pub(crate) fn records_where(&self, keep: &dyn Fn(&str, u64) -> bool) -> Vec<Record> {
         let thread = self.thread_field();
         let mut out: Vec<Record> = (self.window.log.iter().filter(|s| keep(&s.writer, s.seq)))
-            .map(|s| Record::Msg { writer: s.writer.clone(), seq: s.seq, lc: s.lc, ts: s.ts, id: s.id.clone(), message: s.message.clone(), task: s.task_id.clone(), thread: thread.clone() })
+            .map(|s| Record::Msg {
+                writer: s.writer.clone(),
+                seq: s.seq,
+                lc: s.lc,
+                ts: s.ts,
+                id: s.id.clone(),
+                message: s.message.clone(),
+                task: s.task_id.clone(),
+                thread: thread.clone(),
+            })
             .collect();
         for (e, (writer, seq, lc)) in self.episodic.episodes.iter().zip(&self.books.episode_uids).filter(|(_, (w, s, _))| keep(w, *s)) {
-            out.push(Record::Episode { writer: writer.clone(), seq: *seq, lc: *lc, episode: e.clone(), thread: thread.clone(), counted: self.counted() });
+            out.push(Record::Episode {
+                writer: writer.clone(),
+                seq: *seq,
+                lc: *lc,
+                episode: e.clone(),
+                thread: thread.clone(),
+                counted: self.counted(),
+            });
         }
-        out.extend(self.others.iter().chain(&self.books.usages).chain(&self.books.forgets).chain(&self.books.shelves).filter(|r| keep(r.uid().0, r.uid().1)).cloned());
+        out.extend(
+            self.others
+                .iter()
+                .chain(&self.books.usages)
+                .chain(&self.books.forgets)
+                .chain(&self.books.shelves)
+                .filter(|r| keep(r.uid().0, r.uid().1))
+                .cloned(),
+        );
         for (f, (writer, seq, lc)) in self.semantic.facts.iter().zip(&self.semantic.uids).filter(|(_, (w, s, _))| keep(w, *s)) {
             out.push(Record::Fact { writer: writer.clone(), seq: *seq, lc: *lc, fact: f.clone() });
         }
@@ -273,7 +305,11 @@ impl Controller {
         for (part, of_episodes) in [(&cold, false), (&episodes, true)] {
             let mut at = 0;
             // Archived messages with their terms: reading them fills the index.
-            let encoded = if of_episodes { encode_segments(part, self.opts.segment_bytes) } else { encode_indexed_segments(part, self.opts.segment_bytes) };
+            let encoded = if of_episodes {
+                encode_segments(part, self.opts.segment_bytes)
+            } else {
+                encode_indexed_segments(part, self.opts.segment_bytes)
+            };
             for (bytes, n) in encoded {
                 let key = archive_key(ns, writer, seq);
                 seq += 1;

@@ -215,7 +215,10 @@ mod tests {
         assert_eq!(parse_summary("<html><body>502 Bad Gateway</body></html>"), None);
         assert_eq!(parse_summary(r#"{"summary": 42"#), None);
         assert_eq!(parse_summary(r#"{"summary":"x","importance":7}"#).unwrap().importance, Some(1.0));
-        assert_eq!(parse_summary(r#"{"summary":"x","preferences":{"lang":"中文"}}"#).unwrap().preferences, [("lang".to_string(), "中文".to_string())]);
+        assert_eq!(
+            parse_summary(r#"{"summary":"x","preferences":{"lang":"中文"}}"#).unwrap().preferences,
+            [("lang".to_string(), "中文".to_string())]
+        );
     }
 
     proptest! {

@@ -35,7 +35,8 @@ fn normalize(xs: &mut [f64]) {
 pub fn rank(episodes: &[Episode], relevance: &[f64], now: f64, w: &RecallWeights) -> Vec<usize> {
     let n = episodes.len();
     let ln2 = std::f64::consts::LN_2;
-    let mut recency: Vec<f64> = episodes.iter().map(|e| (-ln2 * ((now - e.last_recalled.max(e.created_at)).max(0.0)) / w.half_life_ms.max(1.0)).exp()).collect();
+    let mut recency: Vec<f64> =
+        episodes.iter().map(|e| (-ln2 * ((now - e.last_recalled.max(e.created_at)).max(0.0)) / w.half_life_ms.max(1.0)).exp()).collect();
     let mut importance: Vec<f64> = episodes.iter().map(|e| e.importance).collect();
     let mut rel: Vec<f64> = (0..n).map(|i| relevance.get(i).copied().unwrap_or(0.0)).collect();
     normalize(&mut recency);

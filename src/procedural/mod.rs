@@ -57,7 +57,8 @@ impl Procedures {
         if let Some(key) = obj.keys().find(|k| !matches!(k.as_str(), "rules" | "tools")) {
             return Err(MemoryError::input(key.as_str(), "unknown field; expected rules or tools"));
         }
-        let rules = array(obj, "rules")?.iter().enumerate().map(|(i, r)| parse_rule(r, &format!("rules[{i}]"))).collect::<Result<Vec<_>>>()?;
+        let rules =
+            array(obj, "rules")?.iter().enumerate().map(|(i, r)| parse_rule(r, &format!("rules[{i}]"))).collect::<Result<Vec<_>>>()?;
         let mut tools: Vec<Value> = Vec::new();
         for (i, t) in array(obj, "tools")?.iter().enumerate() {
             let (tool, name_path) = parse_tool(t, &format!("tools[{i}]"))?;
@@ -148,7 +149,9 @@ fn parse_tool(v: &Value, path: &str) -> Result<(Value, String)> {
     match obj.get("type") {
         None | Some(Value::Null) => {}
         Some(Value::String(t)) if t == "function" => {}
-        Some(Value::String(t)) => return Err(MemoryError::input(format!("{path}.type"), format!("only \"function\" tools are supported, got {t:?}"))),
+        Some(Value::String(t)) => {
+            return Err(MemoryError::input(format!("{path}.type"), format!("only \"function\" tools are supported, got {t:?}")))
+        }
         Some(_) => return Err(MemoryError::input(format!("{path}.type"), "expected \"function\"")),
     }
     let (f, fpath) = match obj.get("function") {

@@ -195,7 +195,9 @@ impl Cx<'_> {
         let required: Vec<&str> = s.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
         let props = s.get("properties").and_then(Value::as_object).into_iter().flatten();
         match props.map(|(k, _)| k).find(|k| !required.contains(&k.as_str())) {
-            Some(k) => Err(self.err(format!("{path}.required"), format!("strict mode requires every property in required; {k:?} is missing"))),
+            Some(k) => {
+                Err(self.err(format!("{path}.required"), format!("strict mode requires every property in required; {k:?} is missing")))
+            }
             None => Ok(()),
         }
     }

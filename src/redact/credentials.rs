@@ -13,7 +13,11 @@ use super::scan::{at, before, classes, is_alnum, is_b64, is_b64url, run, slice, 
 pub fn find(b: &[u8], out: &mut Vec<Span>) {
     for i in 0..b.len() {
         let c = at(b, i);
-        let keyed = if is_alnum(c) && word_start(b, i) { sk(b, i).or_else(|| aws_access(b, i)).or_else(|| slack(b, i)).or_else(|| prefixed(b, i)) } else { None };
+        let keyed = if is_alnum(c) && word_start(b, i) {
+            sk(b, i).or_else(|| aws_access(b, i)).or_else(|| slack(b, i)).or_else(|| prefixed(b, i))
+        } else {
+            None
+        };
         let found = keyed.or_else(|| match c {
             b'h' => slack_webhook(b, i),
             b'e' if !is_b64url(before(b, i)) && before(b, i) != b'.' => jwt(b, i),
@@ -158,7 +162,11 @@ fn private_key(b: &[u8], i: usize) -> Option<Span> {
     let end = match find_from(b, body, b"-----END ") {
         Some(footer) => {
             let label = run(b, footer + 9, |c| c.is_ascii_uppercase() || c == b' ');
-            if starts(b, label, b"-----") { label + 5 } else { label }
+            if starts(b, label, b"-----") {
+                label + 5
+            } else {
+                label
+            }
         }
         None => run(b, body, |c| is_b64(c) || matches!(c, b'=' | b'\n' | b'\r' | b' ' | b'\\' | b':' | b',' | b'-')),
     };
@@ -228,7 +236,18 @@ mod tests {
 
     #[test]
     fn look_alikes_are_not_keys() {
-        for text in ["sk-learn", "task-0123456789abcdefghijklmnop", "ask-questions-about-everything-here", "AKIAIOSFODNN7EXAMPLEX", "xAKIAIOSFODNN7EXAMPLE", "pk_live_4eC39HqLyjWDarjtT1zdp7dc", "ghp_ prefix", "http://localhost:8080/", "ssh://git@github.com/a/b.git", "postgres://u:${PASS}@h/db"] {
+        for text in [
+            "sk-learn",
+            "task-0123456789abcdefghijklmnop",
+            "ask-questions-about-everything-here",
+            "AKIAIOSFODNN7EXAMPLEX",
+            "xAKIAIOSFODNN7EXAMPLE",
+            "pk_live_4eC39HqLyjWDarjtT1zdp7dc",
+            "ghp_ prefix",
+            "http://localhost:8080/",
+            "ssh://git@github.com/a/b.git",
+            "postgres://u:${PASS}@h/db",
+        ] {
             assert!(kinds(text).is_empty(), "{text}: {:?}", kinds(text));
         }
     }

@@ -19,7 +19,9 @@ pub fn find(b: &[u8], out: &mut Vec<Span>) {
         let found = match c {
             b'@' => email(b, i),
             b'+' if !is_alnum(before(b, i)) => international(b, i),
-            b'0'..=b'9' | b'(' if number_start(b, i) => cn_id(b, i).or_else(|| card(b, i)).or_else(|| cn_mobile(b, i)).or_else(|| north_american(b, i)),
+            b'0'..=b'9' | b'(' if number_start(b, i) => {
+                cn_id(b, i).or_else(|| card(b, i)).or_else(|| cn_mobile(b, i)).or_else(|| north_american(b, i))
+            }
             _ => None,
         };
         match found {
@@ -66,7 +68,11 @@ fn email(b: &[u8], at_sign: usize) -> Option<Span> {
     let tld = domain.get(dot + 1..).unwrap_or(&[]);
     const FILES: [&[u8]; 6] = [b"png", b"jpg", b"jpeg", b"gif", b"svg", b"webp"];
     let ssh_remote = at(b, end) == b':' && (is_alnum(at(b, end + 1)) || at(b, end + 1) == b'~');
-    (dot > 0 && tld.len() >= 2 && tld.iter().all(u8::is_ascii_alphabetic) && !FILES.contains(&tld) && !ssh_remote).then_some(Span { start, end, kind: "email" })
+    (dot > 0 && tld.len() >= 2 && tld.iter().all(u8::is_ascii_alphabetic) && !FILES.contains(&tld) && !ssh_remote).then_some(Span {
+        start,
+        end,
+        kind: "email",
+    })
 }
 
 /// Digits from `i` with single separators in `seps` between groups, up
@@ -108,7 +114,10 @@ fn cn_id(b: &[u8], i: usize) -> Option<Span> {
     const WEIGHTS: [u32; 17] = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
     let sum: u32 = d.iter().zip(WEIGHTS).map(|(x, w)| x * w).sum();
     const CHECK: [u32; 11] = [1, 0, 10, 9, 8, 7, 6, 5, 4, 3, 2];
-    let valid = (1900..=2099).contains(&year) && (1..=12).contains(&month) && (1..=31).contains(&day) && CHECK.get((sum % 11) as usize) == Some(&check);
+    let valid = (1900..=2099).contains(&year)
+        && (1..=12).contains(&month)
+        && (1..=31).contains(&day)
+        && CHECK.get((sum % 11) as usize) == Some(&check);
     valid.then_some(Span { start: i, end, kind: "cn-id" })
 }
 
@@ -152,10 +161,23 @@ fn issuer_fits(d: &[u8]) -> bool {
 }
 
 fn luhn(d: &[u8]) -> bool {
-    let sum: u32 = d.iter().rev().enumerate().map(|(k, &x)| {
-        let x = u32::from(x);
-        if k % 2 == 1 { if x * 2 > 9 { x * 2 - 9 } else { x * 2 } } else { x }
-    }).sum();
+    let sum: u32 = d
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(k, &x)| {
+            let x = u32::from(x);
+            if k % 2 == 1 {
+                if x * 2 > 9 {
+                    x * 2 - 9
+                } else {
+                    x * 2
+                }
+            } else {
+                x
+            }
+        })
+        .sum();
     sum % 10 == 0
 }
 
@@ -163,7 +185,13 @@ fn luhn(d: &[u8]) -> bool {
 /// 3-4-4 by spaces or dashes, optionally after `86`/`0086` (`+86` is an
 /// international number).
 fn cn_mobile(b: &[u8], i: usize) -> Option<Span> {
-    let prefix = if starts(b, i, b"0086") { 4 } else if starts(b, i, b"86") { 2 } else { 0 };
+    let prefix = if starts(b, i, b"0086") {
+        4
+    } else if starts(b, i, b"86") {
+        2
+    } else {
+        0
+    };
     [prefix, 0].into_iter().find_map(|p| {
         let j = i + p;
         let j = j + usize::from(p > 0 && matches!(at(b, j), b' ' | b'-'));
@@ -240,7 +268,19 @@ mod tests {
 
     #[test]
     fn look_alikes_survive() {
-        for text in ["git@github.com:acme/web.git", "icon@2x.png", "11010519491231002Y", "110105194912310021", "4111111111111112", "9111111111111111", "1700000000000", "3.14159265358979", "JD13800138000", "ORD-2024-13800138000x", "订单号2024031512345678"] {
+        for text in [
+            "git@github.com:acme/web.git",
+            "icon@2x.png",
+            "11010519491231002Y",
+            "110105194912310021",
+            "4111111111111112",
+            "9111111111111111",
+            "1700000000000",
+            "3.14159265358979",
+            "JD13800138000",
+            "ORD-2024-13800138000x",
+            "订单号2024031512345678",
+        ] {
             assert!(found(text).is_empty(), "{text}: {:?}", found(text));
         }
     }

@@ -34,8 +34,8 @@ pub const MAX_TERM_BYTES: usize = 64;
 /// words. Dropping them still helped (2 English questions of the fixture
 /// set, see its README) and keeps their long postings off the query path.
 const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "of", "on", "or",
-    "so", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "of", "on", "or", "so", "such", "that",
+    "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
 ];
 
 /// Calls `emit` once per term of `text`, in text order.
@@ -97,8 +97,7 @@ fn word(chars: &[char], start: usize, term: &mut String, scratch: &mut Scratch, 
         let joins = next.is_some_and(|n| is_word_char(n) && !is_unspaced(n));
         if is_apostrophe(c) && joins {
             let after = chars.get(i + 2).copied();
-            let clitic_s =
-                matches!(next, Some('s' | 'S')) && !after.is_some_and(|a| is_word_char(a) && !is_unspaced(a));
+            let clitic_s = matches!(next, Some('s' | 'S')) && !after.is_some_and(|a| is_word_char(a) && !is_unspaced(a));
             // `user's` → `user`; `don't` → `dont`.
             i += if clitic_s { 2 } else { 1 };
         } else if is_connector(c) && joins {
@@ -312,10 +311,7 @@ mod tests {
     fn latin_words_fold_case_drop_stop_words_and_stem() {
         assert_eq!(terms("The Quick brown FOXES are running"), ["quick", "brown", "fox", "run"]);
         assert_eq!(terms("Emma's dog doesn't bark"), ["emma", "dog", "doesnt", "bark"]);
-        assert_eq!(
-            terms("cities, classes, buses, fostering, planned, called"),
-            ["city", "class", "bus", "foster", "plan", "call"]
-        );
+        assert_eq!(terms("cities, classes, buses, fostering, planned, called"), ["city", "class", "bus", "foster", "plan", "call"]);
     }
 
     #[test]
@@ -329,10 +325,7 @@ mod tests {
 
     #[test]
     fn numbers_are_terms_and_keep_their_punctuation_whole() {
-        assert_eq!(
-            terms("CA1234 at 8:40, pi 3.14."),
-            ["ca", "1234", "ca1234", "8", "40", "8:40", "pi", "3", "14", "3.14"]
-        );
+        assert_eq!(terms("CA1234 at 8:40, pi 3.14."), ["ca", "1234", "ca1234", "8", "40", "8:40", "pi", "3", "14", "3.14"]);
         assert_eq!(terms("2024-05-01"), ["2024", "05", "01", "2024-05-01"]);
     }
 
@@ -347,10 +340,7 @@ mod tests {
     #[test]
     fn mixed_scripts_in_one_string() {
         assert_eq!(terms("我的航班CA1234"), ["我", "的", "我的", "航", "的航", "班", "航班", "ca", "1234", "ca1234"]);
-        assert_eq!(
-            terms("用 React 写 fetchAvatarUrl"),
-            ["用", "react", "写", "fetch", "avatar", "url", "fetchavatarurl"]
-        );
+        assert_eq!(terms("用 React 写 fetchAvatarUrl"), ["用", "react", "写", "fetch", "avatar", "url", "fetchavatarurl"]);
     }
 
     #[test]

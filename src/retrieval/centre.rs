@@ -75,7 +75,11 @@ impl Centres {
             Some(m) if m.len() == u.len() => {
                 let c: Vec<f32> = u.iter().zip(m).map(|(x, y)| x - y).collect();
                 // Text that is all "language" and no content: keep it as it was.
-                if c.iter().map(|x| x * x).sum::<f32>() > 1e-4 { c } else { u }
+                if c.iter().map(|x| x * x).sum::<f32>() > 1e-4 {
+                    c
+                } else {
+                    u
+                }
             }
             _ => u,
         }

@@ -92,8 +92,7 @@ mod simd {
             }
         }
         let s = f32x4_add(f32x4_add(s0, s1), f32x4_add(s2, s3));
-        let mut sum = (f32x4_extract_lane::<0>(s) + f32x4_extract_lane::<1>(s))
-            + (f32x4_extract_lane::<2>(s) + f32x4_extract_lane::<3>(s));
+        let mut sum = (f32x4_extract_lane::<0>(s) + f32x4_extract_lane::<1>(s)) + (f32x4_extract_lane::<2>(s) + f32x4_extract_lane::<3>(s));
         for (x, y) in a.iter().zip(b).skip(i) {
             sum += x * y;
         }
@@ -127,10 +126,8 @@ mod simd {
             }
         }
         let acc = i32x4_add(acc0, acc1);
-        let mut sum = i32x4_extract_lane::<0>(acc)
-            + i32x4_extract_lane::<1>(acc)
-            + i32x4_extract_lane::<2>(acc)
-            + i32x4_extract_lane::<3>(acc);
+        let mut sum =
+            i32x4_extract_lane::<0>(acc) + i32x4_extract_lane::<1>(acc) + i32x4_extract_lane::<2>(acc) + i32x4_extract_lane::<3>(acc);
         for (&x, &y) in a.iter().zip(b).skip(i) {
             sum += x as i32 * y as i32;
         }

@@ -45,8 +45,8 @@ pub mod terms;
 mod topk;
 mod vector;
 
-pub use analyzer::{analyze, MAX_TERM_BYTES};
 pub(crate) use analyzer::is_unspaced;
+pub use analyzer::{analyze, MAX_TERM_BYTES};
 pub use bm25::{Bm25Index, Bm25Params};
 pub use centre::{script_of, Centres};
 pub use hybrid::{hybrid_search, rrf, HybridParams};

@@ -316,9 +316,18 @@ mod tests {
 
     #[test]
     fn a_segment_reads_back_as_written() {
-        let s = segment(&[Some("我的航班是 CA1234，周五早上 8 点起飞"), None, Some("deploy deploy deploy the script"), Some("..."), Some("航班 script")]);
+        let s = segment(&[
+            Some("我的航班是 CA1234，周五早上 8 点起飞"),
+            None,
+            Some("deploy deploy deploy the script"),
+            Some("..."),
+            Some("航班 script"),
+        ]);
         let r = read(&s.encode()).unwrap();
-        assert_eq!(r.docs, vec![Some(doc_terms("我的航班是 CA1234，周五早上 8 点起飞").0), None, Some(4), Some(0), Some(doc_terms("航班 script").0)]);
+        assert_eq!(
+            r.docs,
+            vec![Some(doc_terms("我的航班是 CA1234，周五早上 8 点起飞").0), None, Some(4), Some(0), Some(doc_terms("航班 script").0)]
+        );
         let deploy = term_key("deploy");
         let (_, range) = r.terms.iter().find(|(k, _)| *k == deploy).unwrap();
         assert_eq!(r.postings[range.clone()], [(2, 3)]);

@@ -57,15 +57,7 @@ pub struct VectorIndex {
 
 impl VectorIndex {
     pub fn new(mode: VectorMode) -> Self {
-        VectorIndex {
-            mode,
-            dim: 0,
-            data: Vec::new(),
-            ids: Vec::new(),
-            slots: FxHashMap::default(),
-            codes: Vec::new(),
-            scales: Vec::new(),
-        }
+        VectorIndex { mode, dim: 0, data: Vec::new(), ids: Vec::new(), slots: FxHashMap::default(), codes: Vec::new(), scales: Vec::new() }
     }
 
     pub fn mode(&self) -> VectorMode {
@@ -116,7 +108,8 @@ impl VectorIndex {
         if let Some(dst) = self.data.get_mut(slot * d..(slot + 1) * d) {
             dst.copy_from_slice(&unit);
         }
-        if let (true, Some(scale), Some(codes)) = (self.is_int8(), self.scales.get_mut(slot), self.codes.get_mut(slot * d..(slot + 1) * d)) {
+        if let (true, Some(scale), Some(codes)) = (self.is_int8(), self.scales.get_mut(slot), self.codes.get_mut(slot * d..(slot + 1) * d))
+        {
             *scale = quantize(&unit, codes);
         }
         Ok(())

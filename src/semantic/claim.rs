@@ -99,7 +99,8 @@ pub(crate) fn normal(s: &str) -> String {
 /// Equal, or (Latin) one begins the other at a word boundary.
 fn same_value(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    a == b || (!short.is_empty() && short.is_ascii() && long.starts_with(short) && long.get(short.len()..).is_some_and(|r| r.starts_with(' ')))
+    a == b
+        || (!short.is_empty() && short.is_ascii() && long.starts_with(short) && long.get(short.len()..).is_some_and(|r| r.starts_with(' ')))
 }
 
 /// A value as compared: lowercased, cut at a comma or a word that starts
@@ -107,7 +108,28 @@ fn same_value(a: &str, b: &str) -> bool {
 /// without articles or a final 了.
 pub(crate) fn value(raw: &str) -> String {
     let mut v = raw.trim().to_lowercase();
-    for stop in [",", "，", "。", ";", "；", " last ", " in ", " as ", " since ", " these ", " this ", " now", " again", " yesterday", " for ", " from ", " and ", " with ", "(", "（"] {
+    for stop in [
+        ",",
+        "，",
+        "。",
+        ";",
+        "；",
+        " last ",
+        " in ",
+        " as ",
+        " since ",
+        " these ",
+        " this ",
+        " now",
+        " again",
+        " yesterday",
+        " for ",
+        " from ",
+        " and ",
+        " with ",
+        "(",
+        "（",
+    ] {
         if let Some(i) = v.find(stop) {
             v.truncate(i);
         }

@@ -130,7 +130,11 @@ mod tests {
 
     #[test]
     fn a_key_s_next_value_ends_the_last_and_a_late_earlier_one_is_history() {
-        let facts = vec![fact("shanghai", Some("home"), 10.0, None), fact("berlin", Some("home"), 20.0, None), fact("paris", Some("home"), 30.0, Some(5.0))];
+        let facts = vec![
+            fact("shanghai", Some("home"), 10.0, None),
+            fact("berlin", Some("home"), 20.0, None),
+            fact("paris", Some("home"), 30.0, Some(5.0)),
+        ];
         let v = validity(&facts);
         assert_eq!(v.iter().map(|v| (v.from, v.until)).collect::<Vec<_>>(), vec![(10.0, Some(20.0)), (20.0, None), (5.0, Some(10.0))]);
         assert_eq!(v.iter().map(Validity::current).collect::<Vec<_>>(), vec![false, true, false]);
@@ -143,7 +147,8 @@ mod tests {
         moved.supersedes = vec!["shanghai".into(), "missing".into()];
         let mut merged = fact("spicy", None, 30.0, Some(1.0));
         merged.merges = vec!["spicy1".into(), "spicy2".into()];
-        let facts = vec![fact("shanghai", None, 10.0, None), fact("spicy1", None, 1.0, None), fact("spicy2", None, 2.0, None), moved, merged];
+        let facts =
+            vec![fact("shanghai", None, 10.0, None), fact("spicy1", None, 1.0, None), fact("spicy2", None, 2.0, None), moved, merged];
         let v = validity(&facts);
         assert_eq!(v.first().map(|v| (v.until, v.by)), Some((Some(20.0), Some(3))));
         assert!(v.get(1).is_some_and(|v| v.merged && !v.current() && !v.during(0.0, 100.0)));

@@ -14,7 +14,8 @@ use crate::context::{civil_parts, days_from_civil};
 
 const DAY: f64 = 86_400_000.0;
 
-const MONTHS: &[&str] = &["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+const MONTHS: &[&str] =
+    &["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
 const SHORT_MONTHS: &[&str] = &["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 const COUNTS: &[&str] = &["a", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
 /// Words before a month or year that make it a time asked about.
@@ -83,7 +84,8 @@ fn english(q: &str, year: i64, month: i64) -> Option<(Span, Range<usize>)> {
         if w == "last" && next == "month" {
             return Some((months_back(year, month, 1), bytes(i, i + 1)));
         }
-        let count = COUNTS.iter().position(|c| *c == w).map(|n| n.max(1) as i64).or_else(|| w.parse::<i64>().ok().filter(|n| (1..=50).contains(n)));
+        let count =
+            COUNTS.iter().position(|c| *c == w).map(|n| n.max(1) as i64).or_else(|| w.parse::<i64>().ok().filter(|n| (1..=50).contains(n)));
         if let Some(n) = count.filter(|_| word(i + 2) == "ago") {
             match next {
                 "year" | "years" => return Some((Span::Year(year - n), bytes(i, i + 2))),
@@ -131,12 +133,22 @@ fn number_before(q: &str, end: usize) -> Option<(i64, usize)> {
     let head = q.get(..end)?;
     let digits: String = head.chars().rev().take_while(char::is_ascii_digit).take(4).collect::<Vec<_>>().into_iter().rev().collect();
     let numeral = |c: &char| "零一二三四五六七八九十两".contains(*c);
-    let text = if digits.is_empty() { head.chars().rev().take_while(numeral).take(3).collect::<Vec<_>>().into_iter().rev().collect() } else { digits };
+    let text = if digits.is_empty() {
+        head.chars().rev().take_while(numeral).take(3).collect::<Vec<_>>().into_iter().rev().collect()
+    } else {
+        digits
+    };
     Some((number(&text)?, end - text.len()))
 }
 
 fn chinese(q: &str, year: i64, month: i64) -> Option<(Span, Range<usize>)> {
-    let fixed = [("大前年", Span::Year(year - 3)), ("前年", Span::Year(year - 2)), ("去年", Span::Year(year - 1)), ("上个月", months_back(year, month, 1)), ("上月", months_back(year, month, 1))];
+    let fixed = [
+        ("大前年", Span::Year(year - 3)),
+        ("前年", Span::Year(year - 2)),
+        ("去年", Span::Year(year - 1)),
+        ("上个月", months_back(year, month, 1)),
+        ("上月", months_back(year, month, 1)),
+    ];
     for (word, span) in fixed {
         if let Some(at) = q.find(word) {
             return Some((span, at..at + word.len()));
@@ -217,7 +229,16 @@ mod tests {
 
     #[test]
     fn no_past_time_named() {
-        for q in ["May I ask where I live?", "next year I will move", "我每个月都去", "我这个月住哪", "What's my home city?", "我住在哪里？", "in 2099 we will see", "I have 2024 reasons"] {
+        for q in [
+            "May I ask where I live?",
+            "next year I will move",
+            "我每个月都去",
+            "我这个月住哪",
+            "What's my home city?",
+            "我住在哪里？",
+            "in 2099 we will see",
+            "I have 2024 reasons",
+        ] {
             assert_eq!(span(q), None, "{q}");
         }
     }

@@ -43,7 +43,14 @@ pub fn crc32(data: &[u8]) -> u32 {
     let mut chunks = data.chunks_exact(8);
     for chunk in &mut chunks {
         let x = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])) ^ u64::from(c);
-        c = t[7][byte(x, 0)] ^ t[6][byte(x, 8)] ^ t[5][byte(x, 16)] ^ t[4][byte(x, 24)] ^ t[3][byte(x, 32)] ^ t[2][byte(x, 40)] ^ t[1][byte(x, 48)] ^ t[0][byte(x, 56)];
+        c = t[7][byte(x, 0)]
+            ^ t[6][byte(x, 8)]
+            ^ t[5][byte(x, 16)]
+            ^ t[4][byte(x, 24)]
+            ^ t[3][byte(x, 32)]
+            ^ t[2][byte(x, 40)]
+            ^ t[1][byte(x, 48)]
+            ^ t[0][byte(x, 56)];
     }
     for &b in chunks.remainder() {
         c = t[0][((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8);

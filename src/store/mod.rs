@@ -31,8 +31,8 @@ use serde::Serialize;
 
 use crate::error::{MemoryError, Result};
 use record::{DecodeError, Record};
-pub use segments::{Folding, Kind, Limits, Uid};
 pub(crate) use segments::Uids;
+pub use segments::{Folding, Kind, Limits, Uid};
 
 /// A storage key: path segments, interpreted only by this module.
 pub type Key = Vec<String>;
@@ -252,7 +252,16 @@ mod tests {
     use record::{encode_record, encode_segments};
 
     fn msg(writer: &str, seq: u64) -> Record {
-        Record::Msg { writer: writer.into(), seq, lc: seq, ts: seq as f64, id: format!("m-{writer}-{seq}"), message: Message::text(Role::User, "x"), task: None, thread: None }
+        Record::Msg {
+            writer: writer.into(),
+            seq,
+            lc: seq,
+            ts: seq as f64,
+            id: format!("m-{writer}-{seq}"),
+            message: Message::text(Role::User, "x"),
+            task: None,
+            thread: None,
+        }
     }
 
     #[test]

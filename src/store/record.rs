@@ -180,7 +180,11 @@ impl Record {
     /// The record's Lamport order (0 for kinds without one, and for 0.1's records).
     pub fn lc(&self) -> u64 {
         match self {
-            Record::Msg { lc, .. } | Record::Episode { lc, .. } | Record::Fact { lc, .. } | Record::Procedures { lc, .. } | Record::Forget { lc, .. } => *lc,
+            Record::Msg { lc, .. }
+            | Record::Episode { lc, .. }
+            | Record::Fact { lc, .. }
+            | Record::Procedures { lc, .. }
+            | Record::Forget { lc, .. } => *lc,
             _ => 0,
         }
     }
@@ -402,7 +406,16 @@ mod tests {
     use proptest::prelude::*;
 
     fn msg(seq: u64) -> Record {
-        Record::Msg { writer: "w".into(), seq, lc: seq, ts: 1.0, id: format!("m-w-{seq}"), message: Message::text(Role::User, "你好 world"), task: None, thread: None }
+        Record::Msg {
+            writer: "w".into(),
+            seq,
+            lc: seq,
+            ts: 1.0,
+            id: format!("m-w-{seq}"),
+            message: Message::text(Role::User, "你好 world"),
+            task: None,
+            thread: None,
+        }
     }
 
     #[test]
@@ -435,7 +448,19 @@ mod tests {
     fn indexed_segments_stay_within_the_limit_with_one_document_per_message() {
         // Messages (one an instruction, not searched) with other records between them.
         let mut records: Vec<Record> = (1..=60).map(msg).collect();
-        records.insert(7, Record::Msg { writer: "w".into(), seq: 99, lc: 99, ts: 1.0, id: "m-sys".into(), message: Message::text(Role::System, "rules"), task: None, thread: None });
+        records.insert(
+            7,
+            Record::Msg {
+                writer: "w".into(),
+                seq: 99,
+                lc: 99,
+                ts: 1.0,
+                id: "m-sys".into(),
+                message: Message::text(Role::System, "rules"),
+                task: None,
+                thread: None,
+            },
+        );
         records.insert(20, Record::Forget { writer: "w".into(), seq: 98, ts: 1.0, ids: vec!["x".into()], threads: Vec::new(), lc: 0 });
         let one = records.iter().map(|r| encode_indexed_segments(std::slice::from_ref(r), usize::MAX)[0].0.len()).max().unwrap();
         for limit in [1, one, 3 * one, 10 * one, 1 << 20] {

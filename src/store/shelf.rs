@@ -102,9 +102,46 @@ mod tests {
 
     #[test]
     fn shelf_records_read_back_as_written() {
-        let thread = ShelvedThread { thread: "旅行".into(), messages: 3, tokens: 41, first_at: 1.5, last_at: 9.0, lc: 12, first_user: Some((10, 2.0, Some("去成都".into()))), first: Some((9, 1.5, "m-1".into())), last: Some((12, 9.0, "m-\"3".into())), episodes: 2, episode_tokens: 90, tasks: vec!["t1".into()] };
-        let shelved = Shelved { key: vec!["ns".into(), "arc".into(), "w".into(), "0000000000000007".into()], bytes: 900, lc: 12, seqs: vec![("w".into(), 6), ("x\"y".into(), 2)], vectors: 12, threads: vec![thread.clone(), ShelvedThread { first_user: Some((3, 1.0, None)), first: None, last: None, episodes: 0, episode_tokens: 0, tasks: vec![], ..thread }], counted: Some("o200k_base".into()) };
-        let r = Record::Shelf { writer: "w".into(), seq: 8, added: vec![shelved.clone(), Shelved { counted: None, vectors: 0, ..shelved }], removed: vec![vec!["ns".into(), "arc".into(), "w".into(), "1".into()]] };
+        let thread = ShelvedThread {
+            thread: "旅行".into(),
+            messages: 3,
+            tokens: 41,
+            first_at: 1.5,
+            last_at: 9.0,
+            lc: 12,
+            first_user: Some((10, 2.0, Some("去成都".into()))),
+            first: Some((9, 1.5, "m-1".into())),
+            last: Some((12, 9.0, "m-\"3".into())),
+            episodes: 2,
+            episode_tokens: 90,
+            tasks: vec!["t1".into()],
+        };
+        let shelved = Shelved {
+            key: vec!["ns".into(), "arc".into(), "w".into(), "0000000000000007".into()],
+            bytes: 900,
+            lc: 12,
+            seqs: vec![("w".into(), 6), ("x\"y".into(), 2)],
+            vectors: 12,
+            threads: vec![
+                thread.clone(),
+                ShelvedThread {
+                    first_user: Some((3, 1.0, None)),
+                    first: None,
+                    last: None,
+                    episodes: 0,
+                    episode_tokens: 0,
+                    tasks: vec![],
+                    ..thread
+                },
+            ],
+            counted: Some("o200k_base".into()),
+        };
+        let r = Record::Shelf {
+            writer: "w".into(),
+            seq: 8,
+            added: vec![shelved.clone(), Shelved { counted: None, vectors: 0, ..shelved }],
+            removed: vec![vec!["ns".into(), "arc".into(), "w".into(), "1".into()]],
+        };
         assert_eq!(decode(&encode_record(&r)).unwrap(), vec![r]);
     }
 }

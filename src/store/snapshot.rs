@@ -43,11 +43,18 @@ pub fn read(text: &str) -> Result<Vec<Record>> {
     match version {
         None => return Err(MemoryError::input("snapshot", format!("the first line must be {{\"{HEADER}\":{VERSION}}}"))),
         Some(v) if v > VERSION => {
-            return Err(MemoryError::FormatTooNew { key: "snapshot".into(), version: u8::try_from(v).unwrap_or(u8::MAX), supported: VERSION as u8 });
+            return Err(MemoryError::FormatTooNew {
+                key: "snapshot".into(),
+                version: u8::try_from(v).unwrap_or(u8::MAX),
+                supported: VERSION as u8,
+            });
         }
         Some(_) => {}
     }
     lines
-        .map(|(n, line)| serde_json::from_slice::<Record>(line.as_bytes()).map_err(|e| MemoryError::input(format!("snapshot line {}", n + 1), e.to_string())))
+        .map(|(n, line)| {
+            serde_json::from_slice::<Record>(line.as_bytes())
+                .map_err(|e| MemoryError::input(format!("snapshot line {}", n + 1), e.to_string()))
+        })
         .collect()
 }

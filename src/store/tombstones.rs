@@ -45,7 +45,11 @@ impl Tombstones {
         let taught: Vec<String> = records
             .iter()
             .filter_map(|r| match r {
-                Record::Fact { fact, .. } if fact.tags.iter().any(|x| x == "auto") && fact.source.as_ref().is_some_and(|s| t.ids.contains(s)) => Some(fact.id.clone()),
+                Record::Fact { fact, .. }
+                    if fact.tags.iter().any(|x| x == "auto") && fact.source.as_ref().is_some_and(|s| t.ids.contains(s)) =>
+                {
+                    Some(fact.id.clone())
+                }
                 _ => None,
             })
             .collect();

@@ -21,14 +21,52 @@ use signals::{signals, Signals};
 
 /// Phrases that mark what a user wants kept, in Chinese and English.
 pub const HIGH_VALUE: &[&str] = &[
-    "我要", "请帮我", "记住", "偏好", "不要", "之前说的", "按这个", "喜欢", "过敏", "必须", "决定",
-    "i want", "please", "remember", "prefer", "don't", "do not", "as i said", "like this", "always", "never",
-    "must", "decided", "allergic",
+    "我要",
+    "请帮我",
+    "记住",
+    "偏好",
+    "不要",
+    "之前说的",
+    "按这个",
+    "喜欢",
+    "过敏",
+    "必须",
+    "决定",
+    "i want",
+    "please",
+    "remember",
+    "prefer",
+    "don't",
+    "do not",
+    "as i said",
+    "like this",
+    "always",
+    "never",
+    "must",
+    "decided",
+    "allergic",
 ];
 
 /// First-person statements of a lasting fact or taste, which [`HIGH_VALUE`]
 /// (phrases of requests and wishes) leaves out.
-const STATED: &[&str] = &["i like", "i love", "i hate", "i can't stand", "my favorite", "my favourite", "i'm allergic", "i live", "i work", "my name is", "我叫", "我住", "讨厌", "最爱", "不能吃", "我不吃"];
+const STATED: &[&str] = &[
+    "i like",
+    "i love",
+    "i hate",
+    "i can't stand",
+    "my favorite",
+    "my favourite",
+    "i'm allergic",
+    "i live",
+    "i work",
+    "my name is",
+    "我叫",
+    "我住",
+    "讨厌",
+    "最爱",
+    "不能吃",
+    "我不吃",
+];
 
 /// A summary of a range of messages.
 #[derive(Clone, Debug, PartialEq)]
@@ -215,7 +253,18 @@ mod tests {
     use crate::window::Place;
 
     fn stored(role: Role, text: &str) -> Stored {
-        Stored { id: String::new(), writer: String::new(), seq: 0, lc: 0, ts: 0.0, message: Message::text(role, text), tokens: 0.into(), tool_turn: false, place: Place::Archived, task_id: None }
+        Stored {
+            id: String::new(),
+            writer: String::new(),
+            seq: 0,
+            lc: 0,
+            ts: 0.0,
+            message: Message::text(role, text),
+            tokens: 0.into(),
+            tool_turn: false,
+            place: Place::Archived,
+            task_id: None,
+        }
     }
 
     fn chars(s: &str) -> usize {
@@ -297,7 +346,14 @@ mod tests {
 
     #[test]
     fn a_repeated_statement_is_kept_once() {
-        let e = summary(&[(Role::User, "The meeting moved to Friday at 3pm."), (Role::Assistant, "The meeting moved to Friday at 3pm!"), (Role::User, "Budget is 500 euros.")], 1000);
+        let e = summary(
+            &[
+                (Role::User, "The meeting moved to Friday at 3pm."),
+                (Role::Assistant, "The meeting moved to Friday at 3pm!"),
+                (Role::User, "Budget is 500 euros."),
+            ],
+            1000,
+        );
         assert_eq!(e.text, "User: The meeting moved to Friday at 3pm.\nUser: Budget is 500 euros.");
     }
 
@@ -322,7 +378,10 @@ mod tests {
 
     #[test]
     fn sentences_split_where_people_end_them() {
-        assert_eq!(sentences("Book it on Booking.com. It costs 1.5k! 好的。下一步？ok"), ["Book it on Booking.com.", "It costs 1.5k!", "好的。", "下一步？", "ok"]);
+        assert_eq!(
+            sentences("Book it on Booking.com. It costs 1.5k! 好的。下一步？ok"),
+            ["Book it on Booking.com.", "It costs 1.5k!", "好的。", "下一步？", "ok"]
+        );
         assert_eq!(sentences("要点：1. 客户\n2. 风险"), ["要点：1.", "客户", "2.", "风险"]);
         assert_eq!(sentences("请了Mr. Harris吃饭。Dr. Li agreed."), ["请了Mr. Harris吃饭。", "Dr. Li agreed."]);
     }

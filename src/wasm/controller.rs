@@ -5,13 +5,12 @@
 //! saved through the adapter, then committed (see `controller::writes`).
 //! No `RefCell` borrow lives across an `await`.
 
-
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::options::{core_options, read, search_options, split_hooks, JsOptions, Small};
 use super::driver::{spawn, Driver};
 use super::embedder::Embedder;
+use super::options::{core_options, read, search_options, split_hooks, JsOptions, Small};
 use super::redact::Redactor;
 use super::storage::Storage;
 use super::summarizer::Summarizer;
@@ -24,7 +23,6 @@ use crate::tokens::estimate::Family;
 use crate::tokens::exact::Encoding;
 use crate::tokens::Counter;
 use crate::write_path::Store;
-
 
 /// A random writer id: two controllers on one namespace never share one.
 fn random_writer() -> String {
@@ -48,7 +46,6 @@ pub struct MemoryController {
     pub(super) driver: Driver,
     clock: Option<Function>,
 }
-
 
 #[wasm_bindgen]
 impl MemoryController {
@@ -107,7 +104,11 @@ impl MemoryController {
         let redactor = Redactor::from_js(redact)?;
         let clock = match &clock {
             v if v.is_undefined() => None,
-            v => Some(v.clone().dyn_into::<Function>().map_err(|_| js_error(MemoryError::input("options.clock", "expected a function returning milliseconds")))?),
+            v => Some(
+                v.clone()
+                    .dyn_into::<Function>()
+                    .map_err(|_| js_error(MemoryError::input("options.clock", "expected a function returning milliseconds")))?,
+            ),
         };
         let storage = if storage.is_undefined() { None } else { Some(Storage::from_js(storage)?) };
         let embedder = if embedder.is_undefined() { None } else { Some(Embedder::from_js(embedder)?) };
@@ -167,7 +168,6 @@ impl MemoryController {
 
 #[wasm_bindgen]
 impl MemoryController {
-
     /// Adds one OpenAI-shaped message; resolves once it is saved, to
     /// `{ id, tokens, compaction? }`. If saving fails it rejects and nothing changed.
     /// With a summarizer, compaction runs after `add` resolves (see `flush`).
@@ -204,9 +204,13 @@ impl MemoryController {
     /// `before`, if given), read without reading the rest. Rejects with
     /// `INVALID_INPUT` when `before` names no message.
     #[wasm_bindgen(unchecked_return_type = "Promise<HistoryItem[]>")]
-    pub fn history(&self, #[wasm_bindgen(unchecked_optional_param_type = "{ limit?: number; before?: string }")] options: JsValue) -> Async {
+    pub fn history(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ limit?: number; before?: string }")] options: JsValue,
+    ) -> Async {
         let d = self.driver.clone();
-        let page = Small::read(&options, &["limit", "before"]).and_then(|o| Ok(Page { limit: o.size("limit")?, before: o.string("before")? }));
+        let page =
+            Small::read(&options, &["limit", "before"]).and_then(|o| Ok(Page { limit: o.size("limit")?, before: o.string("before")? }));
         self.enqueue(async move {
             let page = page?;
             let reading = d.path.read(Need::Page(&page)).await?;
@@ -363,7 +367,13 @@ impl MemoryController {
     /// leaves storage itself, and so does every episode summary derived from
     /// it (summarized again from what remains, or dropped).
     #[wasm_bindgen(unchecked_return_type = "Promise<ForgetResult>")]
-    pub fn forget(&self, #[wasm_bindgen(unchecked_param_type = "string | { id: string } | { key: string } | { from: number; to: number } | { thread: string } | { namespace: true }")] target: JsValue) -> Async {
+    pub fn forget(
+        &self,
+        #[wasm_bindgen(
+            unchecked_param_type = "string | { id: string } | { key: string } | { from: number; to: number } | { thread: string } | { namespace: true }"
+        )]
+        target: JsValue,
+    ) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
         let parsed = from_js::<serde_json::Value>(&target, "forget").and_then(|v| ForgetTarget::from_json(&v).map_err(js_error));
         self.enqueue(async move { to_js(&d.path.forget(&parsed?, now).await?) })
@@ -441,7 +451,17 @@ impl MemoryController {
         #[wasm_bindgen(unchecked_optional_param_type = "{ promptTokens?: number; floor?: number }")] options: JsValue,
     ) -> Result<f64, JsValue> {
         let o = Small::read(&options, &["promptTokens", "floor"])?;
-        let n = self.driver.path.held().budget_aware_max_tokens(usdLeft, model.as_deref(), o.count("promptTokens")?, o.count("floor")?.unwrap_or(crate::cost::OUTPUT_FLOOR)).map_err(js_error)?;
+        let n = self
+            .driver
+            .path
+            .held()
+            .budget_aware_max_tokens(
+                usdLeft,
+                model.as_deref(),
+                o.count("promptTokens")?,
+                o.count("floor")?.unwrap_or(crate::cost::OUTPUT_FLOOR),
+            )
+            .map_err(js_error)?;
         Ok(n as f64)
     }
 

@@ -20,7 +20,9 @@ pub type EmbedFailure = crate::context::Degraded;
 
 impl Embedder {
     pub fn from_js(v: JsValue) -> Result<Embedder, JsValue> {
-        v.dyn_into::<Function>().map(Embedder).map_err(|_| js_error(MemoryError::input("options.embedder", "expected an async function (texts) => vectors")))
+        v.dyn_into::<Function>()
+            .map(Embedder)
+            .map_err(|_| js_error(MemoryError::input("options.embedder", "expected an async function (texts) => vectors")))
     }
 
     /// Embeds `texts` as queries (`query`) or as stored documents.
@@ -43,7 +45,10 @@ impl Embedder {
             let v = if let Some(f) = row.dyn_ref::<Float32Array>() {
                 f.to_vec()
             } else if let Some(a) = row.dyn_ref::<Array>() {
-                a.iter().map(|x| x.as_f64().map(|n| n as f32)).collect::<Option<Vec<f32>>>().ok_or_else(|| invalid("a vector holds a non-number"))?
+                a.iter()
+                    .map(|x| x.as_f64().map(|n| n as f32))
+                    .collect::<Option<Vec<f32>>>()
+                    .ok_or_else(|| invalid("a vector holds a non-number"))?
             } else {
                 return Err(invalid("each vector must be a Float32Array or an array of numbers"));
             };

@@ -65,7 +65,10 @@ pub(crate) fn js_error(e: MemoryError) -> JsValue {
 /// A `MemoryError` (or any thrown value) as a result's `degraded`: its code and message.
 pub(crate) fn degraded_by(e: &JsValue) -> crate::context::Degraded {
     let field = |name: &str| Reflect::get(e, &name.into()).ok().and_then(|v| v.as_string());
-    crate::context::Degraded { code: field("code").unwrap_or_else(|| "STORAGE_ERROR".into()), message: field("message").unwrap_or_else(|| format!("{e:?}")) }
+    crate::context::Degraded {
+        code: field("code").unwrap_or_else(|| "STORAGE_ERROR".into()),
+        message: field("message").unwrap_or_else(|| format!("{e:?}")),
+    }
 }
 
 /// The write path's own refusals reach JS as `MemoryError`s.
@@ -80,10 +83,7 @@ pub(crate) fn to_json(value: &JsValue, what: &str) -> Result<String, JsValue> {
     if value.is_undefined() {
         return Err(js_error(MemoryError::input(what, "missing")));
     }
-    JSON::stringify(value)
-        .ok()
-        .and_then(|s| s.as_string())
-        .ok_or_else(|| js_error(MemoryError::input(what, "not serializable as JSON")))
+    JSON::stringify(value).ok().and_then(|s| s.as_string()).ok_or_else(|| js_error(MemoryError::input(what, "not serializable as JSON")))
 }
 
 /// Parses JSON text into a core type; a lone surrogate gets its own code.
@@ -117,5 +117,6 @@ pub(crate) fn array_with_fields(value: JsValue, items: &str) -> Result<JsValue, 
 /// allow 128 MB per isolate in all.
 #[wasm_bindgen(js_name = wasmMemoryBytes)]
 pub fn wasm_memory_bytes() -> f64 {
-    wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>().buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as f64
+    wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>().buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length()
+        as f64
 }

@@ -18,7 +18,6 @@ use crate::window::WindowConfig;
 /// function, `redact` a policy or a function).
 const HOOKS: [&str; 6] = ["clock", "storage", "embedder", "summarizer", "ranks", "redact"];
 
-
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct JsOptions {
@@ -34,7 +33,6 @@ pub struct JsOptions {
     segment_bytes: Option<usize>,
     recall: Option<crate::episodic::recall::RecallWeights>,
 }
-
 
 /// An options object (`add`'s `{ taskId }`, `recordUsage`'s `{ model }`,
 /// `budgetAwareMaxTokens`' `{ promptTokens, floor }`),
@@ -139,7 +137,15 @@ pub fn search_options(value: &JsValue) -> Result<crate::controller::SearchOption
         Some(_) => return Err(o.bad("scope", "expected \"thread\" or \"user\"")),
     };
     let held = o.number("asOf")?.map_or(crate::controller::Held::Now, |t| crate::controller::Held::During(t, t));
-    Ok(crate::controller::SearchOptions { scope, k: o.size("k")?, kinds: strings("kinds")?, tags: strings("tags")?, from: o.number("from")?, to: o.number("to")?, held })
+    Ok(crate::controller::SearchOptions {
+        scope,
+        k: o.size("k")?,
+        kinds: strings("kinds")?,
+        tags: strings("tags")?,
+        from: o.number("from")?,
+        to: o.number("to")?,
+        held,
+    })
 }
 
 /// Reads an optional options object of type `T` (undefined/null → default).
@@ -156,7 +162,13 @@ pub fn split_hooks(options: &JsValue) -> Result<(JsValue, [JsValue; 6]), JsValue
     if options.is_undefined() || options.is_null() {
         return Ok((JsValue::UNDEFINED, hooks));
     }
-    let data: Object = Object::assign(&Object::new(), &options.clone().dyn_into::<Object>().map_err(|_| super::js_error(crate::error::MemoryError::input("options", "expected an object")))?);
+    let data: Object = Object::assign(
+        &Object::new(),
+        &options
+            .clone()
+            .dyn_into::<Object>()
+            .map_err(|_| super::js_error(crate::error::MemoryError::input("options", "expected an object")))?,
+    );
     for (hook, h) in hooks.iter_mut().zip(HOOKS) {
         *hook = Reflect::get(&data, &h.into())?;
         Reflect::delete_property(&data, &h.into())?;
@@ -170,7 +182,11 @@ pub fn split_hooks(options: &JsValue) -> Result<(JsValue, [JsValue; 6]), JsValue
 /// `INVALID_INPUT` for a bad `workingMemory`.
 pub fn core_options(js: JsOptions, writer: String) -> Result<Options, JsValue> {
     let d = Options::default();
-    let w = Small::of(js.working_memory.unwrap_or_default(), "options.workingMemory", &["maxTokens", "compressionThreshold", "targetRatio", "recentMessages"])?;
+    let w = Small::of(
+        js.working_memory.unwrap_or_default(),
+        "options.workingMemory",
+        &["maxTokens", "compressionThreshold", "targetRatio", "recentMessages"],
+    )?;
     let model = js.model.unwrap_or(d.model);
     let models: Vec<_> = js.models.unwrap_or_default().into_iter().collect();
     let dw = WindowConfig::for_model(crate::models::resolve(&model, &models).as_ref());

@@ -36,7 +36,12 @@ thread_local! {
 /// uncompressed rank file: from `source` (the `ranks` option of `create`)
 /// when given, else the package's own. js/loader.js calls this; apps do not.
 #[wasm_bindgen(js_name = setRankLoader)]
-pub fn set_rank_loader(#[wasm_bindgen(unchecked_param_type = "(encoding: RankEncoding, source: RankSource | ((encoding: RankEncoding) => RankSource | Promise<RankSource>) | undefined) => Promise<Uint8Array>")] loader: Function) {
+pub fn set_rank_loader(
+    #[wasm_bindgen(
+        unchecked_param_type = "(encoding: RankEncoding, source: RankSource | ((encoding: RankEncoding) => RankSource | Promise<RankSource>) | undefined) => Promise<Uint8Array>"
+    )]
+    loader: Function,
+) {
     LOADER.with(|l| *l.borrow_mut() = Some(loader));
 }
 
@@ -51,7 +56,8 @@ pub(crate) async fn load(encoding: Encoding, source: &JsValue) -> Result<Rc<Bpe>
         return Ok(bpe);
     }
     let fail = |reason: &str| js_error(MemoryError::TokenizerLoad { encoding: encoding.name().into(), reason: reason.into() });
-    let loader = LOADER.with(|l| l.borrow().clone()).ok_or_else(|| fail("no rank loader registered; import the package entry, not the raw wasm"))?;
+    let loader =
+        LOADER.with(|l| l.borrow().clone()).ok_or_else(|| fail("no rank loader registered; import the package entry, not the raw wasm"))?;
     // The loader rejects with a MemoryError of its own (TOKENIZER_LOAD, or
     // INVALID_INPUT for a bad `ranks`), passed on as it is.
     let promise = loader.call2(&JsValue::NULL, &encoding.name().into(), source)?;

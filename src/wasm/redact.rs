@@ -152,10 +152,15 @@ impl MemoryController {
 /// Throws a `MemoryError` `INVALID_INPUT` for options other than `{
 /// personal?, credentials? }` (or a boolean).
 #[wasm_bindgen(js_name = redactText, unchecked_return_type = "{ text: string; redacted: Record<string, number> }")]
-pub fn redact_text(text: String, #[wasm_bindgen(unchecked_optional_param_type = "boolean | { personal?: boolean; credentials?: boolean }")] options: JsValue) -> Result<JsValue, JsValue> {
+pub fn redact_text(
+    text: String,
+    #[wasm_bindgen(unchecked_optional_param_type = "boolean | { personal?: boolean; credentials?: boolean }")] options: JsValue,
+) -> Result<JsValue, JsValue> {
     let policy = match Redactor::from_js(options)? {
         Redactor::Core(p) => p,
-        Redactor::Host(_) => return Err(js_error(MemoryError::input("redactText(options)", "expected { personal?, credentials? }, not a function"))),
+        Redactor::Host(_) => {
+            return Err(js_error(MemoryError::input("redactText(options)", "expected { personal?, credentials? }, not a function")))
+        }
     };
     let mut redacted = Redacted::new();
     let text = policy.text(&text, &mut redacted).unwrap_or(text);

@@ -120,7 +120,11 @@ impl VectorIndex {
     ///
     /// Throws `INVALID_INPUT` (id), `INVALID_VECTOR` (empty, NaN, ±∞, all
     /// zeros), `DIMENSION_MISMATCH`; nothing is stored then.
-    pub fn add(&mut self, id: f64, #[wasm_bindgen(unchecked_param_type = "Float32Array | number[]")] vector: &[f32]) -> Result<(), JsValue> {
+    pub fn add(
+        &mut self,
+        id: f64,
+        #[wasm_bindgen(unchecked_param_type = "Float32Array | number[]")] vector: &[f32],
+    ) -> Result<(), JsValue> {
         self.inner.add(self::id(id)?, vector).map_err(js_error)
     }
 
@@ -138,7 +142,10 @@ impl VectorIndex {
         if ids.is_empty() || flat.len() % ids.len() != 0 {
             return match flat.is_empty() && ids.is_empty() {
                 true => Ok(()),
-                false => Err(js_error(MemoryError::input("flat", format!("length {} is not a multiple of ids.length {}", flat.len(), ids.len())))),
+                false => Err(js_error(MemoryError::input(
+                    "flat",
+                    format!("length {} is not a multiple of ids.length {}", flat.len(), ids.len()),
+                ))),
             };
         }
         let dim = flat.len() / ids.len();
@@ -167,7 +174,11 @@ impl VectorIndex {
     ///
     /// Throws as `add` for `query`.
     #[wasm_bindgen(unchecked_return_type = "SearchHits")]
-    pub fn search(&self, #[wasm_bindgen(unchecked_param_type = "Float32Array | number[]")] query: &[f32], k: u32) -> Result<JsValue, JsValue> {
+    pub fn search(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Float32Array | number[]")] query: &[f32],
+        k: u32,
+    ) -> Result<JsValue, JsValue> {
         Ok(hits(self.inner.search(query, k as usize, |_| true).map_err(js_error)?))
     }
 

@@ -59,7 +59,10 @@ impl Storage {
     pub fn from_js(value: JsValue) -> Result<Storage, JsValue> {
         for m in ["load", "save", "remove", "loadRange", "removeRange"] {
             if !Reflect::get(&value, &m.into()).map(|f| f.is_function()).unwrap_or(false) {
-                return Err(js_error(MemoryError::input(format!("options.storage.{m}"), "the storage adapter must have this async method")));
+                return Err(js_error(MemoryError::input(
+                    format!("options.storage.{m}"),
+                    "the storage adapter must have this async method",
+                )));
             }
         }
         Ok(Storage(value.unchecked_into()))
@@ -81,7 +84,12 @@ impl Storage {
     /// one value's bytes are copied into wasm memory at once.
     pub async fn load_into(&self, prefix: &[String], loader: &mut crate::store::Loader) -> Result<(), JsValue> {
         let got = settle("loadRange", self.0.load_range(key_array(prefix))).await?;
-        let bad = || js_error(MemoryError::Storage { op: "loadRange".into(), reason: "expected an array of { key: string[], data: Uint8Array }".into() });
+        let bad = || {
+            js_error(MemoryError::Storage {
+                op: "loadRange".into(),
+                reason: "expected an array of { key: string[], data: Uint8Array }".into(),
+            })
+        };
         let entries: Array = got.dyn_into().map_err(|_| bad())?;
         for entry in entries.iter() {
             let key: Array = Reflect::get(&entry, &"key".into()).map_err(|_| bad())?.dyn_into().map_err(|_| bad())?;

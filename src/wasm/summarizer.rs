@@ -31,7 +31,9 @@ fn failed(e: &JsValue) -> Answer {
 
 impl Summarizer {
     pub fn from_js(v: JsValue) -> Result<Summarizer, JsValue> {
-        let hook = v.dyn_into::<Function>().map_err(|_| js_error(MemoryError::input("options.summarizer", "expected an async function (request) => summary")))?;
+        let hook = v
+            .dyn_into::<Function>()
+            .map_err(|_| js_error(MemoryError::input("options.summarizer", "expected an async function (request) => summary")))?;
         Ok(Summarizer { hook })
     }
 
@@ -67,7 +69,10 @@ impl Summarizer {
         } else {
             None
         };
-        let failure = text.is_none().then(|| Degraded { code: "SUMMARIZER_INVALID".into(), message: "the summarizer returned neither text nor a summary object".into() });
+        let failure = text.is_none().then(|| Degraded {
+            code: "SUMMARIZER_INVALID".into(),
+            message: "the summarizer returned neither text nor a summary object".into(),
+        });
         Answer { text, usage, failure }
     }
 }

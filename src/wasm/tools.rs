@@ -36,7 +36,10 @@ impl MemoryController {
     /// # Errors
     /// `INVALID_INPUT` for options other than `{ search?: boolean }`.
     #[wasm_bindgen(js_name = toolDefinitions, unchecked_return_type = "ToolDefinition[]")]
-    pub fn tool_definitions(&self, #[wasm_bindgen(unchecked_optional_param_type = "{ search?: boolean }")] options: JsValue) -> Result<JsValue, JsValue> {
+    pub fn tool_definitions(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ search?: boolean }")] options: JsValue,
+    ) -> Result<JsValue, JsValue> {
         let search = Small::read(&options, &["search"])?.flag("search")?.unwrap_or(false);
         to_js(&tools::definitions(search))
     }

@@ -15,18 +15,48 @@ test("fingerprints: equal for the same turn in its different spellings, differen
   const differ = (a, b) => assert.notEqual(fingerprint(a), fingerprint(b), JSON.stringify([a, b]));
   same({ role: "user", content: "hi" }, { role: "user", content: [{ type: "text", text: "hi" }], name: "alice" });
   same(
-    { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: '{"a":1,"b":[2,{"y":1,"x":2}]}' } }] },
-    { role: "assistant", content: "", reasoning_content: "hmm", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: '{ "b": [2, {"x":2,"y":1}], "a": 1 }' } }] },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: '{"a":1,"b":[2,{"y":1,"x":2}]}' } }],
+    },
+    {
+      role: "assistant",
+      content: "",
+      reasoning_content: "hmm",
+      tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: '{ "b": [2, {"x":2,"y":1}], "a": 1 }' } }],
+    },
   );
-  same({ role: "assistant", content: "ab", refusal: null, annotations: [] }, { role: "assistant", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] });
+  same(
+    { role: "assistant", content: "ab", refusal: null, annotations: [] },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "a" },
+        { type: "text", text: "b" },
+      ],
+    },
+  );
   same({ role: "tool", tool_call_id: "c", content: "42" }, { role: "tool", tool_call_id: "c", content: [{ type: "text", text: "42" }] });
-  same({ role: "tool", tool_call_id: "c", content: '{\n  "b": [1, 2],\n  "a": "x"\n}' }, { role: "tool", tool_call_id: "c", content: '{"a":"x","b":[1,2]}' });
-  same({ role: "user", content: [{ type: "image_url", image_url: { url: "https://x/a.png", detail: "low" } }] }, { role: "user", content: [{ type: "image_url", image_url: { url: "https://x/a.png" } }] });
+  same(
+    { role: "tool", tool_call_id: "c", content: '{\n  "b": [1, 2],\n  "a": "x"\n}' },
+    { role: "tool", tool_call_id: "c", content: '{"a":"x","b":[1,2]}' },
+  );
+  same(
+    { role: "user", content: [{ type: "image_url", image_url: { url: "https://x/a.png", detail: "low" } }] },
+    { role: "user", content: [{ type: "image_url", image_url: { url: "https://x/a.png" } }] },
+  );
   differ({ role: "user", content: "hi" }, { role: "assistant", content: "hi" });
   differ({ role: "user", content: "hi" }, { role: "user", content: "hi " });
   differ({ role: "tool", tool_call_id: "c", content: "42" }, { role: "tool", tool_call_id: "d", content: "42" });
-  differ({ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: '{"a":1}' } }] }, { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: '{"a":2}' } }] });
-  differ({ role: "user", content: [{ type: "image_url", image_url: { url: "https://x/a.png" } }] }, { role: "user", content: [{ type: "image_url", image_url: { url: "https://x/b.png" } }] });
+  differ(
+    { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: '{"a":1}' } }] },
+    { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: '{"a":2}' } }] },
+  );
+  differ(
+    { role: "user", content: [{ type: "image_url", image_url: { url: "https://x/a.png" } }] },
+    { role: "user", content: [{ type: "image_url", image_url: { url: "https://x/b.png" } }] },
+  );
 });
 
 // Memory holds u1 a1 u2 a2 (letters stand for fingerprints).
@@ -39,7 +69,11 @@ test("a call that continues memory: its held head is recognised, the rest is new
   assert.deepEqual(align(["u1"], H), { from: 0, supersede: 4 }, "a new turn that repeats an old one is new");
   assert.deepEqual(align(["u2", "a2"], H), { from: 2, supersede: 4 }, "nothing new: a retry after the answer was stored");
   assert.deepEqual(align(["u3"], [...H, "u3"]), { from: 1, supersede: 5 }, "a retry after a failed call: the turn is not stored twice");
-  assert.deepEqual(align(["u3", "t3", "r3"], [...H, "u3", "t3"]), { from: 2, supersede: 6 }, "a tool loop's next step, new turn only: its results are new");
+  assert.deepEqual(
+    align(["u3", "t3", "r3"], [...H, "u3", "t3"]),
+    { from: 2, supersede: 6 },
+    "a tool loop's next step, new turn only: its results are new",
+  );
   assert.deepEqual(align([...H, "u3", "t3", "r3"], [...H, "u3", "t3"]), { from: 6, supersede: 6 }, "the same, whole conversation");
   assert.deepEqual(align(["u1", "a1"], []), { from: 0, supersede: 0 }, "empty memory");
   assert.deepEqual(align([], H), { from: 0, supersede: 4 }, "no messages");
@@ -48,8 +82,16 @@ test("a call that continues memory: its held head is recognised, the rest is new
 test("a conversation that leaves memory's: what followed is superseded", () => {
   assert.deepEqual(align(["u1", "a1", "u2"], H), { from: 3, supersede: 3 }, "a regenerated answer");
   assert.deepEqual(align(["u1", "a1", "u2'"], H), { from: 2, supersede: 2 }, "an edited turn");
-  assert.deepEqual(align(["u1", "a1", "u2", "a2'", "u3"], H), { from: 3, supersede: 3 }, "a stopped answer the client kept otherwise than memory: the client's replaces it");
-  assert.deepEqual(align(["u1", "a1~", "u2", "a2", "u3"], H), { from: 4, supersede: 4 }, "a held turn spelled otherwise between two that match is held: no loss, no copy");
+  assert.deepEqual(
+    align(["u1", "a1", "u2", "a2'", "u3"], H),
+    { from: 3, supersede: 3 },
+    "a stopped answer the client kept otherwise than memory: the client's replaces it",
+  );
+  assert.deepEqual(
+    align(["u1", "a1~", "u2", "a2", "u3"], H),
+    { from: 4, supersede: 4 },
+    "a held turn spelled otherwise between two that match is held: no loss, no copy",
+  );
   assert.deepEqual(align(["a1~", "u2", "a2", "u3"], H), { from: 3, supersede: 4 }, "even as the first of a window");
   assert.deepEqual(align(["a1", "u2"], H), { from: 2, supersede: 3 }, "a window that regenerates");
   assert.deepEqual(align(["u1"], ["u1", "a1"]), { from: 0, supersede: 2 }, "a lone message: new, even if it was a regeneration (auto)");

@@ -16,17 +16,35 @@ import { fingerprint } from "../../dist/ai-sdk-align.js";
 import { assertSound, conversation, sentTurns, setup, startRoute } from "./ai-sdk-support.mjs";
 
 const INSTRUCTIONS = "You are a weather assistant. Answer briefly.";
-const weather = tool({ description: "Weather in a city", inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => ({ city, sky: city === "Paris" ? "sunny" : "rain" }) });
-const fromResults = ({ body }) => body.messages.filter((m) => m.role === "tool").map((m) => JSON.parse(m.content)).map((r) => `${r.city}: ${r.sky}.`).join(" ");
+const weather = tool({
+  description: "Weather in a city",
+  inputSchema: z.object({ city: z.string() }),
+  execute: async ({ city }) => ({ city, sky: city === "Paris" ? "sunny" : "rain" }),
+});
+const fromResults = ({ body }) =>
+  body.messages
+    .filter((m) => m.role === "tool")
+    .map((m) => JSON.parse(m.content))
+    .map((r) => `${r.city}: ${r.sky}.`)
+    .join(" ");
 const STORY = "Once upon a time a cloud wandered over Chengdu and decided to stay for the whole summer.";
 
-const textOf = (ui) => ui.parts.filter((p) => p.type === "text").map((p) => p.text).join("");
+const textOf = (ui) =>
+  ui.parts
+    .filter((p) => p.type === "text")
+    .map((p) => p.text)
+    .join("");
 
 test("a useChat route: memory holds what the client shows after every turn, regenerate, edit and stop", { timeout: 120_000 }, async (t) => {
   const s = await setup(t, {
     script: [
       "Hello! How can I help?",
-      { toolCalls: [{ id: "call_p", name: "weather", arguments: { city: "Paris" } }, { id: "call_t", name: "weather", arguments: { city: "Tokyo" } }] },
+      {
+        toolCalls: [
+          { id: "call_p", name: "weather", arguments: { city: "Paris" } },
+          { id: "call_t", name: "weather", arguments: { city: "Tokyo" } },
+        ],
+      },
       fromResults,
       "You're welcome!",
       "Glad to help!", // regenerated
@@ -40,7 +58,11 @@ test("a useChat route: memory holds what the client shows after every turn, rege
   const chat = route.chat();
   const same = async (why) => {
     assert.equal(chat.error, undefined, `${why}: ${chat.error}`);
-    assert.deepEqual((await conversation(s.memory)).map(fingerprint), fromUIMessages(chat.messages).map(fingerprint), `${why}: memory holds the client's conversation`);
+    assert.deepEqual(
+      (await conversation(s.memory)).map(fingerprint),
+      fromUIMessages(chat.messages).map(fingerprint),
+      `${why}: memory holds the client's conversation`,
+    );
   };
 
   await chat.sendMessage({ text: "Hi" });
@@ -51,8 +73,15 @@ test("a useChat route: memory holds what the client shows after every turn, rege
   await chat.sendMessage({ text: "Thanks!" });
   await same("turn 3");
   // Each request sent memory's context, which the route's whole conversation did not add to.
-  assert.deepEqual(sentTurns(s.api, 3).map(([role]) => role), ["system", "user", "assistant", "user", "assistant", "tool", "tool", "assistant", "user"]);
-  assert.deepEqual(s.reports.map((r) => r.prompt.length), [1, 1, 2, 1], "only the new turn (and a step's results) stored each time");
+  assert.deepEqual(
+    sentTurns(s.api, 3).map(([role]) => role),
+    ["system", "user", "assistant", "user", "assistant", "tool", "tool", "assistant", "user"],
+  );
+  assert.deepEqual(
+    s.reports.map((r) => r.prompt.length),
+    [1, 1, 2, 1],
+    "only the new turn (and a step's results) stored each time",
+  );
 
   await chat.regenerate();
   assert.equal(textOf(chat.lastMessage), "Glad to help!");
@@ -82,7 +111,9 @@ test("a useChat route: memory holds what the client shows after every turn, rege
 });
 
 test("a chat restored from memory (toUIMessages) goes on without storing anything twice", { timeout: 120_000 }, async (t) => {
-  const s = await setup(t, { script: ["Hello!", { toolCalls: [{ id: "call_p", name: "weather", arguments: { city: "Paris" } }] }, fromResults, "Welcome back."] });
+  const s = await setup(t, {
+    script: ["Hello!", { toolCalls: [{ id: "call_p", name: "weather", arguments: { city: "Paris" } }] }, fromResults, "Welcome back."],
+  });
   const route = await startRoute(s.model, { instructions: INSTRUCTIONS, tools: { weather }, stopWhen: isStepCount(3) });
   t.after(() => route.close());
   const first = route.chat();
@@ -93,8 +124,13 @@ test("a chat restored from memory (toUIMessages) goes on without storing anythin
   const history = await s.memory.history();
   const restored = toUIMessages(history);
   // A UIMessage takes the id of the message that opens it: a user turn, or the first answer after one.
-  const opening = history.filter((h, i) => h.message.role === "user" || (h.message.role === "assistant" && history[i - 1]?.message.role === "user"));
-  assert.deepEqual(restored.map((m) => m.id), opening.map((h) => h.id));
+  const opening = history.filter(
+    (h, i) => h.message.role === "user" || (h.message.role === "assistant" && history[i - 1]?.message.role === "user"),
+  );
+  assert.deepEqual(
+    restored.map((m) => m.id),
+    opening.map((h) => h.id),
+  );
   assert.deepEqual(restored.map(textOf), first.messages.map(textOf));
   const second = route.chat({ messages: restored });
   await second.sendMessage({ text: "I'm back." });

@@ -54,7 +54,17 @@ const modelConversation = () => [
     ],
   },
   { role: "assistant", content: [{ type: "tool-call", toolCallId: "call_3", toolName: "ocr", input: { page: 1 } }] },
-  { role: "tool", content: [{ type: "tool-result", toolCallId: "call_3", toolName: "ocr", output: { type: "json", value: ["Day 1: 宽窄巷子", "Day 2: 大熊猫基地"] } }] },
+  {
+    role: "tool",
+    content: [
+      {
+        type: "tool-result",
+        toolCallId: "call_3",
+        toolName: "ocr",
+        output: { type: "json", value: ["Day 1: 宽窄巷子", "Day 2: 大熊猫基地"] },
+      },
+    ],
+  },
   { role: "assistant", content: [{ type: "text", text: "A tiny image; the PDF plans two days: 宽窄巷子 and the panda base." }] },
 ];
 
@@ -84,7 +94,11 @@ const openaiConversation = () => [
       { type: "file", file: { file_id: "file-abc123" } },
     ],
   },
-  { role: "assistant", content: null, tool_calls: [{ id: "call_3", type: "function", function: { name: "ocr", arguments: '{"page":1}' } }] },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "call_3", type: "function", function: { name: "ocr", arguments: '{"page":1}' } }],
+  },
   { role: "tool", tool_call_id: "call_3", content: '["Day 1: 宽窄巷子","Day 2: 大熊猫基地"]' },
   { role: "assistant", content: "A tiny image; the PDF plans two days: 宽窄巷子 and the panda base." },
 ];
@@ -105,7 +119,11 @@ test("AI SDK → OpenAI: the mapping table, and back again unchanged", () => {
   const model = modelConversation();
   assertSchema(model);
   const openai = fromModelMessages([{ role: "system", content: SYSTEM }, ...model]);
-  assert.deepEqual(openai, [{ role: "system", content: SYSTEM }, ...openaiConversation()], "tool message with 2 results → 2 tool messages, images, files, audio, reasoning");
+  assert.deepEqual(
+    openai,
+    [{ role: "system", content: SYSTEM }, ...openaiConversation()],
+    "tool message with 2 results → 2 tool messages, images, files, audio, reasoning",
+  );
   assert.deepEqual(toModelMessages(openai), { instructions: [{ role: "system", content: SYSTEM }], messages: modelConversation() });
 });
 
@@ -117,7 +135,13 @@ test("OpenAI → AI SDK: accepted by ai 7's schema (and ai 6's), and back again 
   assert.deepEqual(fromModelMessages(messages), openaiConversation());
   // mp3, an unanswered call's empty text, a tool result in parts.
   const more = [
-    { role: "user", content: [{ type: "text", text: "listen" }, { type: "input_audio", input_audio: { data: "SUQz", format: "mp3" } }] },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "listen" },
+        { type: "input_audio", input_audio: { data: "SUQz", format: "mp3" } },
+      ],
+    },
     { role: "assistant", content: "", tool_calls: [{ id: "c9", type: "function", function: { name: "noop", arguments: "{}" } }] },
     { role: "tool", tool_call_id: "c9", content: [{ type: "text", text: "done" }] },
   ];
@@ -128,10 +152,18 @@ test("OpenAI → AI SDK: accepted by ai 7's schema (and ai 6's), and back again 
 });
 
 test("ai 7's generateText takes toModelMessages(context) as it is, no allowSystemInMessages; ai 6's as `system`", async () => {
-  const ctx = [{ role: "system", content: SYSTEM }, { role: "developer", content: "Rule: metric units." }, ...openaiConversation(), { role: "user", content: "Book the panda base for Day 2." }];
+  const ctx = [
+    { role: "system", content: SYSTEM },
+    { role: "developer", content: "Rule: metric units." },
+    ...openaiConversation(),
+    { role: "user", content: "Book the panda base for Day 2." },
+  ];
   const prompts = [];
   const finish = { unified: "stop", raw: "stop" };
-  const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } };
+  const usage = {
+    inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 5, text: 5, reasoning: undefined },
+  };
   const model = new MockLanguageModelV4({
     supportedUrls: { "*/*": [/^https?:/] }, // no downloads in the test
     doGenerate: async (options) => {
@@ -156,44 +188,131 @@ test("ai 7's generateText takes toModelMessages(context) as it is, no allowSyste
   const { instructions, messages } = toModelMessages(ctx6);
   const r6 = await generateText6({ model: model6, system: instructions, messages, allowSystemInMessages: false });
   assert.equal(r6.text, "Booked.");
-  assert.deepEqual(fromModelMessages(prompts[1]), fromModelMessages(prompts[0]).map((m) => (Array.isArray(m.content) ? { ...m, content: m.content.filter((p) => p.file?.file_id === undefined) } : m)), "ai 6 sends the same prompt");
+  assert.deepEqual(
+    fromModelMessages(prompts[1]),
+    fromModelMessages(prompts[0]).map((m) =>
+      Array.isArray(m.content) ? { ...m, content: m.content.filter((p) => p.file?.file_id === undefined) } : m,
+    ),
+    "ai 6 sends the same prompt",
+  );
 });
 
 test("the documented lossy corners, and what @ai-sdk/openai 4 sends", () => {
   const from = fromModelMessages([
-    { role: "assistant", content: [{ type: "reasoning", text: "thinking…" }, { type: "text", text: "a" }, { type: "text", text: "b" }, { type: "source", sourceType: "url", id: "s", url: "https://x" }] },
-    { role: "assistant", content: [{ type: "tool-call", toolCallId: "ws", toolName: "web_search", input: {}, providerExecuted: true }, { type: "tool-result", toolCallId: "ws", toolName: "web_search", output: { type: "json", value: {} } }, { type: "text", text: "found" }] },
-    { role: "user", content: [{ type: "image", image: Uint8Array.from(atob(PNG), (c) => c.charCodeAt(0)) }, { type: "file", data: new URL(`data:image/png;base64,${PNG}`), mediaType: "image/png" }, { type: "file", mediaType: "image", data: { type: "data", data: PNG } }] },
-    { role: "assistant", content: [{ type: "tool-call", toolCallId: "t", toolName: "f", input: { x: 1 } }, { type: "tool-call", toolCallId: "u", toolName: "f", input: "not json" }, { type: "tool-call", toolCallId: "v", toolName: "f", input: [1] }] },
-    { role: "tool", content: [{ type: "tool-result", toolCallId: "t", toolName: "f", output: { type: "error-text", value: "boom" } }, { type: "tool-approval-response", approvalId: "a", approved: true }] },
-    { role: "tool", content: [{ type: "tool-result", toolCallId: "u", toolName: "f", output: { type: "content", value: [{ type: "text", text: "hi" }] } }] },
-    { role: "tool", content: [{ type: "tool-result", toolCallId: "v", toolName: "f", output: { type: "execution-denied", reason: "not now" } }] },
-    { role: "user", content: [{ type: "file", mediaType: "application/pdf", data: { type: "reference", reference: { openai: "file-9" } } }, { type: "file", mediaType: "image/jpeg", data: { type: "url", url: new URL("https://x/a.jpg") } }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: "thinking…" },
+        { type: "text", text: "a" },
+        { type: "text", text: "b" },
+        { type: "source", sourceType: "url", id: "s", url: "https://x" },
+      ],
+    },
+    {
+      role: "assistant",
+      content: [
+        { type: "tool-call", toolCallId: "ws", toolName: "web_search", input: {}, providerExecuted: true },
+        { type: "tool-result", toolCallId: "ws", toolName: "web_search", output: { type: "json", value: {} } },
+        { type: "text", text: "found" },
+      ],
+    },
+    {
+      role: "user",
+      content: [
+        { type: "image", image: Uint8Array.from(atob(PNG), (c) => c.charCodeAt(0)) },
+        { type: "file", data: new URL(`data:image/png;base64,${PNG}`), mediaType: "image/png" },
+        { type: "file", mediaType: "image", data: { type: "data", data: PNG } },
+      ],
+    },
+    {
+      role: "assistant",
+      content: [
+        { type: "tool-call", toolCallId: "t", toolName: "f", input: { x: 1 } },
+        { type: "tool-call", toolCallId: "u", toolName: "f", input: "not json" },
+        { type: "tool-call", toolCallId: "v", toolName: "f", input: [1] },
+      ],
+    },
+    {
+      role: "tool",
+      content: [
+        { type: "tool-result", toolCallId: "t", toolName: "f", output: { type: "error-text", value: "boom" } },
+        { type: "tool-approval-response", approvalId: "a", approved: true },
+      ],
+    },
+    {
+      role: "tool",
+      content: [
+        { type: "tool-result", toolCallId: "u", toolName: "f", output: { type: "content", value: [{ type: "text", text: "hi" }] } },
+      ],
+    },
+    {
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: "v", toolName: "f", output: { type: "execution-denied", reason: "not now" } }],
+    },
+    {
+      role: "user",
+      content: [
+        { type: "file", mediaType: "application/pdf", data: { type: "reference", reference: { openai: "file-9" } } },
+        { type: "file", mediaType: "image/jpeg", data: { type: "url", url: new URL("https://x/a.jpg") } },
+      ],
+    },
   ]);
-  assert.deepEqual(from[0], { role: "assistant", content: "ab", reasoning_content: "thinking…" }, "texts concatenated, reasoning kept apart, sources dropped");
+  assert.deepEqual(
+    from[0],
+    { role: "assistant", content: "ab", reasoning_content: "thinking…" },
+    "texts concatenated, reasoning kept apart, sources dropped",
+  );
   assert.deepEqual(from[1], { role: "assistant", content: "found" }, "provider-executed call and result dropped");
   const png = { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } };
   assert.deepEqual(from[2].content, [png, png, png], "bytes, a data: URL and tagged data all → a data URL, PNG sniffed");
-  assert.deepEqual(from[3].tool_calls.map((c) => c.function.arguments), ['{"x":1}', "{}", "{}"], "arguments that are no JSON object → {}, as @ai-sdk/openai");
+  assert.deepEqual(
+    from[3].tool_calls.map((c) => c.function.arguments),
+    ['{"x":1}', "{}", "{}"],
+    "arguments that are no JSON object → {}, as @ai-sdk/openai",
+  );
   assert.equal(from.length, 8, "an approval response is no result");
   assert.equal(from[4].content, '{"error":"boom"}', "an error as @ai-sdk/openai 4 sends it");
   assert.equal(from[5].content, '[{"type":"text","text":"hi"}]', "content output JSON-encoded");
   assert.equal(from[6].content, "not now", "a denial is its reason");
-  assert.deepEqual(from[7].content, [{ type: "file", file: { file_id: "file-9" } }, { type: "image_url", image_url: { url: "https://x/a.jpg" } }]);
+  assert.deepEqual(from[7].content, [
+    { type: "file", file: { file_id: "file-9" } },
+    { type: "image_url", image_url: { url: "https://x/a.jpg" } },
+  ]);
 
   const to = toModelMessages([
-    { role: "developer", content: [{ type: "text", text: "rule 1" }, { type: "text", text: "rule 2" }] },
+    {
+      role: "developer",
+      content: [
+        { type: "text", text: "rule 1" },
+        { type: "text", text: "rule 2" },
+      ],
+    },
     { role: "user", name: "alice", content: "hi" },
-    { role: "assistant", content: [{ type: "text", text: "no" }, { type: "refusal", refusal: "I can't." }], tool_calls: [{ id: "k", type: "function", function: { name: "f", arguments: "{bad json" } }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "no" },
+        { type: "refusal", refusal: "I can't." },
+      ],
+      tool_calls: [{ id: "k", type: "function", function: { name: "f", arguments: "{bad json" } }],
+    },
     { role: "tool", tool_call_id: "k", content: "42" },
     { role: "assistant", content: null, refusal: "Not that.", annotations: [], audio: null },
   ]);
   assertSchema([...to.instructions, ...to.messages]);
   assert.deepEqual(to.instructions, [{ role: "system", content: "rule 1\nrule 2" }], "developer → instructions");
   assert.deepEqual(to.messages[0], { role: "user", content: "hi" }, "name dropped");
-  assert.deepEqual(to.messages[1].content.map((p) => p.text ?? p.input), ["no", "I can't.", "{bad json"], "refusal → text; non-JSON arguments kept raw");
+  assert.deepEqual(
+    to.messages[1].content.map((p) => p.text ?? p.input),
+    ["no", "I can't.", "{bad json"],
+    "refusal → text; non-JSON arguments kept raw",
+  );
   assert.deepEqual(to.messages[2].content[0].output, { type: "text", value: "42" }, "only JSON objects/arrays become json output");
-  assert.deepEqual(to.messages[3], { role: "assistant", content: [{ type: "text", text: "Not that." }] }, "a refusal string is the text; response-only fields dropped");
+  assert.deepEqual(
+    to.messages[3],
+    { role: "assistant", content: [{ type: "text", text: "Not that." }] },
+    "a refusal string is the text; response-only fields dropped",
+  );
 });
 
 const expectError = (f, code, pattern) => {
@@ -213,14 +332,41 @@ test("fromModelMessages errors", () => {
   expectError(() => fromModelMessages(user("plain string part")), "INVALID_CONTENT");
   expectError(() => fromModelMessages(user({ type: "image", image: 42 })), "INVALID_CONTENT", /data must be/);
   expectError(() => fromModelMessages(user({ type: "file", data: PDF })), "INVALID_CONTENT", /mediaType/);
-  expectError(() => fromModelMessages(user({ type: "file", data: "https://x/a.wav", mediaType: "audio/wav" })), "INVALID_CONTENT", /input_audio/);
-  expectError(() => fromModelMessages(user({ type: "file", data: new URL("https://x/a.pdf"), mediaType: "application/pdf" })), "INVALID_CONTENT", /not a URL/);
-  expectError(() => fromModelMessages(user({ type: "file", data: { type: "text", text: "a doc" }, mediaType: "text/plain" })), "INVALID_CONTENT", /inline text/);
-  expectError(() => fromModelMessages(user({ type: "file", data: { type: "reference", reference: { anthropic: "f" } }, mediaType: "application/pdf" })), "INVALID_CONTENT", /openai file id/);
-  expectError(() => fromModelMessages(user({ type: "file", data: { type: "data", data: "data:image/png;base64,xx" }, mediaType: "image/png" })), "INVALID_CONTENT");
+  expectError(
+    () => fromModelMessages(user({ type: "file", data: "https://x/a.wav", mediaType: "audio/wav" })),
+    "INVALID_CONTENT",
+    /input_audio/,
+  );
+  expectError(
+    () => fromModelMessages(user({ type: "file", data: new URL("https://x/a.pdf"), mediaType: "application/pdf" })),
+    "INVALID_CONTENT",
+    /not a URL/,
+  );
+  expectError(
+    () => fromModelMessages(user({ type: "file", data: { type: "text", text: "a doc" }, mediaType: "text/plain" })),
+    "INVALID_CONTENT",
+    /inline text/,
+  );
+  expectError(
+    () =>
+      fromModelMessages(user({ type: "file", data: { type: "reference", reference: { anthropic: "f" } }, mediaType: "application/pdf" })),
+    "INVALID_CONTENT",
+    /openai file id/,
+  );
+  expectError(
+    () => fromModelMessages(user({ type: "file", data: { type: "data", data: "data:image/png;base64,xx" }, mediaType: "image/png" })),
+    "INVALID_CONTENT",
+  );
   expectError(() => fromModelMessages([{ role: "assistant", content: [{ type: "video", url: "x" }] }]), "INVALID_CONTENT");
   expectError(() => fromModelMessages([{ role: "tool", content: [{ type: "text", text: "x" }] }]), "INVALID_CONTENT");
-  expectError(() => fromModelMessages([{ role: "tool", content: [{ type: "tool-result", toolCallId: "a", toolName: "f", output: { type: "blob", value: 1 } }] }]), "INVALID_CONTENT", /tool output type/);
+  expectError(
+    () =>
+      fromModelMessages([
+        { role: "tool", content: [{ type: "tool-result", toolCallId: "a", toolName: "f", output: { type: "blob", value: 1 } }] },
+      ]),
+    "INVALID_CONTENT",
+    /tool output type/,
+  );
   expectError(() => fromModelMessages([{ role: "system", content: [{ type: "text", text: "x" }] }]), "INVALID_CONTENT");
   expectError(() => fromModelMessages([{ role: "user", content: 7 }]), "INVALID_CONTENT");
   expectError(() => fromModelMessages([{ role: "developer", content: "x" }]), "INVALID_ROLE");
@@ -239,9 +385,21 @@ test("toModelMessages: a context's recall block goes into the newest user turn, 
     { role: "user", content: [{ type: "text", text: "Which hostel?" }] },
   ];
   const { instructions, messages: turns } = toModelMessages(messages);
-  assert.deepEqual(instructions.map((m) => m.content), [SYSTEM, "[Conversation memory] 40 earlier messages are not shown."]);
-  assert.deepEqual(turns.at(-1), { role: "user", content: [{ type: "text", text: block }, { type: "text", text: "Which hostel?" }] });
-  assert.deepEqual(turns.slice(0, 2), [{ role: "user", content: "Hi" }, { role: "assistant", content: [{ type: "text", text: "Hello!" }] }]);
+  assert.deepEqual(
+    instructions.map((m) => m.content),
+    [SYSTEM, "[Conversation memory] 40 earlier messages are not shown."],
+  );
+  assert.deepEqual(turns.at(-1), {
+    role: "user",
+    content: [
+      { type: "text", text: block },
+      { type: "text", text: "Which hostel?" },
+    ],
+  });
+  assert.deepEqual(turns.slice(0, 2), [
+    { role: "user", content: "Hi" },
+    { role: "assistant", content: [{ type: "text", text: "Hello!" }] },
+  ]);
   // With no user turn after it, it stays an instruction.
   assert.equal(toModelMessages(messages.slice(0, 5)).instructions.length, 3);
 });
@@ -252,8 +410,14 @@ test("toModelMessages errors", () => {
   expectError(() => toModelMessages(user({ type: "image_url", image_url: {} })), "INVALID_CONTENT");
   expectError(() => toModelMessages(user({ type: "input_audio", input_audio: {} })), "INVALID_CONTENT");
   expectError(() => toModelMessages(user({ type: "file", file: { file_data: "not a data url" } })), "INVALID_CONTENT", /data URL/);
-  expectError(() => toModelMessages([{ role: "system", content: [{ type: "image_url", image_url: { url: "https://x" } }] }]), "INVALID_CONTENT");
-  expectError(() => toModelMessages([{ role: "assistant", content: [{ type: "image_url", image_url: { url: "https://x" } }] }]), "INVALID_CONTENT");
+  expectError(
+    () => toModelMessages([{ role: "system", content: [{ type: "image_url", image_url: { url: "https://x" } }] }]),
+    "INVALID_CONTENT",
+  );
+  expectError(
+    () => toModelMessages([{ role: "assistant", content: [{ type: "image_url", image_url: { url: "https://x" } }] }]),
+    "INVALID_CONTENT",
+  );
   expectError(() => toModelMessages([{ role: "assistant", content: null, tool_calls: [{ id: "a", type: "custom" }] }]), "INVALID_CONTENT");
   expectError(() => toModelMessages([{ role: "tool", tool_call_id: "nope", content: "x" }]), "TOOL_RESULT_WITHOUT_CALL");
   expectError(() => toModelMessages([{ role: "function", content: "x" }]), "INVALID_ROLE");
@@ -277,27 +441,53 @@ test("a tool loop with ai 7: generateText on toModelMessages(context), its steps
   await memory.add({ role: "user", content: "Book the panda base for Day 2." });
   const prompts = [];
   let step = 0;
-  const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } };
+  const usage = {
+    inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 5, text: 5, reasoning: undefined },
+  };
   const model = new MockLanguageModelV4({
     supportedUrls: { "*/*": [/^https?:/] },
     doGenerate: async (options) => {
       prompts.push(options.prompt);
-      if (step++ === 0) return { content: [{ type: "tool-call", toolCallId: "call_9", toolName: "book", input: '{"place":"大熊猫基地","day":2}' }], finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [] };
-      return { content: [{ type: "reasoning", text: "booked" }, { type: "text", text: "Booked: 大熊猫基地, Day 2." }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
+      if (step++ === 0)
+        return {
+          content: [{ type: "tool-call", toolCallId: "call_9", toolName: "book", input: '{"place":"大熊猫基地","day":2}' }],
+          finishReason: { unified: "tool-calls", raw: "tool_calls" },
+          usage,
+          warnings: [],
+        };
+      return {
+        content: [
+          { type: "reasoning", text: "booked" },
+          { type: "text", text: "Booked: 大熊猫基地, Day 2." },
+        ],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage,
+        warnings: [],
+      };
     },
   });
   const ctx = await memory.buildContext({ maxTokens: 4000 });
   const result = await generateText({
     model,
     ...toModelMessages(ctx.messages),
-    tools: { book: tool({ inputSchema: z.object({ place: z.string(), day: z.number() }), execute: async ({ place, day }) => ({ ok: true, place, day }) }) },
+    tools: {
+      book: tool({
+        inputSchema: z.object({ place: z.string(), day: z.number() }),
+        execute: async ({ place, day }) => ({ ok: true, place, day }),
+      }),
+    },
     stopWhen: isStepCount(3),
   });
   assert.equal(result.text, "Booked: 大熊猫基地, Day 2.");
   assert.equal(prompts[0].filter((m) => m.role === "tool").length, 2, "the SDK took both tool messages");
   const added = fromModelMessages(result.steps.flatMap((s) => s.response.messages));
   assert.deepEqual(added, [
-    { role: "assistant", content: null, tool_calls: [{ id: "call_9", type: "function", function: { name: "book", arguments: '{"place":"大熊猫基地","day":2}' } }] },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_9", type: "function", function: { name: "book", arguments: '{"place":"大熊猫基地","day":2}' } }],
+    },
     { role: "tool", tool_call_id: "call_9", content: '{"ok":true,"place":"大熊猫基地","day":2}' },
     { role: "assistant", content: "Booked: 大熊猫基地, Day 2.", reasoning_content: "booked" },
   ]);

@@ -9,7 +9,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { generateText, streamText, tool, isStepCount, wrapLanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { generateText as generateText6, streamText as streamText6, wrapLanguageModel as wrap6, tool as tool6, stepCountIs as stepCountIs6, jsonSchema as jsonSchema6 } from "ai6";
+import {
+  generateText as generateText6,
+  streamText as streamText6,
+  wrapLanguageModel as wrap6,
+  tool as tool6,
+  stepCountIs as stepCountIs6,
+  jsonSchema as jsonSchema6,
+} from "ai6";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAI as createOpenAI3 } from "ai-sdk-openai3";
 import { z } from "zod";
@@ -23,14 +30,32 @@ const assistant = (content) => ({ role: "assistant", content });
 const INSTRUCTIONS = "You are a weather assistant. Answer briefly.";
 
 // The weather tool and the two-step script: both cities at once, then the answer built from the results the request carried.
-const weather = tool({ description: "Weather in a city", inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => ({ city, sky: city === "Paris" ? "sunny" : "rain" }) });
-const twoCities = { toolCalls: [{ id: "call_p", name: "weather", arguments: { city: "Paris" } }, { id: "call_t", name: "weather", arguments: { city: "Tokyo" } }] };
+const weather = tool({
+  description: "Weather in a city",
+  inputSchema: z.object({ city: z.string() }),
+  execute: async ({ city }) => ({ city, sky: city === "Paris" ? "sunny" : "rain" }),
+});
+const twoCities = {
+  toolCalls: [
+    { id: "call_p", name: "weather", arguments: { city: "Paris" } },
+    { id: "call_t", name: "weather", arguments: { city: "Tokyo" } },
+  ],
+};
 const fromResults = ({ body }) => {
-  const results = body.messages ? body.messages.filter((m) => m.role === "tool").map((m) => JSON.parse(m.content)) : body.input.filter((i) => i.type === "function_call_output").map((i) => JSON.parse(i.output));
+  const results = body.messages
+    ? body.messages.filter((m) => m.role === "tool").map((m) => JSON.parse(m.content))
+    : body.input.filter((i) => i.type === "function_call_output").map((i) => JSON.parse(i.output));
   return results.map((r) => `${r.city}: ${r.sky}.`).join(" ");
 };
 const toolTurn = [
-  { role: "assistant", content: null, tool_calls: [{ id: "call_p", type: "function", function: { name: "weather", arguments: '{"city":"Paris"}' } }, { id: "call_t", type: "function", function: { name: "weather", arguments: '{"city":"Tokyo"}' } }] },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [
+      { id: "call_p", type: "function", function: { name: "weather", arguments: '{"city":"Paris"}' } },
+      { id: "call_t", type: "function", function: { name: "weather", arguments: '{"city":"Tokyo"}' } },
+    ],
+  },
   { role: "tool", tool_call_id: "call_p", content: '{"city":"Paris","sky":"sunny"}' },
   { role: "tool", tool_call_id: "call_t", content: '{"city":"Tokyo","sky":"rain"}' },
   assistant("Paris: sunny. Tokyo: rain."),
@@ -43,7 +68,10 @@ for (const provider of ["chat", "responses"]) {
     assert.equal(r1.text, "Hello! How can I help?");
     const r2 = await generateText({ model: s.model, instructions: INSTRUCTIONS, prompt: "Weather in Paris?" });
     assert.equal(r2.text, "It is sunny in Paris.");
-    const held = await assertSound(s, { requests: 2, stored: [user("Hi"), assistant("Hello! How can I help?"), user("Weather in Paris?"), assistant("It is sunny in Paris.")] });
+    const held = await assertSound(s, {
+      requests: 2,
+      stored: [user("Hi"), assistant("Hello! How can I help?"), user("Weather in Paris?"), assistant("It is sunny in Paris.")],
+    });
     // The second request carried the first turn, from memory, after the instructions.
     assert.deepEqual(sentTurns(s.api, 1), [["system", INSTRUCTIONS], ...held.slice(0, 3).map((m) => [m.role, m.content])]);
     assert.deepEqual(r2.providerMetadata.agentMemory, s.reports[1]);
@@ -54,7 +82,10 @@ for (const provider of ["chat", "responses"]) {
   });
 
   test(`${provider}: streamText stores the answer when the stream finishes, before its finish part`, async (t) => {
-    const s = await setup(t, { provider, script: ["Hello there, traveller!", { content: "Rain in Tokyo.", usage: { input: 120, cached: 64, output: 9 } }] });
+    const s = await setup(t, {
+      provider,
+      script: ["Hello there, traveller!", { content: "Rain in Tokyo.", usage: { input: 120, cached: 64, output: 9 } }],
+    });
     const a = streamText({ model: s.model, instructions: INSTRUCTIONS, prompt: "Hi" });
     assert.equal(await a.text, "Hello there, traveller!");
     const b = streamText({ model: s.model, instructions: INSTRUCTIONS, messages: [user("Tokyo?")] });
@@ -62,7 +93,10 @@ for (const provider of ["chat", "responses"]) {
     for await (const part of b.fullStream) if (part.type === "finish-step") finish = part;
     assert.equal(finish.providerMetadata.agentMemory.status, "finished");
     assert.deepEqual(finish.providerMetadata.agentMemory.response, s.reports[1].response);
-    await assertSound(s, { requests: 2, stored: [user("Hi"), assistant("Hello there, traveller!"), user("Tokyo?"), assistant("Rain in Tokyo.")] });
+    await assertSound(s, {
+      requests: 2,
+      stored: [user("Hi"), assistant("Hello there, traveller!"), user("Tokyo?"), assistant("Rain in Tokyo.")],
+    });
     const gpt4o = s.memory.stats().cost.byModel.find((m) => m.model === "gpt-4o");
     assert.equal(gpt4o.cachedPromptTokens, 64, "cache reads reach the ledger");
     if (provider === "chat") assert.equal(s.api.requests[1].body.stream_options.include_usage, true);
@@ -71,16 +105,35 @@ for (const provider of ["chat", "responses"]) {
   for (const mode of ["generateText", "streamText"]) {
     test(`${provider}: a two-step tool loop (${mode}, stopWhen): the call, both results and the answer, each once`, async (t) => {
       const s = await setup(t, { provider, script: [twoCities, fromResults] });
-      const options = { model: s.model, instructions: INSTRUCTIONS, prompt: "Weather in Paris and Tokyo?", tools: { weather }, stopWhen: isStepCount(3) };
+      const options = {
+        model: s.model,
+        instructions: INSTRUCTIONS,
+        prompt: "Weather in Paris and Tokyo?",
+        tools: { weather },
+        stopWhen: isStepCount(3),
+      };
       const text = mode === "generateText" ? (await generateText(options)).text : await streamText(options).text;
       assert.equal(text, "Paris: sunny. Tokyo: rain.");
       await assertSound(s, { requests: 2, stored: [user("Weather in Paris and Tokyo?"), ...toolTurn] });
-      assert.deepEqual(s.reports.map((r) => [r.prompt.length, r.response.length]), [[1, 1], [2, 1]], "step 2 stored the two results it carried");
+      assert.deepEqual(
+        s.reports.map((r) => [r.prompt.length, r.response.length]),
+        [
+          [1, 1],
+          [2, 1],
+        ],
+        "step 2 stored the two results it carried",
+      );
     });
   }
 
   test(`${provider}: an aborted stream keeps the text it streamed, once, and charges nothing`, async (t) => {
-    const s = await setup(t, { provider, script: [{ content: "Let me think about the weather in Paris for you today.", stream: { stallAfter: provider === "chat" ? 5 : 8 } }, "Sunny."] });
+    const s = await setup(t, {
+      provider,
+      script: [
+        { content: "Let me think about the weather in Paris for you today.", stream: { stallAfter: provider === "chat" ? 5 : 8 } },
+        "Sunny.",
+      ],
+    });
     const abort = new AbortController();
     let seen = "";
     const stream = streamText({ model: s.model, prompt: "Paris?", abortSignal: abort.signal, onError: () => {} });
@@ -93,17 +146,40 @@ for (const provider of ["chat", "responses"]) {
     assert.equal(s.reports[0].status, "aborted");
     assert.equal(s.reports[0].usd, undefined);
     const partial = (await conversation(s.memory))[1].content;
-    assert.ok(partial.startsWith(seen) && "Let me think about the weather in Paris for you today.".startsWith(partial), JSON.stringify([partial, seen]));
+    assert.ok(
+      partial.startsWith(seen) && "Let me think about the weather in Paris for you today.".startsWith(partial),
+      JSON.stringify([partial, seen]),
+    );
     // The next turn goes on from there.
     assert.equal((await generateText({ model: s.model, prompt: "And now?" })).text, "Sunny.");
-    assert.deepEqual(sentTurns(s.api, 1), [["user", "Paris?"], ["assistant", partial], ["user", "And now?"]], "the partial answer is in the next context");
+    assert.deepEqual(
+      sentTurns(s.api, 1),
+      [
+        ["user", "Paris?"],
+        ["assistant", partial],
+        ["user", "And now?"],
+      ],
+      "the partial answer is in the next context",
+    );
     assert.deepEqual(s.api.rejected(), []);
-    assert.deepEqual((await conversation(s.memory)).map((m) => m.content), ["Paris?", partial, "And now?", "Sunny."]);
+    assert.deepEqual(
+      (await conversation(s.memory)).map((m) => m.content),
+      ["Paris?", partial, "And now?", "Sunny."],
+    );
   });
 
   test(`${provider}: a stream whose connection drops keeps the text that came, not its unfinished tool call, and says so`, async (t) => {
     // The stream stalls after the text and the start of a tool call; then the server goes away.
-    const s = await setup(t, { provider, script: [{ content: "Checking the weather now.", toolCalls: [{ name: "weather", arguments: { city: "Paris" } }], stream: { stallAfter: provider === "chat" ? 7 : 13 } }] });
+    const s = await setup(t, {
+      provider,
+      script: [
+        {
+          content: "Checking the weather now.",
+          toolCalls: [{ name: "weather", arguments: { city: "Paris" } }],
+          stream: { stallAfter: provider === "chat" ? 7 : 13 },
+        },
+      ],
+    });
     const stream = streamText({ model: s.model, prompt: "Paris?", tools: { weather }, onError: () => {} });
     let text = "";
     const read = async () => {
@@ -114,8 +190,15 @@ for (const provider of ["chat", "responses"]) {
     };
     await assert.rejects(read(), /Failed to process successful response/, "the provider's error reaches the app as it is");
     assert.equal(text, "Checking the weather now.");
-    assert.deepEqual(s.reports.map((r) => [r.status, r.response.length, r.droppedToolCalls]), [["failed", 1, 1]]);
-    assert.deepEqual(await conversation(s.memory), [user("Paris?"), assistant("Checking the weather now.")], "no call left waiting for a result");
+    assert.deepEqual(
+      s.reports.map((r) => [r.status, r.response.length, r.droppedToolCalls]),
+      [["failed", 1, 1]],
+    );
+    assert.deepEqual(
+      await conversation(s.memory),
+      [user("Paris?"), assistant("Checking the weather now.")],
+      "no call left waiting for a result",
+    );
   });
 }
 
@@ -125,8 +208,18 @@ for (const provider of ["chat", "responses"]) {
 // items it would without.
 for (const store of [true, false]) {
   test(`responses: a reasoning model's tool loop sends back the items it would without memory (store: ${store})`, async (t) => {
-    const script = () => [{ reasoning: "Both cities: two calls.", ...twoCities, usage: { input: 90, output: 60, reasoning: 40 } }, fromResults];
-    const options = { prompt: "Weather in Paris and Tokyo?", tools: { weather }, stopWhen: isStepCount(3), providerOptions: { openai: { reasoningSummary: "auto", ...(store ? {} : { store: false, include: ["reasoning.encrypted_content"] }) } } };
+    const script = () => [
+      { reasoning: "Both cities: two calls.", ...twoCities, usage: { input: 90, output: 60, reasoning: 40 } },
+      fromResults,
+    ];
+    const options = {
+      prompt: "Weather in Paris and Tokyo?",
+      tools: { weather },
+      stopWhen: isStepCount(3),
+      providerOptions: {
+        openai: { reasoningSummary: "auto", ...(store ? {} : { store: false, include: ["reasoning.encrypted_content"] }) },
+      },
+    };
     const plain = await startFakeOpenAI({ script: script() });
     t.after(() => plain.close());
     const bare = createOpenAI({ baseURL: plain.url, apiKey: plain.apiKey });
@@ -134,9 +227,16 @@ for (const store of [true, false]) {
 
     const s = await setup(t, { provider: "responses", modelId: "o4-mini", memory: { model: "o4-mini" }, script: script() });
     assert.equal((await generateText({ model: s.model, ...options })).text, "Paris: sunny. Tokyo: rain.");
-    const items = (api) => api.requests[1].body.input.map((i) => [i.type ?? i.role, i.id?.split("_")[0], i.encrypted_content !== undefined]);
+    const items = (api) =>
+      api.requests[1].body.input.map((i) => [i.type ?? i.role, i.id?.split("_")[0], i.encrypted_content !== undefined]);
     assert.deepEqual(items(s.api), items(plain));
-    assert.deepEqual(items(s.api).slice(1, 3).map(([type]) => type), [store ? "item_reference" : "reasoning", "function_call"], "the reasoning item, then the call it produced");
+    assert.deepEqual(
+      items(s.api)
+        .slice(1, 3)
+        .map(([type]) => type),
+      [store ? "item_reference" : "reasoning", "function_call"],
+      "the reasoning item, then the call it produced",
+    );
     const held = await assertSound(s, { requests: 2, stored: [user("Weather in Paris and Tokyo?"), ...toolTurn] });
     assert.equal(held[1].reasoning_content, "Both cities: two calls.");
   });
@@ -173,14 +273,27 @@ test("procedures: rules in the prompt, their tools beside the call's (the call's
   await s.memory.setProcedures({
     rules: ["Always answer in metric units."],
     tools: [
-      { type: "function", function: { name: "lookup", description: "Look up a travel fact", parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } } },
+      {
+        type: "function",
+        function: {
+          name: "lookup",
+          description: "Look up a travel fact",
+          parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+        },
+      },
       { type: "function", function: { name: "weather", description: "stale definition", parameters: { type: "object", properties: {} } } },
     ],
   });
   const r = await generateText({ model: s.model, prompt: "Do I need a visa?", tools: { weather }, stopWhen: isStepCount(2) });
   assert.equal(r.text, "No visa needed.");
   const first = s.api.requests[0].body;
-  assert.deepEqual(first.tools.map((t) => [t.function.name, t.function.description]), [["weather", "Weather in a city"], ["lookup", "Look up a travel fact"]]);
+  assert.deepEqual(
+    first.tools.map((t) => [t.function.name, t.function.description]),
+    [
+      ["weather", "Weather in a city"],
+      ["lookup", "Look up a travel fact"],
+    ],
+  );
   assert.ok(first.messages.some((m) => m.role === "system" && m.content.includes("Always answer in metric units.")));
   // No execute for a procedure's tool: the SDK answered the call with an error result, stored like any result.
   const held = await conversation(s.memory);
@@ -190,10 +303,15 @@ test("procedures: rules in the prompt, their tools beside the call's (the call's
 
 test("without procedureTools only the call's tools go; without tools none", async (t) => {
   const s = await setup(t, { script: ["a", "b"], middleware: { procedureTools: false } });
-  await s.memory.setProcedures({ tools: [{ type: "function", function: { name: "lookup", parameters: { type: "object", properties: {} } } }] });
+  await s.memory.setProcedures({
+    tools: [{ type: "function", function: { name: "lookup", parameters: { type: "object", properties: {} } } }],
+  });
   await generateText({ model: s.model, prompt: "x", tools: { weather } });
   await generateText({ model: s.model, prompt: "y" });
-  assert.deepEqual(s.api.requests[0].body.tools.map((t) => t.function.name), ["weather"]);
+  assert.deepEqual(
+    s.api.requests[0].body.tools.map((t) => t.function.name),
+    ["weather"],
+  );
   assert.equal(s.api.requests[1].body.tools, undefined);
 });
 
@@ -226,7 +344,10 @@ test("a memory failure is never swallowed: before the call nothing is sent, afte
   await assert.rejects(stream.text, { name: "MemoryError", code: "STORAGE_ERROR" }, "the stream errors with memory's error");
   storage.failing = false;
   // What was stored is intact: the turns, no answer; a later call goes on from there.
-  assert.deepEqual((await conversation(s.memory)).map((m) => m.content), ["Hi", "Hi again"]);
+  assert.deepEqual(
+    (await conversation(s.memory)).map((m) => m.content),
+    ["Hi", "Hi again"],
+  );
 });
 
 test("ai 6 (LanguageModelV3, @ai-sdk/openai 3): generateText, streamText and a tool loop", async (t) => {
@@ -235,16 +356,37 @@ test("ai 6 (LanguageModelV3, @ai-sdk/openai 3): generateText, streamText and a t
   const openai = createOpenAI3({ baseURL: api.url, apiKey: api.apiKey });
   const memory = await MemoryController.create({ model: "gpt-4o" });
   const reports = [];
-  const model = wrap6({ model: openai.chat("gpt-4o"), middleware: memoryMiddleware(memory, { specificationVersion: "v3", onStored: (r) => reports.push(r) }) });
-  const weather6 = tool6({ inputSchema: jsonSchema6({ type: "object", properties: { city: { type: "string" } }, required: ["city"] }), execute: async ({ city }) => ({ city, sky: city === "Paris" ? "sunny" : "rain" }) });
+  const model = wrap6({
+    model: openai.chat("gpt-4o"),
+    middleware: memoryMiddleware(memory, { specificationVersion: "v3", onStored: (r) => reports.push(r) }),
+  });
+  const weather6 = tool6({
+    inputSchema: jsonSchema6({ type: "object", properties: { city: { type: "string" } }, required: ["city"] }),
+    execute: async ({ city }) => ({ city, sky: city === "Paris" ? "sunny" : "rain" }),
+  });
   assert.equal((await generateText6({ model, system: INSTRUCTIONS, prompt: "Hi" })).text, "Hello!");
-  assert.equal(await streamText6({ model, system: INSTRUCTIONS, prompt: "Weather in Paris and Tokyo?", tools: { weather: weather6 }, stopWhen: stepCountIs6(3) }).text, "Paris: sunny. Tokyo: rain.");
-  await assertSound({ api, memory, reports }, { requests: 3, stored: [user("Hi"), assistant("Hello!"), user("Weather in Paris and Tokyo?"), ...toolTurn] });
+  assert.equal(
+    await streamText6({
+      model,
+      system: INSTRUCTIONS,
+      prompt: "Weather in Paris and Tokyo?",
+      tools: { weather: weather6 },
+      stopWhen: stepCountIs6(3),
+    }).text,
+    "Paris: sunny. Tokyo: rain.",
+  );
+  await assertSound(
+    { api, memory, reports },
+    { requests: 3, stored: [user("Hi"), assistant("Hello!"), user("Weather in Paris and Tokyo?"), ...toolTurn] },
+  );
 });
 
 test("response parts a chat message cannot hold are left out, never a failed call: sources, files, custom and unknown parts", async () => {
   const memory = await MemoryController.create({ model: "gpt-4o" });
-  const usage = { inputTokens: { total: 12, noCache: 12, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 4, text: 4, reasoning: undefined } };
+  const usage = {
+    inputTokens: { total: 12, noCache: 12, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 4, text: 4, reasoning: undefined },
+  };
   const content = [
     { type: "source", sourceType: "url", id: "s1", url: "https://weather.example" },
     { type: "text", text: "Sunny, " },
@@ -254,7 +396,9 @@ test("response parts a chat message cannot hold are left out, never a failed cal
     { type: "text", text: "21°C." },
   ];
   const model = wrapLanguageModel({
-    model: new MockLanguageModelV4({ doGenerate: async () => ({ content, finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) }),
+    model: new MockLanguageModelV4({
+      doGenerate: async () => ({ content, finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }),
+    }),
     middleware: memoryMiddleware(memory),
   });
   assert.equal((await generateText({ model, prompt: "Weather?" })).text, "Sunny, 21°C.");
@@ -265,19 +409,36 @@ test("the provider gets the stable layout: instructions and the memory note at t
   let now = Date.UTC(2026, 2, 1);
   const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 300 }, clock: () => (now += 60_000) });
   await memory.add(user("Our backup hotel is the hostel on Jinli street."));
-  for (let i = 0; i < 40; i++) await memory.add(i % 2 ? assistant(`Noted, day ${i}.`) : user(`Day ${i}: groceries, the gym and dinner plans.`));
-  const usage = { inputTokens: { total: 12, noCache: 12, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 4, text: 4, reasoning: undefined } };
-  const mock = new MockLanguageModelV4({ doGenerate: async () => ({ content: [{ type: "text", text: "The hostel on Jinli street." }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) });
+  for (let i = 0; i < 40; i++)
+    await memory.add(i % 2 ? assistant(`Noted, day ${i}.`) : user(`Day ${i}: groceries, the gym and dinner plans.`));
+  const usage = {
+    inputTokens: { total: 12, noCache: 12, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 4, text: 4, reasoning: undefined },
+  };
+  const mock = new MockLanguageModelV4({
+    doGenerate: async () => ({
+      content: [{ type: "text", text: "The hostel on Jinli street." }],
+      finishReason: { unified: "stop", raw: "stop" },
+      usage,
+      warnings: [],
+    }),
+  });
   const model = wrapLanguageModel({ model: mock, middleware: memoryMiddleware(memory, { maxTokens: 3000, reserveOutput: 500 }) });
   const question = "What is our backup hotel on Jinli street?";
   await generateText({ model, instructions: INSTRUCTIONS, prompt: question });
   const prompt = mock.doGenerateCalls[0].prompt;
   const firstTurn = prompt.findIndex((m) => m.role !== "system");
-  assert.ok(prompt.slice(firstTurn).every((m) => m.role !== "system"), "system text only at the top");
+  assert.ok(
+    prompt.slice(firstTurn).every((m) => m.role !== "system"),
+    "system text only at the top",
+  );
   assert.match(prompt[firstTurn - 1].content, /^\[Conversation memory\]/);
   const last = prompt.at(-1);
   assert.equal(last.role, "user");
-  assert.match(last.content[0].text, /^<memory type="knowledge">[\s\S]*\n- 2026-03-01 user: Our backup hotel is the hostel on Jinli street\./);
+  assert.match(
+    last.content[0].text,
+    /^<memory type="knowledge">[\s\S]*\n- 2026-03-01 user: Our backup hotel is the hostel on Jinli street\./,
+  );
   assert.equal(last.content.at(-1).text, question);
   assert.deepEqual(prompt.at(-2).providerOptions?.anthropic?.cacheControl, { type: "ephemeral" });
   assert.equal(prompt.filter((m) => m.providerOptions?.anthropic?.cacheControl).length, 1);
@@ -285,7 +446,11 @@ test("the provider gets the stable layout: instructions and the memory note at t
 
 test("options are checked", async (t) => {
   const memory = await MemoryController.create({ model: "gpt-4o" });
-  const bad = (options, pattern) => assert.throws(() => memoryMiddleware(memory, options), (e) => e.name === "MemoryError" && e.code === "INVALID_INPUT" && pattern.test(e.message));
+  const bad = (options, pattern) =>
+    assert.throws(
+      () => memoryMiddleware(memory, options),
+      (e) => e.name === "MemoryError" && e.code === "INVALID_INPUT" && pattern.test(e.message),
+    );
   bad({ maxToken: 5 }, /unknown option "maxToken"/);
   bad({ conversation: "whole" }, /conversation/);
   bad({ specificationVersion: "v2" }, /specificationVersion/);

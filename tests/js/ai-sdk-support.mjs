@@ -39,11 +39,16 @@ export async function setup(t, { script = [], provider = "chat", modelId = "gpt-
 }
 
 /** The conversation memory holds, system messages aside. */
-export const conversation = async (memory) => (await memory.history()).map((h) => h.message).filter((m) => m.role !== "system" && m.role !== "developer");
+export const conversation = async (memory) =>
+  (await memory.history()).map((h) => h.message).filter((m) => m.role !== "system" && m.role !== "developer");
 
 /** The checks every scenario ends with. */
 export async function assertSound({ api, memory, reports }, { requests, stored }) {
-  assert.deepEqual(api.rejected().map((r) => r.error), [], "every request valid");
+  assert.deepEqual(
+    api.rejected().map((r) => r.error),
+    [],
+    "every request valid",
+  );
   assert.equal(api.requests.length, requests, "requests made");
   assert.equal(api.remaining, 0, "every scripted turn used");
   const held = await conversation(memory);
@@ -52,7 +57,12 @@ export async function assertSound({ api, memory, reports }, { requests, stored }
   const answered = api.requests.filter((r) => r.status === 200 && !r.closed);
   const reported = answered.map((r) => r.response.usage);
   const input = reported.reduce((n, u) => n + (u.prompt_tokens ?? u.input_tokens), 0);
-  const chat = memory.stats().cost.byModel.reduce((acc, m) => ({ calls: acc.calls + m.calls, promptTokens: acc.promptTokens + m.promptTokens }), { calls: 0, promptTokens: 0 });
+  const chat = memory
+    .stats()
+    .cost.byModel.reduce((acc, m) => ({ calls: acc.calls + m.calls, promptTokens: acc.promptTokens + m.promptTokens }), {
+      calls: 0,
+      promptTokens: 0,
+    });
   assert.deepEqual(chat, { calls: answered.length, promptTokens: input }, "usage charged once per answered request");
   assert.equal(reports.filter((r) => r.usd !== undefined).length, answered.length);
   return held;
@@ -62,7 +72,8 @@ export async function assertSound({ api, memory, reports }, { requests, stored }
 export function sentTurns(api, i) {
   const body = api.requests[i].body;
   const text = (c) => (typeof c === "string" ? c : (c ?? []).map((p) => p.text ?? "").join(""));
-  if (body.messages) return body.messages.map((m) => [m.role, m.tool_calls ? m.tool_calls.map((c) => c.function.name).join() : text(m.content)]);
+  if (body.messages)
+    return body.messages.map((m) => [m.role, m.tool_calls ? m.tool_calls.map((c) => c.function.name).join() : text(m.content)]);
   const turns = [];
   if (body.instructions) turns.push(["system", body.instructions]);
   for (const item of body.input) {
@@ -124,7 +135,15 @@ export async function startRoute(model, { instructions, tools, stopWhen } = {}) 
     const { messages } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
     const abort = new AbortController();
     res.on("close", () => res.writableFinished || abort.abort());
-    const result = streamText({ model, instructions, messages: await convertToModelMessages(messages), tools, stopWhen, abortSignal: abort.signal, onError: () => {} });
+    const result = streamText({
+      model,
+      instructions,
+      messages: await convertToModelMessages(messages),
+      tools,
+      stopWhen,
+      abortSignal: abort.signal,
+      onError: () => {},
+    });
     const response = result.toUIMessageStreamResponse({ originalMessages: messages });
     res.writeHead(response.status, Object.fromEntries(response.headers));
     try {

@@ -81,7 +81,15 @@ test("a tail that starts inside a tool group, or holds only a single match, read
 
 // ---------------------------------------------------------------- through the middleware
 
-const mock = () => new MockLanguageModelV4({ doGenerate: async () => ({ content: [{ type: "text", text: "Noted." }], finishReason: { unified: "stop", raw: "stop" }, usage: { inputTokens: { total: 10 }, outputTokens: { total: 2 } }, warnings: [] }) });
+const mock = () =>
+  new MockLanguageModelV4({
+    doGenerate: async () => ({
+      content: [{ type: "text", text: "Noted." }],
+      finishReason: { unified: "stop", raw: "stop" },
+      usage: { inputTokens: { total: 10 }, outputTokens: { total: 2 } },
+      warnings: [],
+    }),
+  });
 
 async function held(n) {
   const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 4000 } });
@@ -105,9 +113,17 @@ test("the middleware over 400 held messages: whole conversation, new turn, windo
   const call = async (why, messages, holds, { widens = false } = {}) => {
     limits.length = 0;
     const r = await generateText({ model, messages: toModelMessages(messages).messages });
-    assert.deepEqual(prints(await chat()), prints([...holds, { role: "assistant", content: r.text }]), `${why}: memory holds the conversation once`);
+    assert.deepEqual(
+      prints(await chat()),
+      prints([...holds, { role: "assistant", content: r.text }]),
+      `${why}: memory holds the conversation once`,
+    );
     assert.ok(limits.length > 0 && limits.every((l) => Number.isFinite(l)), `${why}: read a page at a time (${limits})`);
-    assert.equal(limits.some((l) => l > 8), widens, `${why}: ${widens ? "read more than" : "placed by"} the newest 8 (${limits})`);
+    assert.equal(
+      limits.some((l) => l > 8),
+      widens,
+      `${why}: ${widens ? "read more than" : "placed by"} the newest 8 (${limits})`,
+    );
   };
   let client = await chat();
   const turn = (content) => ({ role: "user", content });

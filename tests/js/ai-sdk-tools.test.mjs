@@ -21,7 +21,8 @@ test("remember, recall turns later, a refused forget, a real one: through the AI
       "Chengdu in spring: mild, around 20°C.",
       "Try the hot pot and the dan dan noodles.",
       { toolCalls: [{ name: "recall", arguments: { query: "allergic food" } }] },
-      ({ body }) => (lastTool(body).includes("The user is allergic to peanuts.") ? "Avoid 宫保鸡丁: it has peanuts." : `No idea: ${lastTool(body)}`),
+      ({ body }) =>
+        lastTool(body).includes("The user is allergic to peanuts.") ? "Avoid 宫保鸡丁: it has peanuts." : `No idea: ${lastTool(body)}`,
       { toolCalls: [{ name: "forget", arguments: { id: "f-not-ours" } }] },
       ({ body }) => lastTool(body),
     ],
@@ -39,7 +40,10 @@ test("remember, recall turns later, a refused forget, a real one: through the AI
   assert.equal((await s.memory.facts()).length, 1, "nothing forgotten");
   // The model saw the tools as memory defines them, counted in the context.
   const request = s.api.requests[0].body;
-  assert.deepEqual(request.tools.map((t) => [t.function.name, t.function.parameters]), s.memory.toolDefinitions().map((d) => [d.function.name, d.function.parameters]));
+  assert.deepEqual(
+    request.tools.map((t) => [t.function.name, t.function.parameters]),
+    s.memory.toolDefinitions().map((d) => [d.function.name, d.function.parameters]),
+  );
   assert.deepEqual(s.api.rejected(), []);
 
   // The fact's own id works; the app's code can forget with it too.
@@ -52,7 +56,10 @@ test("the model's mistakes come back as text it can act on; the app's as MemoryE
   const tools = memoryTools(memory);
   assert.match(await tools.remember.execute({ txt: "x" }), /^Error: .*Nothing was changed\.$/);
   assert.match(await tools.recall.execute(null), /^Error: /);
-  await assert.rejects(memoryTools(memory, { recallTokens: 10 }).recall.execute({ query: "x" }), { name: "MemoryError", code: "INVALID_INPUT" });
+  await assert.rejects(memoryTools(memory, { recallTokens: 10 }).recall.execute({ query: "x" }), {
+    name: "MemoryError",
+    code: "INVALID_INPUT",
+  });
   assert.throws(() => memoryTools({}), { name: "MemoryError", code: "INVALID_INPUT" });
   assert.throws(() => memoryTools(memory, { recall: 5 }), { name: "MemoryError", code: "INVALID_INPUT" });
   // A recall within a smaller budget.
@@ -61,22 +68,39 @@ test("the model's mistakes come back as text it can act on; the app's as MemoryE
 });
 
 test("streamText and ai 6 take the same tool set", async (t) => {
-  const s = await setup(t, { script: [{ toolCalls: [{ name: "remember", arguments: { text: "Home city: Chengdu.", key: "home" } }] }, "Saved."] });
-  assert.equal(await streamText({ model: s.model, prompt: "I live in Chengdu.", tools: memoryTools(s.memory), stopWhen: isStepCount(2) }).text, "Saved.");
+  const s = await setup(t, {
+    script: [{ toolCalls: [{ name: "remember", arguments: { text: "Home city: Chengdu.", key: "home" } }] }, "Saved."],
+  });
+  assert.equal(
+    await streamText({ model: s.model, prompt: "I live in Chengdu.", tools: memoryTools(s.memory), stopWhen: isStepCount(2) }).text,
+    "Saved.",
+  );
   assert.equal((await s.memory.facts())[0].text, "Home city: Chengdu.");
 
   const memory = await MemoryController.create({ model: "gpt-4o" });
   let step = 0;
   const seen = [];
-  const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
+  const usage = {
+    inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 1, text: 1, reasoning: undefined },
+  };
   const model = new MockLanguageModelV3({
     doGenerate: async (options) => {
       seen.push(options.tools.map((x) => x.name));
-      if (step++ === 0) return { content: [{ type: "tool-call", toolCallId: "c1", toolName: "remember", input: '{"text":"Prefers trains.","kind":"preference"}' }], finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [] };
+      if (step++ === 0)
+        return {
+          content: [{ type: "tool-call", toolCallId: "c1", toolName: "remember", input: '{"text":"Prefers trains.","kind":"preference"}' }],
+          finishReason: { unified: "tool-calls", raw: "tool_calls" },
+          usage,
+          warnings: [],
+        };
       return { content: [{ type: "text", text: "ok" }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
     },
   });
   await generateText6({ model, prompt: "I prefer trains.", tools: memoryTools(memory), stopWhen: stepCountIs6(2) });
   assert.deepEqual(seen[0], ["remember", "recall", "forget"]);
-  assert.deepEqual((await memory.facts()).map((f) => [f.kind, f.text]), [["preference", "Prefers trains."]]);
+  assert.deepEqual(
+    (await memory.facts()).map((f) => [f.kind, f.text]),
+    [["preference", "Prefers trains."]],
+  );
 });

@@ -26,9 +26,21 @@ const held = () => [
       { type: "input_audio", input_audio: { data: WAV, format: "wav" } },
     ],
   },
-  { role: "assistant", content: "Let me look.", reasoning_content: "Read the PDF first.", tool_calls: [{ id: "c1", type: "function", function: { name: "ocr", arguments: '{"page":1}' } }] },
+  {
+    role: "assistant",
+    content: "Let me look.",
+    reasoning_content: "Read the PDF first.",
+    tool_calls: [{ id: "c1", type: "function", function: { name: "ocr", arguments: '{"page":1}' } }],
+  },
   { role: "tool", tool_call_id: "c1", content: '["Day 1: 宽窄巷子"]' },
-  { role: "assistant", content: null, tool_calls: [{ id: "c2", type: "function", function: { name: "weather", arguments: '{"city":"成都"}' } }, { id: "c3", type: "function", function: { name: "weather", arguments: '{"city":"重庆"}' } }] },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [
+      { id: "c2", type: "function", function: { name: "weather", arguments: '{"city":"成都"}' } },
+      { id: "c3", type: "function", function: { name: "weather", arguments: '{"city":"重庆"}' } },
+    ],
+  },
   { role: "tool", tool_call_id: "c2", content: "21°C" },
   { role: "tool", tool_call_id: "c3", content: '{"error":"timeout"}' },
   { role: "assistant", content: "Day 1 is 宽窄巷子; 成都 21°C." },
@@ -44,21 +56,56 @@ test("toUIMessages: ai 7 validates it, and convertToModelMessages gives back wha
   const history = await memory.history();
   const ui = toUIMessages(history);
   await validateUIMessages({ messages: ui });
-  assert.deepEqual(ui.map((m) => [m.id, m.role]), [[history[1].id, "user"], [history[2].id, "assistant"], [history[8].id, "user"], [history[9].id, "assistant"], [history[10].id, "user"], [history[11].id, "assistant"]], "system left out; one UIMessage per user turn and per assistant turn");
-  assert.deepEqual(ui[1].parts.map((p) => p.type), ["step-start", "reasoning", "text", "tool-ocr", "step-start", "tool-weather", "tool-weather", "step-start", "text"]);
-  assert.deepEqual(ui[1].parts[3], { type: "tool-ocr", toolCallId: "c1", state: "output-available", input: { page: 1 }, output: ["Day 1: 宽窄巷子"] });
+  assert.deepEqual(
+    ui.map((m) => [m.id, m.role]),
+    [
+      [history[1].id, "user"],
+      [history[2].id, "assistant"],
+      [history[8].id, "user"],
+      [history[9].id, "assistant"],
+      [history[10].id, "user"],
+      [history[11].id, "assistant"],
+    ],
+    "system left out; one UIMessage per user turn and per assistant turn",
+  );
+  assert.deepEqual(
+    ui[1].parts.map((p) => p.type),
+    ["step-start", "reasoning", "text", "tool-ocr", "step-start", "tool-weather", "tool-weather", "step-start", "text"],
+  );
+  assert.deepEqual(ui[1].parts[3], {
+    type: "tool-ocr",
+    toolCallId: "c1",
+    state: "output-available",
+    input: { page: 1 },
+    output: ["Day 1: 宽窄巷子"],
+  });
   assert.deepEqual(ui[1].parts[5].output, "21°C", "text results stay text");
   assert.equal(ui[5].parts[1].state, "input-available", "a call still waiting");
   // Back through the SDK's own conversion: the pending call aside (the SDK sends it, memory holds it open), the same turns.
   const back = fromModelMessages(await convertToModelMessages(ui));
-  assert.deepEqual(back, held().slice(1).map((m) => (m.refusal ? { role: "assistant", content: m.refusal } : m)));
+  assert.deepEqual(
+    back,
+    held()
+      .slice(1)
+      .map((m) => (m.refusal ? { role: "assistant", content: m.refusal } : m)),
+  );
   // The same from plain chat messages (ids made up).
-  assert.deepEqual(toUIMessages(held()).map((m) => m.id), ["msg-1", "msg-2", "msg-8", "msg-9", "msg-10", "msg-11"]);
+  assert.deepEqual(
+    toUIMessages(held()).map((m) => m.id),
+    ["msg-1", "msg-2", "msg-8", "msg-9", "msg-10", "msg-11"],
+  );
 });
 
 // Every part and tool state a useChat client writes.
 const uiConversation = () => [
-  { id: "s", role: "system", parts: [{ type: "text", text: "Be " }, { type: "text", text: "brief." }] },
+  {
+    id: "s",
+    role: "system",
+    parts: [
+      { type: "text", text: "Be " },
+      { type: "text", text: "brief." },
+    ],
+  },
   {
     id: "u1",
     role: "user",
@@ -82,7 +129,13 @@ const uiConversation = () => [
       { type: "tool-weather", toolCallId: "w1", state: "output-available", input: { city: "Paris" }, output: { sky: "sunny" } },
       { type: "tool-weather", toolCallId: "w2", state: "output-error", input: { city: "Nowhere" }, errorText: "no such city" },
       { type: "dynamic-tool", toolName: "mcp_lookup", toolCallId: "d1", state: "output-available", input: { q: "x" }, output: "found x" },
-      { type: "tool-book", toolCallId: "b1", state: "output-denied", input: { day: 1 }, approval: { id: "ap1", approved: false, reason: "not now" } },
+      {
+        type: "tool-book",
+        toolCallId: "b1",
+        state: "output-denied",
+        input: { day: 1 },
+        approval: { id: "ap1", approved: false, reason: "not now" },
+      },
       { type: "tool-web_search", toolCallId: "ws", state: "output-available", input: {}, output: {}, providerExecuted: true },
       { type: "tool-weather", toolCallId: "w3", state: "input-streaming", input: { city: "Ro" } },
       { type: "source-url", sourceId: "src", url: "https://weather.example" },
@@ -103,7 +156,11 @@ test("fromUIMessages reads every part and tool state as convertToModelMessages d
   const viaSdk = fromModelMessages(await convertToModelMessages(ui));
   assert.deepEqual(fromUIMessages(ui), viaSdk);
   assert.deepEqual(viaSdk.slice(0, 1), [{ role: "system", content: "Be brief." }]);
-  assert.deepEqual(viaSdk[1].content.map((p) => p.type), ["text", "image_url", "image_url", "file", "file"], "data parts left out");
+  assert.deepEqual(
+    viaSdk[1].content.map((p) => p.type),
+    ["text", "image_url", "image_url", "file", "file"],
+    "data parts left out",
+  );
   assert.deepEqual(viaSdk[2], {
     role: "assistant",
     content: "Checking now.",
@@ -115,8 +172,21 @@ test("fromUIMessages reads every part and tool state as convertToModelMessages d
       { id: "b1", type: "function", function: { name: "book", arguments: '{"day":1}' } },
     ],
   });
-  assert.deepEqual(viaSdk.slice(3, 7).map((m) => m.content), ['{"sky":"sunny"}', '{"error":"no such city"}', "found x", '{"error":"not now"}']);
-  assert.deepEqual(viaSdk.slice(7).map((m) => m.content ?? m.tool_calls), ["Paris is sunny.", "Also Rome?", [{ id: "w4", type: "function", function: { name: "weather", arguments: '{"city":"Rome"}' } }], "rain", "Rome: rain.", "Thanks"]);
+  assert.deepEqual(
+    viaSdk.slice(3, 7).map((m) => m.content),
+    ['{"sky":"sunny"}', '{"error":"no such city"}', "found x", '{"error":"not now"}'],
+  );
+  assert.deepEqual(
+    viaSdk.slice(7).map((m) => m.content ?? m.tool_calls),
+    [
+      "Paris is sunny.",
+      "Also Rome?",
+      [{ id: "w4", type: "function", function: { name: "weather", arguments: '{"city":"Rome"}' } }],
+      "rain",
+      "Rome: rain.",
+      "Thanks",
+    ],
+  );
   // Stored as they come: memory takes the whole imported chat.
   const memory = await MemoryController.create({ model: "gpt-4o" });
   for (const m of fromUIMessages(ui)) await memory.add(m);
@@ -133,5 +203,8 @@ test("errors name what is wrong", () => {
   expectError(() => fromUIMessages({}), "INVALID_INPUT");
   expectError(() => fromUIMessages([{ role: "user" }]), "INVALID_INPUT");
   expectError(() => fromUIMessages([{ role: "tool", parts: [] }]), "INVALID_ROLE");
-  expectError(() => fromUIMessages([{ role: "user", parts: [{ type: "file", url: "https://x/a.pdf", mediaType: "application/pdf" }] }]), "INVALID_CONTENT");
+  expectError(
+    () => fromUIMessages([{ role: "user", parts: [{ type: "file", url: "https://x/a.pdf", mediaType: "application/pdf" }] }]),
+    "INVALID_CONTENT",
+  );
 });

@@ -17,8 +17,14 @@ test("random conversations: budget, recount, whole groups, nothing lost", async 
     const ids = [];
     for (const m of conversation) ids.push((await memory.add(m)).id);
     const history = await memory.history();
-    assert.deepEqual(history.map((h) => h.id), ids);
-    assert.deepEqual(history.map((h) => h.message), conversation.map((m) => JSON.parse(JSON.stringify(m))));
+    assert.deepEqual(
+      history.map((h) => h.id),
+      ids,
+    );
+    assert.deepEqual(
+      history.map((h) => h.message),
+      conversation.map((m) => JSON.parse(JSON.stringify(m))),
+    );
     const reserveOutput = Math.floor(r() * 50);
     try {
       assertContext(memory, await memory.buildContext({ maxTokens, reserveOutput }), maxTokens, reserveOutput);
@@ -66,7 +72,16 @@ test("bad input is a MemoryError with a stable code, and changes nothing", async
 test("a host-supplied model entry is used; special-token text is ordinary text", async () => {
   const memory = await MemoryController.create({
     model: "my-llama",
-    models: { "my-llama": { tokenizer: "cl100k_base", contextWindow: 8000, maxOutput: 1000, inputPrice: 0.1, cachedInputPrice: 0.05, outputPrice: 0.2 } },
+    models: {
+      "my-llama": {
+        tokenizer: "cl100k_base",
+        contextWindow: 8000,
+        maxOutput: 1000,
+        inputPrice: 0.1,
+        cachedInputPrice: 0.05,
+        outputPrice: 0.2,
+      },
+    },
   });
   assert.equal(memory.stats().tokenizer.encoding, "cl100k_base");
   assert.ok(memory.countTokens("<|endoftext|>") > 1);
@@ -92,7 +107,10 @@ test("the clock is injectable and compaction is reported", async () => {
     if (r.compaction) events.push(r.compaction);
   }
   const history = await memory.history();
-  assert.deepEqual(history.slice(0, 3).map((h) => h.ts), [1010, 1020, 1030]);
+  assert.deepEqual(
+    history.slice(0, 3).map((h) => h.ts),
+    [1010, 1020, 1030],
+  );
   assert.ok(events.length > 0);
   const episodes = await memory.episodes();
   assert.equal(episodes.length, events.length);
@@ -157,14 +175,21 @@ test("a clock that returns a non-finite time is refused by every write alike, an
     for (const call of calls) await assert.rejects(call, (e) => e.code === "INVALID_INPUT" && /clock/.test(e.message), String(bad));
   }
   now = 2_000;
-  assert.deepEqual((await memory.history()).map((h) => h.message.content), ["before"]);
+  assert.deepEqual(
+    (await memory.history()).map((h) => h.message.content),
+    ["before"],
+  );
   assert.deepEqual(await memory.facts(), []);
   assert.equal(memory.stats().cost.byModel.length, 0);
 });
 
 test("MemoryError is a runtime class: instanceof and isMemoryError hold for the wasm's, the adapters' and the hooks' errors, and only for them", async () => {
   const { MemoryError, isMemoryError, memoryStorage, openAICompatibleEmbedder } = await import("../../dist/node.js");
-  const caught = async (p) => p.then(() => assert.fail("expected a rejection"), (e) => e);
+  const caught = async (p) =>
+    p.then(
+      () => assert.fail("expected a rejection"),
+      (e) => e,
+    );
   const fromWasm = await caught(MemoryController.create({ model: 42 }));
   const fromAdapter = await caught(memoryStorage().save("not a key", new Uint8Array()));
   const fromHook = await caught(openAICompatibleEmbedder({ baseURL: "http://127.0.0.1:9", apiKey: "k", model: "m", timeoutMs: 50 })(["x"]));
@@ -180,7 +205,15 @@ test("MemoryError is a runtime class: instanceof and isMemoryError hold for the 
   // Another realm's error of the same shape is one too; other errors are not.
   const { runInNewContext } = await import("node:vm");
   assert.ok(runInNewContext(`Object.assign(new Error("x"), { name: "MemoryError", code: "CLOSED" })`) instanceof MemoryError);
-  for (const other of [new Error("x"), new TypeError("x"), { name: "MemoryError" }, { name: "MemoryError", code: 1 }, null, undefined, "MemoryError"]) {
+  for (const other of [
+    new Error("x"),
+    new TypeError("x"),
+    { name: "MemoryError" },
+    { name: "MemoryError", code: 1 },
+    null,
+    undefined,
+    "MemoryError",
+  ]) {
     assert.equal(other instanceof MemoryError, false);
     assert.equal(isMemoryError(other), false);
   }

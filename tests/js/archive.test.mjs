@@ -98,14 +98,22 @@ test("loadReport: the archive's records are counted once it is read", async () =
 test("a damaged archive segment is reported when read, and everything intact loads", async () => {
   const { memory, storage } = await open();
   // An archive segment of messages (opening reads some of episodes), not the one with KEY.
-  const victim = stored.find((v) => v.key[1] === "arc" && Buffer.from(v.data).toString("utf8").includes('{"msg":') && !Buffer.from(v.data).toString("utf8").includes("flowerpot"));
+  const victim = stored.find(
+    (v) =>
+      v.key[1] === "arc" &&
+      Buffer.from(v.data).toString("utf8").includes('{"msg":') &&
+      !Buffer.from(v.data).toString("utf8").includes("flowerpot"),
+  );
   const data = Uint8Array.from(victim.data);
   data[data.length - 3] ^= 0x55;
   await storage.save(victim.key, data);
   assert.deepEqual(memory.loadReport().corrupt, []);
   const hits = await memory.search("where is the spare key? 备用钥匙", { k: 3 });
   assert.equal(hits[0]?.id, keyId);
-  assert.deepEqual(memory.loadReport().corrupt.map((c) => [c.key.join("/"), c.code]), [[victim.key.join("/"), "CORRUPT_DATA"]]);
+  assert.deepEqual(
+    memory.loadReport().corrupt.map((c) => [c.key.join("/"), c.code]),
+    [[victim.key.join("/"), "CORRUPT_DATA"]],
+  );
   await memory.close();
 });
 
@@ -156,9 +164,15 @@ test("truncateAfter first, at an archived message: everything after it goes", as
   const { memory, storage } = await open();
   await memory.truncateAfter(keyId);
   const kept = reference.history.slice(0, 41).map((h) => h.id);
-  assert.deepEqual((await memory.history()).map((h) => h.id), kept);
+  assert.deepEqual(
+    (await memory.history()).map((h) => h.id),
+    kept,
+  );
   await memory.close();
   const again = await MemoryController.create({ ...OPTIONS, storage });
-  assert.deepEqual((await again.history()).map((h) => h.id), kept);
+  assert.deepEqual(
+    (await again.history()).map((h) => h.id),
+    kept,
+  );
   await again.close();
 });

@@ -37,7 +37,11 @@ function prose(text) {
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
 export function slug(heading) {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-");
 }
 
 function anchors(file) {
@@ -91,12 +95,30 @@ test("docs/reference/models.md lists src/models.rs's table", () => {
   const tokenizer = { O200: "o200k_base", CL: "cl100k_base", EST: "estimate" };
   const number = (n) => Number(n.replaceAll("_", "").replaceAll(",", ""));
   const expected = [...body.matchAll(/\("([^"]+)", (m|a)\((?:(O200|CL|EST), )?([\d_]+), ([\d_]+), ([\d.]+), ([\d.]+), ([\d.]+)\)\)/g)].map(
-    ([, id, f, t, window, output, input, cached, out]) => [id, tokenizer[t ?? "EST"], number(window), number(output), number(input), number(cached), number(out), f === "a" ? number(input) * 1.25 : null],
+    ([, id, f, t, window, output, input, cached, out]) => [
+      id,
+      tokenizer[t ?? "EST"],
+      number(window),
+      number(output),
+      number(input),
+      number(cached),
+      number(out),
+      f === "a" ? number(input) * 1.25 : null,
+    ],
   );
   assert.ok(expected.length > 30, "the MODELS table was read");
   const doc = readFileSync(join(root, "docs/reference/models.md"), "utf8");
   const rows = [...doc.matchAll(/^\| `([^`]+)` \| (\S+) \| ([\d,]+) \| ([\d,]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| (\S+) \|$/gm)].map(
-    ([, id, t, window, output, input, cached, out, write]) => [id, t, number(window), number(output), number(input), number(cached), number(out), write === "—" ? null : number(write)],
+    ([, id, t, window, output, input, cached, out, write]) => [
+      id,
+      t,
+      number(window),
+      number(output),
+      number(input),
+      number(cached),
+      number(out),
+      write === "—" ? null : number(write),
+    ],
   );
   assert.deepEqual(rows, expected);
 });

@@ -10,7 +10,14 @@ let server;
 before(async () => (server = await startFakeOpenAI()));
 after(() => server.close());
 
-const SUMMARY = { summary: "用户在计划成都之行。", keyPoints: ["6月12日出发"], pendingTasks: ["订酒店"], facts: [{ key: "trip_city", value: "Chengdu" }], preferences: [{ key: "allergy", value: "peanuts" }], importance: 0.9 };
+const SUMMARY = {
+  summary: "用户在计划成都之行。",
+  keyPoints: ["6月12日出发"],
+  pendingTasks: ["订酒店"],
+  facts: [{ key: "trip_city", value: "Chengdu" }],
+  preferences: [{ key: "allergy", value: "peanuts" }],
+  importance: 0.9,
+};
 const API_KEY = "sk-test-secret-key-do-not-store-0123456789";
 
 function summarizer(timeoutMs = 400) {
@@ -43,14 +50,26 @@ function watch(hook) {
 /** Adds `n` turns to a small working memory so that compaction happens, then waits for it. */
 async function converse(memory, n, prefix = "turn") {
   const ids = [];
-  for (let i = 0; i < n; i++) ids.push((await memory.add({ role: i % 2 ? "assistant" : "user", content: `${prefix} ${i}: 我们讨论成都的行程 and the hotel near Chunxi Road, day ${i}` })).id);
+  for (let i = 0; i < n; i++)
+    ids.push(
+      (
+        await memory.add({
+          role: i % 2 ? "assistant" : "user",
+          content: `${prefix} ${i}: 我们讨论成都的行程 and the hotel near Chunxi Road, day ${i}`,
+        })
+      ).id,
+    );
   await memory.flush();
   return ids;
 }
 
 async function checkNothingLost(memory, ids, source) {
   const history = await memory.history();
-  assert.deepEqual(history.map((h) => h.id), ids, "every message in history, in order");
+  assert.deepEqual(
+    history.map((h) => h.id),
+    ids,
+    "every message in history, in order",
+  );
   const episodes = await memory.episodes();
   assert.ok(episodes.length > 0, "compaction happened");
   const covered = episodes.flatMap((e) => e.messageIds);
@@ -113,9 +132,15 @@ test("many adds while a slow summary is in flight: nothing lost, nothing summari
   server.script(...Array.from({ length: 30 }, () => slow));
   const watched = watch(summarizer(5000));
   // A backlog large enough that every range waits for the model.
-  const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 200 }, summarizer: watched.hook, summaryBacklog: 40 });
+  const memory = await MemoryController.create({
+    model: "gpt-4o",
+    workingMemory: { maxTokens: 200 },
+    summarizer: watched.hook,
+    summaryBacklog: 40,
+  });
   const adds = [];
-  for (let i = 0; i < 40; i++) adds.push(memory.add({ role: i % 2 ? "assistant" : "user", content: `message ${i} 关于杭州的行程和预算 ${i}` }));
+  for (let i = 0; i < 40; i++)
+    adds.push(memory.add({ role: i % 2 ? "assistant" : "user", content: `message ${i} 关于杭州的行程和预算 ${i}` }));
   const results = await Promise.all(adds); // resolve while the summary is still pending
   assert.equal(results.length, 40);
   await watched.first;
@@ -123,7 +148,11 @@ test("many adds while a slow summary is in flight: nothing lost, nothing summari
   release();
   await memory.flush();
   assert.equal(watched.most(), 1, "never two requests in flight");
-  const episodes = await checkNothingLost(memory, results.map((r) => r.id), "model");
+  const episodes = await checkNothingLost(
+    memory,
+    results.map((r) => r.id),
+    "model",
+  );
   assert.equal(episodes.length, watched.calls(), "one request per range, none merged");
 });
 
@@ -133,7 +162,10 @@ test("preferences stated early in Chinese and English survive 20 compactions and
   await memory.add({ role: "user", content: "I prefer answers in bullet points." });
   let compactions = 0;
   for (let i = 0; compactions < 20; i++) {
-    const r = await memory.add({ role: i % 2 ? "assistant" : "user", content: `filler ${i}: the weather in Hangzhou is mild and 西湖 is beautiful today` });
+    const r = await memory.add({
+      role: i % 2 ? "assistant" : "user",
+      content: `filler ${i}: the weather in Hangzhou is mild and 西湖 is beautiful today`,
+    });
     if (r.compaction) compactions++;
   }
   const ctx = await memory.buildContext({ maxTokens: 800 });
@@ -146,12 +178,17 @@ test("preferences stated early in Chinese and English survive 20 compactions and
   server.reset();
   server.script(
     chat(JSON.stringify({ summary: "s1", preferences: [{ key: "answer_language", value: "English" }] }), { model: "gpt-4o-mini" }),
-    ...Array.from({ length: 10 }, () => chat(JSON.stringify({ summary: "s2", preferences: [{ key: "answer_language", value: "Chinese" }] }), { model: "gpt-4o-mini" })),
+    ...Array.from({ length: 10 }, () =>
+      chat(JSON.stringify({ summary: "s2", preferences: [{ key: "answer_language", value: "Chinese" }] }), { model: "gpt-4o-mini" }),
+    ),
   );
   const m2 = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 150 }, summarizer: summarizer(2000) });
   await converse(m2, 30);
   const live = (await m2.facts()).filter((f) => f.key === "preference:answer_language");
-  assert.deepEqual(live.map((f) => f.text), ["Chinese"]);
+  assert.deepEqual(
+    live.map((f) => f.text),
+    ["Chinese"],
+  );
   assert.deepEqual((await m2.factHistory("preference:answer_language")).map((f) => f.text).slice(0, 2), ["English", "Chinese"]);
 });
 
@@ -161,12 +198,16 @@ test("recall: an old topic comes back hundreds of turns later in the recall bloc
   const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 200 }, clock });
   await memory.add({ role: "user", content: "我们的护照办理：需要带户口本和两张白底照片，去出入境管理局。" });
   await memory.add({ role: "assistant", content: "Passport renewal needs the household register and two photos with a white background." });
-  for (let i = 0; i < 300; i++) await memory.add({ role: i % 2 ? "assistant" : "user", content: `daily chat ${i} about cooking dinner, groceries and the gym` });
+  for (let i = 0; i < 300; i++)
+    await memory.add({ role: i % 2 ? "assistant" : "user", content: `daily chat ${i} about cooking dinner, groceries and the gym` });
   const question = "办护照需要带什么材料？passport photos";
   await memory.add({ role: "user", content: question });
   const ctx = await memory.buildContext({ maxTokens: 1200, query: question, episodicTokens: 150 });
   const episodes = await memory.episodes();
-  assert.ok(episodes.some((e) => /护照|Passport/.test(e.summary)), "the passport turns were summarized");
+  assert.ok(
+    episodes.some((e) => /护照|Passport/.test(e.summary)),
+    "the passport turns were summarized",
+  );
   const block = ctx.messages[ctx.sections.knowledge.message];
   assert.match(block.content, /\n- 2026-01-01 (user|assistant): (我们的护照办理|Passport renewal)/, "recalled with its date and speaker");
   assert.equal(ctx.messages[ctx.sections.knowledge.message + 1].content, question, "right before the question");
@@ -179,9 +220,19 @@ test("recall: an old topic comes back hundreds of turns later in the recall bloc
 
 test("task history: a task's completed steps and pending tasks, in order, within a budget", async () => {
   server.reset();
-  server.script(...Array.from({ length: 20 }, (_, i) => chat(JSON.stringify({ summary: `step ${i} done: checked flights`, pendingTasks: [`book hotel (after step ${i})`] }), { model: "gpt-4o-mini" })));
+  server.script(
+    ...Array.from({ length: 20 }, (_, i) =>
+      chat(JSON.stringify({ summary: `step ${i} done: checked flights`, pendingTasks: [`book hotel (after step ${i})`] }), {
+        model: "gpt-4o-mini",
+      }),
+    ),
+  );
   const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 200 }, summarizer: summarizer(2000) });
-  for (let i = 0; i < 24; i++) await memory.add({ role: i % 2 ? "assistant" : "user", content: `trip task message ${i}: compare flights CA1234 and MU5678 for June 12` }, { taskId: "trip" });
+  for (let i = 0; i < 24; i++)
+    await memory.add(
+      { role: i % 2 ? "assistant" : "user", content: `trip task message ${i}: compare flights CA1234 and MU5678 for June 12` },
+      { taskId: "trip" },
+    );
   await memory.flush();
   const episodes = await memory.episodes();
   assert.ok(episodes.length >= 2 && episodes.every((e) => e.taskId === "trip"));
@@ -189,7 +240,11 @@ test("task history: a task's completed steps and pending tasks, in order, within
   const block = ctx.messages.find((m) => m.content.startsWith('<memory type="task">'));
   assert.ok(block && ctx.sections.task > 0 && ctx.sections.task <= 300);
   const steps = [...block.content.matchAll(/done: step (\d+)/g)].map((m) => Number(m[1]));
-  assert.deepEqual(steps, [...steps].sort((a, b) => a - b), "in order");
+  assert.deepEqual(
+    steps,
+    [...steps].sort((a, b) => a - b),
+    "in order",
+  );
   assert.match(block.content, /pending: book hotel/);
   await assert.rejects(memory.add({ role: "user", content: "x" }, { taskId: "" }), { code: "INVALID_INPUT" });
 });
@@ -199,7 +254,13 @@ test("API keys given to hooks are never stored", async () => {
   const storage = memoryStorage();
   const embedder = openAICompatibleEmbedder({ baseURL: server.baseURL, apiKey: API_KEY, model: "text-embedding-3-small", dimensions: 4 });
   server.script(...Array.from({ length: 20 }, () => chat(JSON.stringify(SUMMARY), { model: "gpt-4o-mini" })));
-  const memory = await MemoryController.create({ namespace: "k", workingMemory: { maxTokens: 200 }, storage, summarizer: summarizer(2000), embedder });
+  const memory = await MemoryController.create({
+    namespace: "k",
+    workingMemory: { maxTokens: 200 },
+    storage,
+    summarizer: summarizer(2000),
+    embedder,
+  });
   await converse(memory, 16);
   await memory.remember({ text: "the meeting is on Friday" });
   await memory.search("meeting");
@@ -214,13 +275,15 @@ test("forgetting a message while its range is being summarized: the summary cann
   let release;
   const gate = new Promise((r) => (release = r));
   // The model would quote the secret; its answer must not be used for a range that lost a message.
-  const quoting = (req, res, record) => gate.then(() => chat(JSON.stringify({ summary: "The user said their PIN is 8812." }), { model: "gpt-4o-mini" })(req, res, record));
+  const quoting = (req, res, record) =>
+    gate.then(() => chat(JSON.stringify({ summary: "The user said their PIN is 8812." }), { model: "gpt-4o-mini" })(req, res, record));
   server.script(quoting, ...Array.from({ length: 10 }, () => chat(JSON.stringify(SUMMARY), { model: "gpt-4o-mini" })));
   const storage = memoryStorage();
   const watched = watch(summarizer(5000));
   const memory = await MemoryController.create({ namespace: "race", workingMemory: { maxTokens: 200 }, storage, summarizer: watched.hook });
   const { id } = await memory.add({ role: "user", content: "my PIN is 8812, keep it secret" });
-  for (let i = 0; i < 12; i++) await memory.add({ role: i % 2 ? "user" : "assistant", content: `message ${i} about the weekend plans in 杭州 and the budget` });
+  for (let i = 0; i < 12; i++)
+    await memory.add({ role: i % 2 ? "user" : "assistant", content: `message ${i} about the weekend plans in 杭州 and the budget` });
   await watched.first;
   await memory.forget(id); // while the summary of its range is still being written
   release();

@@ -68,7 +68,10 @@ async function crashRuns(path, seeds, turns = 40) {
   return { failures, crashes, acked };
 }
 
-for (const [label, path] of [["KV-backed", "do"], ["SQLite-backed", "do-sql"]]) {
+for (const [label, path] of [
+  ["KV-backed", "do"],
+  ["SQLite-backed", "do-sql"],
+]) {
   test(`Durable Object (${label}) crashing mid-write: every acknowledged message once, in order`, async () => {
     const r = await crashRuns(path, 6);
     assert.deepEqual(r.failures, []);

@@ -82,7 +82,8 @@ test("nodeFileStorage: the ChatGPT import crashed at every storage operation, on
   }
 });
 
-test("indexedDBStorage in Chromium: 30 seeded runs", () => withPageResult("/tests/js/faults/index.html?seeds=30", 300_000, (result) => check(result)));
+test("indexedDBStorage in Chromium: 30 seeded runs", () =>
+  withPageResult("/tests/js/faults/index.html?seeds=30", 300_000, (result) => check(result)));
 
 let mf;
 after(() => mf?.dispose());

@@ -28,8 +28,66 @@ CODES.delete("INSTANCE_RESET"); // only after the runtime terminates a call
 function generator(r) {
   const pick = (xs) => xs[Math.floor(r() * xs.length)];
   const numbers = [0, -0, 1, -1, 0.5, NaN, Infinity, -Infinity, 1e308, -1e308, 5e-324, 2 ** 53 + 1, 2 ** 32, -(2 ** 31), 1e21, 4000, 0.8];
-  const pieces = ["", "a", "hello world", "\uD800", "\uDC00", "x\uDBFFy", "\u{1F600}", "中文字符", "<|endoftext|>", "\0", "\n\r\t", "user", "assistant", "tool", "system", "gpt-4o", "claude-sonnet-4.5", "{}", "[1,", "null", "__proto__", " ".repeat(50)];
-  const keys = ["role", "content", "tool_calls", "tool_call_id", "name", "id", "type", "function", "arguments", "key", "text", "kind", "tags", "k", "maxTokens", "reserveOutput", "query", "system", "tools", "rules", "model", "promptTokens", "completionTokens", "usage", "namespace", "from", "to", "taskId", "parameters", "__proto__", "constructor", "refusal", "audio", "extra_content"];
+  const pieces = [
+    "",
+    "a",
+    "hello world",
+    "\uD800",
+    "\uDC00",
+    "x\uDBFFy",
+    "\u{1F600}",
+    "中文字符",
+    "<|endoftext|>",
+    "\0",
+    "\n\r\t",
+    "user",
+    "assistant",
+    "tool",
+    "system",
+    "gpt-4o",
+    "claude-sonnet-4.5",
+    "{}",
+    "[1,",
+    "null",
+    "__proto__",
+    " ".repeat(50),
+  ];
+  const keys = [
+    "role",
+    "content",
+    "tool_calls",
+    "tool_call_id",
+    "name",
+    "id",
+    "type",
+    "function",
+    "arguments",
+    "key",
+    "text",
+    "kind",
+    "tags",
+    "k",
+    "maxTokens",
+    "reserveOutput",
+    "query",
+    "system",
+    "tools",
+    "rules",
+    "model",
+    "promptTokens",
+    "completionTokens",
+    "usage",
+    "namespace",
+    "from",
+    "to",
+    "taskId",
+    "parameters",
+    "__proto__",
+    "constructor",
+    "refusal",
+    "audio",
+    "extra_content",
+  ];
   function string() {
     const n = Math.floor(r() * 4);
     let s = "";
@@ -39,14 +97,28 @@ function generator(r) {
   }
   function value(depth = 0) {
     const x = r();
-    if (depth > 4 || x < 0.35) return pick([() => null, () => undefined, () => r() < 0.5, () => pick(numbers), () => Math.floor(r() * 1e6) - 5e5, string, string])();
+    if (depth > 4 || x < 0.35)
+      return pick([() => null, () => undefined, () => r() < 0.5, () => pick(numbers), () => Math.floor(r() * 1e6) - 5e5, string, string])();
     if (x < 0.45) {
       // Deep nesting, past serde_json's recursion limit.
       let v = r() < 0.5 ? [] : {};
       for (let i = 0, n = 50 + Math.floor(r() * 300); i < n; i++) v = r() < 0.5 ? [v] : { content: v };
       return v;
     }
-    if (x < 0.5) return pick([() => 10n ** 30n, () => Symbol("s"), () => () => 1, () => new Date(NaN), () => new Float32Array([NaN, 1]), () => new Uint8Array(3), () => { const o = {}; o.self = o; return o; }])();
+    if (x < 0.5)
+      return pick([
+        () => 10n ** 30n,
+        () => Symbol("s"),
+        () => () => 1,
+        () => new Date(NaN),
+        () => new Float32Array([NaN, 1]),
+        () => new Uint8Array(3),
+        () => {
+          const o = {};
+          o.self = o;
+          return o;
+        },
+      ])();
     if (x < 0.7) return Array.from({ length: Math.floor(r() * 5) }, () => value(depth + 1));
     const o = {};
     for (let i = 0, n = Math.floor(r() * 6); i < n; i++) o[r() < 0.8 ? pick(keys) : string()] = value(depth + 1);
@@ -54,8 +126,13 @@ function generator(r) {
   }
   /** A near-valid message, so the parsers past the shape checks are reached too. */
   function message() {
-    const m = { role: pick(["user", "assistant", "tool", "system", "developer", "bogus", value()]), content: r() < 0.5 ? string() : value() };
-    if (r() < 0.3) m.tool_calls = r() < 0.5 ? [{ id: string(), type: "function", function: { name: string(), arguments: r() < 0.5 ? string() : value() } }] : value();
+    const m = {
+      role: pick(["user", "assistant", "tool", "system", "developer", "bogus", value()]),
+      content: r() < 0.5 ? string() : value(),
+    };
+    if (r() < 0.3)
+      m.tool_calls =
+        r() < 0.5 ? [{ id: string(), type: "function", function: { name: string(), arguments: r() < 0.5 ? string() : value() } }] : value();
     if (r() < 0.2) m.tool_call_id = r() < 0.5 ? string() : value();
     if (r() < 0.2) m[pick(keys)] = value();
     return m;
@@ -83,26 +160,44 @@ async function call(where, f) {
   return { result };
 }
 
-const describe = (args) => args.map((a) => { try { return (JSON.stringify(a) ?? String(typeof a)).slice(0, 200); } catch { return typeof a; } }).join(", ");
+const describe = (args) =>
+  args
+    .map((a) => {
+      try {
+        return (JSON.stringify(a) ?? String(typeof a)).slice(0, 200);
+      } catch {
+        return typeof a;
+      }
+    })
+    .join(", ");
 
 async function seeded(seed, calls) {
   const r = rng(seed);
   const g = generator(r);
   const storage = memoryStorage();
-  const memory = await MemoryController.create({ namespace: "fuzz", model: seed % 2 ? "gpt-4o" : "claude-sonnet-4.5", storage, workingMemory: { maxTokens: 2000 } });
+  const memory = await MemoryController.create({
+    namespace: "fuzz",
+    model: seed % 2 ? "gpt-4o" : "claude-sonnet-4.5",
+    storage,
+    workingMemory: { maxTokens: 2000 },
+  });
   // What must survive: messages and a fact stored before the fuzzing.
   for (let i = 0; i < 5; i++) await memory.add({ role: i % 2 ? "assistant" : "user", content: `baseline ${i}` });
   await memory.remember({ key: "fuzz-baseline", text: "The baseline fact stays." });
   const baseline = (await memory.history()).map((h) => h.id);
 
   // (`__destroy_into_raw` and the like are the generated glue's internals, not API.)
-  const methods = Object.getOwnPropertyNames(Object.getPrototypeOf(memory)).filter((m) => m !== "constructor" && !m.startsWith("__") && typeof memory[m] === "function");
+  const methods = Object.getOwnPropertyNames(Object.getPrototypeOf(memory)).filter(
+    (m) => m !== "constructor" && !m.startsWith("__") && typeof memory[m] === "function",
+  );
   assert.ok(methods.length > 20, `found ${methods.length} methods`);
   // forget, replace and truncateAfter delete on purpose, close and free end the controller: they get a scratch controller.
   const destructive = new Set(["forget", "replace", "truncateAfter", "close", "free"]);
   for (let i = 0; i < calls; i++) {
     const name = g.pick(methods);
-    const args = Array.from({ length: Math.floor(r() * 3) }, (_, j) => (name === "add" && j === 0 && r() < 0.7 ? g.message() : r() < 0.3 ? g.string() : g.value()));
+    const args = Array.from({ length: Math.floor(r() * 3) }, (_, j) =>
+      name === "add" && j === 0 && r() < 0.7 ? g.message() : r() < 0.3 ? g.string() : g.value(),
+    );
     const where = `seed ${seed} call ${i}: ${name}(${describe(args)})`;
     if (destructive.has(name)) {
       const scratch = await MemoryController.create({ model: "gpt-4o" });
@@ -120,12 +215,23 @@ async function seeded(seed, calls) {
   await memory.add({ role: "user", content: "after the fuzzing" });
   const ids = (await memory.history()).map((h) => h.id);
   for (const id of baseline) assert.ok(ids.includes(id), `seed ${seed}: ${id} lost`);
-  assert.ok((await memory.facts()).some((f) => f.key === "fuzz-baseline" && f.text === "The baseline fact stays."), `seed ${seed}: baseline fact lost`);
+  assert.ok(
+    (await memory.facts()).some((f) => f.key === "fuzz-baseline" && f.text === "The baseline fact stays."),
+    `seed ${seed}: baseline fact lost`,
+  );
   const ctx = await memory.buildContext({ maxTokens: 4000 });
   assert.ok(ctx.messages.some((m) => m.content === "after the fuzzing"));
   // And what storage holds reloads to the same history.
-  const reopened = await MemoryController.create({ namespace: "fuzz", model: seed % 2 ? "gpt-4o" : "claude-sonnet-4.5", storage, workingMemory: { maxTokens: 2000 } });
-  assert.deepEqual((await reopened.history()).map((h) => h.id), ids);
+  const reopened = await MemoryController.create({
+    namespace: "fuzz",
+    model: seed % 2 ? "gpt-4o" : "claude-sonnet-4.5",
+    storage,
+    workingMemory: { maxTokens: 2000 },
+  });
+  assert.deepEqual(
+    (await reopened.history()).map((h) => h.id),
+    ids,
+  );
 }
 
 for (const seed of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]) {
@@ -163,11 +269,22 @@ test("every exported function and constructor with arbitrary arguments", async (
     }
     // MemoryController.create with arbitrary options.
     for (let i = 0; i < 150; i++) {
-      const options = r() < 0.5 ? g.value() : { model: g.pick(["gpt-4o", "gpt-4", "claude-sonnet-4.5", g.string()]), [g.pick(["namespace", "workingMemory", "ranks", "clock", "models", "summarizerTimeoutMs"])]: g.value() };
+      const options =
+        r() < 0.5
+          ? g.value()
+          : {
+              model: g.pick(["gpt-4o", "gpt-4", "claude-sonnet-4.5", g.string()]),
+              [g.pick(["namespace", "workingMemory", "ranks", "clock", "models", "summarizerTimeoutMs"])]: g.value(),
+            };
       const out = await call(`create(${describe([options])})`, () => MemoryController.create(options));
       assert.notEqual(out.error, "INTERNAL");
       // import: arbitrary snapshot text, or a real one with a line damaged.
-      const snapshot = r() < 0.5 ? (r() < 0.5 ? g.string() : g.value()) : (await (await MemoryController.create({ model: "gpt-4o" })).export()).replace(/\n[^\n]*/, `\n${g.string()}`);
+      const snapshot =
+        r() < 0.5
+          ? r() < 0.5
+            ? g.string()
+            : g.value()
+          : (await (await MemoryController.create({ model: "gpt-4o" })).export()).replace(/\n[^\n]*/, `\n${g.string()}`);
       const imported = await call(`import(${describe([snapshot, options])})`, () => MemoryController.import(snapshot, options));
       assert.notEqual(imported.error, "INTERNAL");
     }
@@ -186,7 +303,15 @@ test("hooks that return or throw anything: every call settles with a value or a 
   // A hook's answer: a plain value, a promise of one, a rejection with anything, or a throw.
   const answer = () => {
     const v = g.value();
-    return g.pick([() => v, () => Promise.resolve(v), () => Promise.reject(v), () => { throw v; }, () => ({ then: (ok) => ok(v) })])();
+    return g.pick([
+      () => v,
+      () => Promise.resolve(v),
+      () => Promise.reject(v),
+      () => {
+        throw v;
+      },
+      () => ({ then: (ok) => ok(v) }),
+    ])();
   };
   for (let round = 0; round < 40; round++) {
     const inner = memoryStorage();
@@ -201,10 +326,18 @@ test("hooks that return or throw anything: every call settles with a value or a 
     if (created.error) continue;
     const memory = created.result;
     for (let i = 0; i < 8; i++) {
-      const out = await call(`${where} add ${i}`, () => memory.add({ role: i % 2 ? "assistant" : "user", content: `message ${i} about storage and hooks` }));
+      const out = await call(`${where} add ${i}`, () =>
+        memory.add({ role: i % 2 ? "assistant" : "user", content: `message ${i} about storage and hooks` }),
+      );
       assert.notEqual(out.error, "INTERNAL", where);
     }
-    for (const [name, f] of [["remember", () => memory.remember({ key: "k", text: "a fact" })], ["search", () => memory.search("message")], ["forget", () => memory.forget({ key: "k" })], ["flush", () => memory.flush()], ["buildContext", () => memory.buildContext({ maxTokens: 300, query: "hooks" })]]) {
+    for (const [name, f] of [
+      ["remember", () => memory.remember({ key: "k", text: "a fact" })],
+      ["search", () => memory.search("message")],
+      ["forget", () => memory.forget({ key: "k" })],
+      ["flush", () => memory.flush()],
+      ["buildContext", () => memory.buildContext({ maxTokens: 300, query: "hooks" })],
+    ]) {
       const out = await call(`${where} ${name}`, f);
       assert.notEqual(out.error, "INTERNAL", `${where} ${name}`);
     }

@@ -11,7 +11,15 @@ import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { chromium } from "playwright-core";
 
-const TYPES = { ".js": "text/javascript", ".mjs": "text/javascript", ".html": "text/html", ".css": "text/css", ".json": "application/json", ".wasm": "application/wasm", ".bin": "application/octet-stream" };
+const TYPES = {
+  ".js": "text/javascript",
+  ".mjs": "text/javascript",
+  ".html": "text/html",
+  ".css": "text/css",
+  ".json": "application/json",
+  ".wasm": "application/wasm",
+  ".bin": "application/octet-stream",
+};
 
 /** Serves `dir` (a directory path ending without a slash) on a free port. */
 export function serveStatic(dir) {
@@ -33,7 +41,16 @@ export function serveStatic(dir) {
 export function launchChromium() {
   return chromium.launch({
     executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 }
 
@@ -91,17 +108,22 @@ export function bundleWorker(example, dir, outdir, links) {
     mkdirSync(dirname(join(app, "node_modules", name)), { recursive: true }); // a scope's directory
     symlinkSync(target, join(app, "node_modules", name), "dir");
   }
-  const res = spawnSync(process.execPath, [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "deploy", "--dry-run", "--outdir", outdir], {
-    cwd: app,
-    encoding: "utf8",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1", NO_COLOR: "1" },
-  });
+  const res = spawnSync(
+    process.execPath,
+    [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "deploy", "--dry-run", "--outdir", outdir],
+    {
+      cwd: app,
+      encoding: "utf8",
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1", NO_COLOR: "1" },
+    },
+  );
   if (res.status !== 0) throw new Error(`wrangler failed:\n${res.stdout}${res.stderr}`);
   return res.stdout;
 }
 
 /** The compatibility date an example's wrangler.toml names. */
-export const compatibilityDateOf = (example) => /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync(join(example, "wrangler.toml"), "utf8"))[1];
+export const compatibilityDateOf = (example) =>
+  /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync(join(example, "wrangler.toml"), "utf8"))[1];
 
 /**
  * `mf`'s answer to a request as { status, body }, or { status: "hung" } after

@@ -4,7 +4,26 @@ import assert from "node:assert/strict";
 
 export { mulberry32 as rng } from "../../bench/corpus.mjs";
 
-const WORDS = ["hello", "budget", "tokens", "我们", "明天", "去成都", "记住", "花生过敏", "🙂", "fn main() {}", '{"a":1}', "1234567", "\n", "I prefer", "請幫我", "東京", "서울", "<|endoftext|>"];
+const WORDS = [
+  "hello",
+  "budget",
+  "tokens",
+  "我们",
+  "明天",
+  "去成都",
+  "记住",
+  "花生过敏",
+  "🙂",
+  "fn main() {}",
+  '{"a":1}',
+  "1234567",
+  "\n",
+  "I prefer",
+  "請幫我",
+  "東京",
+  "서울",
+  "<|endoftext|>",
+];
 
 export function randomText(r, max = 30) {
   const n = Math.floor(r() * max);
@@ -24,7 +43,11 @@ export function randomConversation(r, turns) {
     else {
       const n = 1 + Math.floor(r() * 3);
       const ids = Array.from({ length: n }, () => `call_${++call}`);
-      msgs.push({ role: "assistant", content: null, tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "lookup", arguments: '{"q":"x"}' } })) });
+      msgs.push({
+        role: "assistant",
+        content: null,
+        tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "lookup", arguments: '{"q":"x"}' } })),
+      });
       for (const id of ids) msgs.push({ role: "tool", tool_call_id: id, content: randomText(r, 10) });
     }
   }
@@ -47,7 +70,16 @@ export function assertContext(memory, ctx, maxTokens, reserveOutput = 0) {
   assert.ok(ctx.tokens <= maxTokens - reserveOutput, `tokens ${ctx.tokens} > ${maxTokens} - ${reserveOutput}`);
   assert.equal(ctx.tokens, memory.countMessages(ctx.messages), "tokens must equal a recount");
   const s = ctx.sections;
-  const parts = s.system.tokens + s.procedures + s.preferences + s.task + s.knowledge.tokens + s.tools + s.summary.tokens + s.recent.tokens + s.overhead;
+  const parts =
+    s.system.tokens +
+    s.procedures +
+    s.preferences +
+    s.task +
+    s.knowledge.tokens +
+    s.tools +
+    s.summary.tokens +
+    s.recent.tokens +
+    s.overhead;
   assert.equal(parts, ctx.tokens, "sections add up");
   assertGroupsWhole(ctx.messages);
 }

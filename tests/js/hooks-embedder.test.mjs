@@ -15,7 +15,8 @@ before(async () => (server = await startFakeOpenAI()));
 after(() => server.close());
 beforeEach(() => server.reset());
 
-const embedder = (opts = {}) => openAICompatibleEmbedder({ baseURL: server.baseURL, apiKey: API_KEY, model: "text-embedding-3-small", ...opts });
+const embedder = (opts = {}) =>
+  openAICompatibleEmbedder({ baseURL: server.baseURL, apiKey: API_KEY, model: "text-embedding-3-small", ...opts });
 const texts = (n) => Array.from({ length: n }, (_, i) => `text number ${i} 第${i}条`);
 const expectVectors = (result, input, dims = 4) => {
   assert.equal(result.length, input.length);
@@ -30,7 +31,11 @@ test("success: the request is OpenAI-shaped, vectors come back in input order al
   const input = texts(5);
   const result = await embedder({ headers: { "x-extra": "1" } })(input);
   expectVectors(result, input);
-  assert.deepEqual(result.usage, { promptTokens: input.join("").length, totalTokens: input.join("").length, model: "text-embedding-3-small-v2" });
+  assert.deepEqual(result.usage, {
+    promptTokens: input.join("").length,
+    totalTokens: input.join("").length,
+    model: "text-embedding-3-small-v2",
+  });
   assert.ok(!Object.keys(result).includes("usage"), "usage is not enumerable");
   const [req] = server.requests;
   assert.equal(req.url, "/v1/embeddings");
@@ -52,7 +57,10 @@ test("batching: 10 texts at batchSize 3 make 4 requests in order; usage is summe
   const input = texts(10);
   const result = await embedder({ batchSize: 3 })(input);
   expectVectors(result, input);
-  assert.deepEqual(server.requests.map((r) => r.body.input), [input.slice(0, 3), input.slice(3, 6), input.slice(6, 9), input.slice(9)]);
+  assert.deepEqual(
+    server.requests.map((r) => r.body.input),
+    [input.slice(0, 3), input.slice(3, 6), input.slice(6, 9), input.slice(9)],
+  );
   assert.equal(result.usage.promptTokens, input.join("").length);
   server.reset();
   server.script(...Array.from({ length: 4 }, () => embeddings({ shuffle: true })));
@@ -187,12 +195,25 @@ test("asymmetric models: per kind, input_type (or another field), a model and a 
   await e5(input, { kind: "query" });
   await e5(input, { kind: "document" });
   await e5(input);
-  assert.deepEqual(server.requests.map((r) => r.body.input_type), ["query", "passage", "passage"]);
+  assert.deepEqual(
+    server.requests.map((r) => r.body.input_type),
+    ["query", "passage", "passage"],
+  );
   assert.deepEqual(server.requests[0].body.input, input, "input_type alone leaves the texts as they are");
   server.reset();
-  const split = embedder({ queryModel: "m-query", documentModel: "m-doc", queryPrefix: "query: ", documentPrefix: "passage: ", inputType: { query: "search_query", document: "search_document" }, inputTypeField: "task" });
+  const split = embedder({
+    queryModel: "m-query",
+    documentModel: "m-doc",
+    queryPrefix: "query: ",
+    documentPrefix: "passage: ",
+    inputType: { query: "search_query", document: "search_document" },
+    inputTypeField: "task",
+  });
   const result = await split(input, { kind: "query" });
-  expectVectors(result, input.map((t) => `query: ${t}`));
+  expectVectors(
+    result,
+    input.map((t) => `query: ${t}`),
+  );
   await split(input, { kind: "document" });
   const [q, d] = server.requests.map((r) => r.body);
   assert.deepEqual(q, { model: "m-query", input: input.map((t) => `query: ${t}`), encoding_format: "float", task: "search_query" });
@@ -200,18 +221,40 @@ test("asymmetric models: per kind, input_type (or another field), a model and a 
   assert.equal(result.usage.model, "fake-embed", "the model the server reports");
   server.reset();
   await embedder()(input, { kind: "query" });
-  assert.deepEqual(server.requests[0].body, { model: "text-embedding-3-small", input, encoding_format: "float" }, "a symmetric model gets no extra field");
+  assert.deepEqual(
+    server.requests[0].body,
+    { model: "text-embedding-3-small", input, encoding_format: "float" },
+    "a symmetric model gets no extra field",
+  );
   await rejectsWith(embedder()(input, { kind: "passage" }), "INVALID_INPUT");
 });
 
 test("bad options throw INVALID_INPUT at once, without echoing the key", async () => {
   const base = { baseURL: server.baseURL, apiKey: API_KEY, model: "m" };
-  for (const bad of [{ baseURL: "api.openai.com" }, { model: "" }, { batchSize: 0 }, { dimensions: 1.5 }, { timeoutMs: -1 }, { maxRetries: -1 }, { fetch: "no" }, { headers: { "bad name": API_KEY } }, { apiKey: [API_KEY] }, { queryModel: "" }, { documentPrefix: 3 }, { inputType: "query" }, { inputType: { query: "q" } }, { inputType: { query: "q", document: "d" }, inputTypeField: "" }]) {
-    assert.throws(() => openAICompatibleEmbedder({ ...base, ...bad }), (e) => {
-      assert.equal(e.code, "INVALID_INPUT", JSON.stringify(Object.keys(bad)));
-      assertNoSecret(e, API_KEY);
-      return true;
-    });
+  for (const bad of [
+    { baseURL: "api.openai.com" },
+    { model: "" },
+    { batchSize: 0 },
+    { dimensions: 1.5 },
+    { timeoutMs: -1 },
+    { maxRetries: -1 },
+    { fetch: "no" },
+    { headers: { "bad name": API_KEY } },
+    { apiKey: [API_KEY] },
+    { queryModel: "" },
+    { documentPrefix: 3 },
+    { inputType: "query" },
+    { inputType: { query: "q" } },
+    { inputType: { query: "q", document: "d" }, inputTypeField: "" },
+  ]) {
+    assert.throws(
+      () => openAICompatibleEmbedder({ ...base, ...bad }),
+      (e) => {
+        assert.equal(e.code, "INVALID_INPUT", JSON.stringify(Object.keys(bad)));
+        assertNoSecret(e, API_KEY);
+        return true;
+      },
+    );
   }
   await rejectsWith(embedder()("not an array"), "INVALID_INPUT");
 });
@@ -241,9 +284,24 @@ test("shared helpers: Retry-After in seconds, HTTP date, retry-after-ms, capped;
   assert.equal(retryAfterMs(h({ "retry-after-ms": "1200", "retry-after": "5" }), now), 1200);
   assert.equal(retryAfterMs(h({ "retry-after": "soon" }), now), undefined);
   assert.equal(retryAfterMs(h({}), now), undefined);
-  assert.equal(backoffDelay(0, () => 0), 125);
-  assert.equal(backoffDelay(0, () => 1), 250);
-  assert.equal(backoffDelay(3, () => 1), 2000);
-  assert.equal(backoffDelay(20, () => 1), BACKOFF_CAP_MS);
-  assert.equal(backoffDelay(20, () => 0), BACKOFF_CAP_MS / 2);
+  assert.equal(
+    backoffDelay(0, () => 0),
+    125,
+  );
+  assert.equal(
+    backoffDelay(0, () => 1),
+    250,
+  );
+  assert.equal(
+    backoffDelay(3, () => 1),
+    2000,
+  );
+  assert.equal(
+    backoffDelay(20, () => 1),
+    BACKOFF_CAP_MS,
+  );
+  assert.equal(
+    backoffDelay(20, () => 0),
+    BACKOFF_CAP_MS / 2,
+  );
 });

@@ -48,13 +48,23 @@ test("ChatGPT: the current_node branch, hidden nodes left out, tool calls answer
   const seen = [];
   const result = await importInto(storage, text("chatgpt"), { format: "chatgpt", onProgress: (p) => seen.push(p) });
   assert.deepEqual(result, { conversations: 3, messages: 14, skipped: 0, hidden: 3, format: "chatgpt" });
-  assert.deepEqual(seen.map((p) => [p.conversations, p.conversation.title]), [[1, "成都旅行计划"], [2, "Parse a CSV in Python"], [3, "Weather lookup"]]);
+  assert.deepEqual(
+    seen.map((p) => [p.conversations, p.conversation.title]),
+    [
+      [1, "成都旅行计划"],
+      [2, "Parse a CSV in Python"],
+      [3, "Weather lookup"],
+    ],
+  );
   const threads = await stored(storage);
   const trip = threads["chatgpt-6655a1b2-0000-4000-8000-00000000c001"];
   assert.equal(trip.title, "成都旅行计划");
   // a1a and a2a were regenerated away; sys, ctx (custom instructions) and th (reasoning) are hidden.
   assert.deepEqual(ids(trip), ["u1", "a1b", "u2", "a2b"]);
-  assert.deepEqual(trip.items.map((h) => h.ts), [1717200001250, 1717200020000, 1717200100000, 1717200110000]);
+  assert.deepEqual(
+    trip.items.map((h) => h.ts),
+    [1717200001250, 1717200020000, 1717200100000, 1717200110000],
+  );
   assert.match(trip.items[0].message.content, /^\[image 1024×768: file-service:\/\/file-Abc123\]\n这张地图上的宽窄巷子/);
   assert.match(trip.items[0].message.content, /\[attachment: chengdu-map\.png, image\/png\]$/);
   assert.ok(!JSON.stringify(trip.items).includes("I live in Shanghai"), "custom instructions are hidden context, not a message");
@@ -104,7 +114,10 @@ test("OpenAI messages: tool calls and content parts as given, times in seconds o
   const threads = await stored(storage);
   const support = threads["openai-support-42"];
   assert.equal(support.title, "Order status");
-  assert.deepEqual(support.items.map((h) => h.message.role), ["system", "user", "assistant", "tool", "assistant"]);
+  assert.deepEqual(
+    support.items.map((h) => h.message.role),
+    ["system", "user", "assistant", "tool", "assistant"],
+  );
   assert.equal(support.items[2].message.tool_calls[0].id, "call_1");
   assert.equal(support.firstAt, 1735689600000);
   const [other] = Object.keys(threads).filter((t) => t !== "openai-support-42");
@@ -139,8 +152,14 @@ for (const [name, make] of [
         await importInto(storage, Readable.toWeb(createReadStream(fixture("claude"), { highWaterMark: 97 }))),
         await importInto(storage, new TextEncoder().encode(text("openai"))),
       ];
-      assert.deepEqual(again.map((r) => r.messages), [0, 0, 0]);
-      assert.deepEqual(again.map((r) => r.skipped), first.map((r) => r.messages));
+      assert.deepEqual(
+        again.map((r) => r.messages),
+        [0, 0, 0],
+      );
+      assert.deepEqual(
+        again.map((r) => r.skipped),
+        first.map((r) => r.messages),
+      );
       assert.deepEqual(await stored(storage), before);
     } finally {
       await cleanup();
@@ -154,7 +173,10 @@ test("a longer conversation is compacted as it goes; its episodes carry the orig
   const messages = Array.from({ length: 60 }, (_, i) => ({
     id: `m${i}`,
     role: i % 2 ? "assistant" : "user",
-    content: i % 2 ? `第 ${i} 条回复：关于成都的行程、酒店和火锅的建议，内容比较长一些以便触发压缩。` : `question ${i}: what should I pack for a week in Chengdu in May?`,
+    content:
+      i % 2
+        ? `第 ${i} 条回复：关于成都的行程、酒店和火锅的建议，内容比较长一些以便触发压缩。`
+        : `question ${i}: what should I pack for a week in Chengdu in May?`,
     timestamp: start + i * 60_000,
   }));
   await importInto(storage, [{ id: "long", title: "Packing", messages }], {}, { workingMemory: { maxTokens: 300 } });
@@ -188,7 +210,10 @@ test("a malformed conversation: a MemoryError naming it and the field; the ones 
     assert.deepEqual(e.progress, { conversations: 1, messages: 2, skipped: 0, hidden: 0, failedAt: 1 });
     return true;
   });
-  assert.deepEqual((await memory.threads()).map((t) => t.thread), ["chatgpt-ok-1"]);
+  assert.deepEqual(
+    (await memory.threads()).map((t) => t.thread),
+    ["chatgpt-ok-1"],
+  );
   await assert.rejects(memory.importConversations(text("truncated-claude")), (e) => {
     assert.equal(e.code, "INVALID_INPUT");
     assert.match(e.message, /ends before the array does/);
@@ -199,11 +224,18 @@ test("a malformed conversation: a MemoryError naming it and the field; the ones 
   for (const [data, field] of [
     [[{ id: "x", messages: [{ role: "user", content: "no time" }] }], "messages[0].timestamp"],
     [[{ mapping: {}, conversation_id: "c", current_node: "nope" }], "current_node"],
-    [[{ uuid: "u", chat_messages: [{ uuid: "m", sender: "robot", text: "hi", created_at: "2025-01-01T00:00:00Z" }] }], "chat_messages[0].sender"],
+    [
+      [{ uuid: "u", chat_messages: [{ uuid: "m", sender: "robot", text: "hi", created_at: "2025-01-01T00:00:00Z" }] }],
+      "chat_messages[0].sender",
+    ],
     [[{ conversation_id: "c", current_node: "a", mapping: { a: { parent: "b" }, b: { parent: "a" } } }], "mapping.b.parent"],
     [[42], "(conversation)"],
   ]) {
-    await assert.rejects(memory.importConversations(data), (e) => e.code === "INVALID_INPUT" && e.field === field && e.progress.conversations === 0, field);
+    await assert.rejects(
+      memory.importConversations(data),
+      (e) => e.code === "INVALID_INPUT" && e.field === field && e.progress.conversations === 0,
+      field,
+    );
   }
   await memory.close();
 });
@@ -212,7 +244,10 @@ test("importConversations needs a storage adapter, and checks its options", asyn
   const alone = await MemoryController.create({ namespace: "alice", model: "gpt-4o" });
   await assert.rejects(alone.importConversations("[]"), (e) => e.code === "INVALID_INPUT" && /storage adapter/.test(e.message));
   const memory = await MemoryController.create(options(memoryStorage()));
-  await assert.rejects(memory.importConversations("[]", { format: "gemini" }), (e) => e.code === "INVALID_INPUT" && /options\.format/.test(e.message));
+  await assert.rejects(
+    memory.importConversations("[]", { format: "gemini" }),
+    (e) => e.code === "INVALID_INPUT" && /options\.format/.test(e.message),
+  );
   await assert.rejects(memory.importConversations(12), (e) => e.code === "INVALID_INPUT" && /data/.test(e.message));
   assert.deepEqual(await memory.importConversations("[]"), { conversations: 0, messages: 0, skipped: 0, hidden: 0, format: undefined });
 });
@@ -238,10 +273,22 @@ test("the input is read as it is imported: the first conversation is stored befo
 test("addMany: messages at their own times saved as one change; a tool result waits for add; a bad batch changes nothing", async () => {
   const storage = memoryStorage();
   const memory = await MemoryController.create(options(storage, { thread: "batch", workingMemory: { maxTokens: 200 } }));
-  const items = Array.from({ length: 30 }, (_, i) => ({ message: { role: i % 2 ? "assistant" : "user", content: `batch message ${i}: 周末去爬山还是去看展览？` }, at: 1_000_000 + i * 1000 }));
+  const items = Array.from({ length: 30 }, (_, i) => ({
+    message: { role: i % 2 ? "assistant" : "user", content: `batch message ${i}: 周末去爬山还是去看展览？` },
+    at: 1_000_000 + i * 1000,
+  }));
   const call = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] };
-  await assert.rejects(memory.addMany([{ message: call, at: 5 }, { message: { role: "tool", tool_call_id: "c1", content: "x" }, at: 6 }]), (e) => e.code === "INVALID_INPUT");
-  await assert.rejects(memory.addMany([{ message: { role: "user", content: "no time" } }]), (e) => e.code === "INVALID_INPUT" && /items\[0\]\.at/.test(e.message));
+  await assert.rejects(
+    memory.addMany([
+      { message: call, at: 5 },
+      { message: { role: "tool", tool_call_id: "c1", content: "x" }, at: 6 },
+    ]),
+    (e) => e.code === "INVALID_INPUT",
+  );
+  await assert.rejects(
+    memory.addMany([{ message: { role: "user", content: "no time" } }]),
+    (e) => e.code === "INVALID_INPUT" && /items\[0\]\.at/.test(e.message),
+  );
   assert.deepEqual(await memory.history(), [], "nothing changed");
   const added = await memory.addMany(items);
   assert.equal(added.ids.length, 30);
@@ -251,14 +298,22 @@ test("addMany: messages at their own times saved as one change; a tool result wa
   await memory.close();
   const reopened = await MemoryController.create(options(storage, { thread: "batch", workingMemory: { maxTokens: 200 } }));
   const history = await reopened.history();
-  assert.deepEqual(history.slice(0, 30).map((h) => [h.id, h.ts, h.message.content]), items.map((it, i) => [added.ids[i], it.at, it.message.content]));
-  assert.deepEqual(history.slice(30).map((h) => h.message.role), ["assistant", "tool"]);
+  assert.deepEqual(
+    history.slice(0, 30).map((h) => [h.id, h.ts, h.message.content]),
+    items.map((it, i) => [added.ids[i], it.at, it.message.content]),
+  );
+  assert.deepEqual(
+    history.slice(30).map((h) => h.message.role),
+    ["assistant", "tool"],
+  );
   await reopened.close();
 });
 
 test("with a summarizer: one request at a time while importing, every archived message in one episode, fallbacks say why", async () => {
   const storage = memoryStorage();
-  let inFlight = 0, most = 0, calls = 0;
+  let inFlight = 0,
+    most = 0,
+    calls = 0;
   const summarizer = async (request) => {
     calls++;
     most = Math.max(most, ++inFlight);
@@ -268,13 +323,21 @@ test("with a summarizer: one request at a time while importing, every archived m
     return JSON.stringify({ summary: `about ${request.messages.length} messages`, importance: 0.5 });
   };
   const extra = { workingMemory: { maxTokens: 400 }, summaryBacklog: 2, summarizer };
-  const messages = Array.from({ length: 400 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i}: ${"旅行计划 itinerary ".repeat(1 + (i % 9))}`, timestamp: 1_600_000_000 + i }));
+  const messages = Array.from({ length: 400 }, (_, i) => ({
+    role: i % 2 ? "assistant" : "user",
+    content: `turn ${i}: ${"旅行计划 itinerary ".repeat(1 + (i % 9))}`,
+    timestamp: 1_600_000_000 + i,
+  }));
   const result = await importInto(storage, [{ id: "long", title: "Long", messages }], {}, extra);
   assert.equal(result.messages, 400);
   const thread = (await stored(storage, extra))["openai-long"];
   const archived = thread.items.filter((h) => h.place === "archived").map((h) => h.id);
   assert.ok(archived.length > 300, `${archived.length} archived`);
-  assert.deepEqual(thread.episodes.flatMap((e) => e.messageIds), archived, "every archived message in exactly one episode, in order");
+  assert.deepEqual(
+    thread.episodes.flatMap((e) => e.messageIds),
+    archived,
+    "every archived message in exactly one episode, in order",
+  );
   assert.equal(most, 1, "one summary request at a time");
   assert.ok(calls > 0 && thread.episodes.some((e) => e.summarySource === "model"));
   for (const e of thread.episodes) if (e.summarySource === "fallback") assert.match(e.degraded?.code ?? "", /^SUMMARIZER_/);

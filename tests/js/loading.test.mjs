@@ -47,7 +47,9 @@ async function fresh(body) {
 const outcome = (p) => Promise.resolve().then(() => p).then((v) => ({ ok: v ?? null }), (e) => ({ name: e.name, code: e.code, message: e.message }));
 const result = await (async () => { ${body} })();
 console.log(JSON.stringify(result));`;
-  const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", code], { env: { ...process.env, DIST: dist, BASE: base, TEXT } });
+  const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", code], {
+    env: { ...process.env, DIST: dist, BASE: base, TEXT },
+  });
   return JSON.parse(stdout.trim().split("\n").pop());
 }
 
@@ -129,7 +131,9 @@ test("create({ ranks }) takes bytes (gzip or not), a Response, a path, a file: o
     assert.deepEqual(r.seen, ["o200k_base", "cl100k_base"], `${form}: the function is asked once per encoding, by name`);
   }
   // Not a function: the value itself, for the model's encoding.
-  const direct = await fresh(`return (await am.MemoryController.create({ model: "gpt-4", ranks: (await import("node:fs")).readFileSync(process.env.DIST + "ranks/cl100k_base.bin") })).countTokens(process.env.TEXT);`);
+  const direct = await fresh(
+    `return (await am.MemoryController.create({ model: "gpt-4", ranks: (await import("node:fs")).readFileSync(process.env.DIST + "ranks/cl100k_base.bin") })).countTokens(process.env.TEXT);`,
+  );
   assert.equal(direct, want["gpt-4"]);
 });
 

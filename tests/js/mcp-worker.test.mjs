@@ -34,7 +34,10 @@ before(() => {
   tmp = mkdtempSync(join(tmpdir(), "am-mcp-worker-"));
   bundle = join(tmp, "bundle");
   persist = join(tmp, "persist");
-  bundleWorker(example, tmp, bundle, { "agent-memory": root, "@modelcontextprotocol/sdk": join(root, "node_modules", "@modelcontextprotocol", "sdk") });
+  bundleWorker(example, tmp, bundle, {
+    "agent-memory": root,
+    "@modelcontextprotocol/sdk": join(root, "node_modules", "@modelcontextprotocol", "sdk"),
+  });
   mf = start();
 });
 
@@ -65,25 +68,37 @@ const call = (client, name, args) => client.callTool({ name, arguments: args });
 // A request whose params are not a tools/call's: the SDK's schema check
 // refuses it before our handler runs, as a JSON-RPC error naming the field
 // (code InternalError in SDK 1.32, where InvalidParams would be apt).
-const badArguments = (e) => e instanceof McpError && [ErrorCode.InvalidParams, ErrorCode.InternalError].includes(e.code) && /"(arguments|name)"/.test(e.message);
+const badArguments = (e) =>
+  e instanceof McpError && [ErrorCode.InvalidParams, ErrorCode.InternalError].includes(e.code) && /"(arguments|name)"/.test(e.message);
 const idIn = (answer) => /Remembered as ([^ .]+)\./.exec(answer)[1];
 
 // The Durable Objects' files on disk: one per object that was ever opened.
-const objectFiles = () => readdirSync(persist, { recursive: true }).filter((f) => /[0-9a-f]{64}\.sqlite$/.test(f)).sort();
+const objectFiles = () =>
+  readdirSync(persist, { recursive: true })
+    .filter((f) => /[0-9a-f]{64}\.sqlite$/.test(f))
+    .sort();
 
 // An MCP initialize request as a client sends it first.
 const initialize = (path, headers) =>
   mf.dispatchFetch(`http://localhost${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1" } },
+    }),
   });
 
 let aliceId, bobId;
 
 test("tools listed; remember, then recall after the runtime restarted", async () => {
   const alice = await connect("alice", TOKENS.alice);
-  assert.deepEqual((await alice.listTools()).tools.map((t) => t.name), ["remember", "recall", "forget", "search"]);
+  assert.deepEqual(
+    (await alice.listTools()).tools.map((t) => t.name),
+    ["remember", "recall", "forget", "search"],
+  );
   aliceId = idIn(text(await call(alice, "remember", { text: "Alice is allergic to peanuts.", key: "allergy" })));
   await alice.close();
   const bob = await connect("bob", TOKENS.bob);
@@ -93,7 +108,10 @@ test("tools listed; remember, then recall after the runtime restarted", async ()
   await mf.dispose();
   mf = start();
   const again = await connect("alice", TOKENS.alice);
-  assert.match(text(await call(again, "recall", { query: "peanuts allergy" })), new RegExp(`\\[${aliceId}\\] allergy: Alice is allergic to peanuts\\.`));
+  assert.match(
+    text(await call(again, "recall", { query: "peanuts allergy" })),
+    new RegExp(`\\[${aliceId}\\] allergy: Alice is allergic to peanuts\\.`),
+  );
   assert.match(text(await call(again, "search", { query: "peanuts", scope: "thread" })), /allergic to peanuts/);
   await again.close();
 });
@@ -147,7 +165,10 @@ test("malformed calls are MCP errors, not crashes", async () => {
   assert.equal(r.isError, true);
   assert.match(text(r), /must be a string.*Nothing was changed\./);
   await assert.rejects(call(alice, "drop_table", {}), (e) => e instanceof McpError && e.code === ErrorCode.InvalidParams);
-  await assert.rejects(alice.request({ method: "tools/call", params: { name: "recall", arguments: [1, 2] } }, CallToolResultSchema), badArguments);
+  await assert.rejects(
+    alice.request({ method: "tools/call", params: { name: "recall", arguments: [1, 2] } }, CallToolResultSchema),
+    badArguments,
+  );
   const garbage = await mf.dispatchFetch("http://localhost/u/alice/mcp", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${TOKENS.alice}` },
@@ -162,7 +183,11 @@ test("malformed calls are MCP errors, not crashes", async () => {
 test("without MCP_TOKENS configured every request is refused", async () => {
   const bare = runWorker(example, bundle, { durableObjects: { MEMORY: { className: "MemoryObject", useSQLite: true } } });
   try {
-    const res = await bare.dispatchFetch("http://localhost/u/alice/mcp", { method: "POST", headers: { authorization: `Bearer ${TOKENS.alice}` }, body: "{}" });
+    const res = await bare.dispatchFetch("http://localhost/u/alice/mcp", {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKENS.alice}` },
+      body: "{}",
+    });
     assert.equal(res.status, 500);
     assert.equal((await res.json()).error.code, "NOT_CONFIGURED");
   } finally {

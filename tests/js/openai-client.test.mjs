@@ -10,7 +10,11 @@ import { startFakeOpenAI } from "./fake-openai/server.mjs";
 
 const weatherTool = {
   type: "function",
-  function: { name: "weather", description: "Weather for a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+  function: {
+    name: "weather",
+    description: "Weather for a city",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
 };
 const weather = (args) => JSON.stringify({ city: JSON.parse(args).city, temp: 21, sky: "多云" });
 
@@ -22,7 +26,11 @@ async function setup(options, model) {
 }
 
 /** No request was rejected (the error texts say which rule, if one was). */
-const assertAllValid = (api) => assert.deepEqual(api.rejected().map((r) => r.error.error.message), []);
+const assertAllValid = (api) =>
+  assert.deepEqual(
+    api.rejected().map((r) => r.error.error.message),
+    [],
+  );
 
 /** The stored messages, and that no message was stored twice. */
 async function stored(memory) {
@@ -35,7 +43,15 @@ async function stored(memory) {
 const sendable = ({ role, content, tool_calls }) => (tool_calls ? { role, content, tool_calls } : { role, content });
 
 test("quick start: replies stored as the client returns them, sent back as the API accepts, usage charged", async () => {
-  const { api, client, memory } = await setup({ script: [{ content: "第一天：宽窄巷子。", usage: { input: 40, output: 12 } }, { content: "第二天：大熊猫基地。", usage: { input: 70, output: 14, cached: 32 } }] }, "gpt-4o");
+  const { api, client, memory } = await setup(
+    {
+      script: [
+        { content: "第一天：宽窄巷子。", usage: { input: 40, output: 12 } },
+        { content: "第二天：大熊猫基地。", usage: { input: 70, output: 14, cached: 32 } },
+      ],
+    },
+    "gpt-4o",
+  );
   try {
     await memory.add({ role: "system", content: "You are a helpful assistant." });
     const replies = [];
@@ -63,7 +79,10 @@ test("quick start: replies stored as the client returns them, sent back as the A
     ]);
     assert.deepEqual(replies[0], { role: "assistant", content: "第一天：宽窄巷子。", refusal: null, annotations: [], audio: null });
     const [gpt4o] = memory.stats().cost.byModel;
-    assert.deepEqual([gpt4o.model, gpt4o.calls, gpt4o.promptTokens, gpt4o.cachedPromptTokens, gpt4o.completionTokens], ["gpt-4o", 2, 110, 32, 26]);
+    assert.deepEqual(
+      [gpt4o.model, gpt4o.calls, gpt4o.promptTokens, gpt4o.cachedPromptTokens, gpt4o.completionTokens],
+      ["gpt-4o", 2, 110, 32, 26],
+    );
     assert.ok(gpt4o.usd > 0);
   } finally {
     await api.close();
@@ -74,7 +93,13 @@ test("two-step tool loop: parallel calls, their results, the final answer; each 
   const { api, client, memory } = await setup(
     {
       script: [
-        { toolCalls: [{ name: "weather", arguments: { city: "成都" } }, { name: "weather", arguments: { city: "重庆" } }], usage: { input: 90, output: 30 } },
+        {
+          toolCalls: [
+            { name: "weather", arguments: { city: "成都" } },
+            { name: "weather", arguments: { city: "重庆" } },
+          ],
+          usage: { input: 90, output: 30 },
+        },
         ({ body }) => {
           // The model answers from the tool results it was sent.
           const results = body.messages.filter((m) => m.role === "tool").map((m) => JSON.parse(m.content).city);
@@ -95,7 +120,8 @@ test("two-step tool loop: parallel calls, their results, the final answer; each 
       await memory.add(message);
       await memory.recordUsage(reply.usage);
       if (!message.tool_calls) break;
-      for (const call of message.tool_calls) await memory.add({ role: "tool", tool_call_id: call.id, content: weather(call.function.arguments) });
+      for (const call of message.tool_calls)
+        await memory.add({ role: "tool", tool_call_id: call.id, content: weather(call.function.arguments) });
     }
     assertAllValid(api);
     assert.equal(api.requests.length, 2);
@@ -114,13 +140,24 @@ test("two-step tool loop: parallel calls, their results, the final answer; each 
 
 test("streaming: deltas joined, the usage chunk charged; the client's stream helper's message stored and sent back", async () => {
   const { api, client, memory } = await setup(
-    { script: [{ content: "Hello from a stream.", usage: { input: 30, output: 6 } }, { toolCalls: [{ name: "weather", arguments: { city: "Chengdu" } }], content: "Checking.", usage: { input: 50, output: 9 } }, { content: "21°C.", usage: { input: 80, output: 3 } }] },
+    {
+      script: [
+        { content: "Hello from a stream.", usage: { input: 30, output: 6 } },
+        { toolCalls: [{ name: "weather", arguments: { city: "Chengdu" } }], content: "Checking.", usage: { input: 50, output: 9 } },
+        { content: "21°C.", usage: { input: 80, output: 3 } },
+      ],
+    },
     "gpt-4o-mini",
   );
   try {
     await memory.add({ role: "user", content: "Say hello." });
     let ctx = await memory.buildContext({ maxTokens: 4000 });
-    const stream = await client.chat.completions.create({ model: "gpt-4o-mini", messages: ctx.messages, stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: "gpt-4o-mini",
+      messages: ctx.messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let content = "";
     let usage;
     for await (const chunk of stream) {
@@ -133,7 +170,12 @@ test("streaming: deltas joined, the usage chunk charged; the client's stream hel
     // The client's accumulator returns a message with its own extra field (`parsed`).
     await memory.add({ role: "user", content: "Weather in Chengdu?" });
     ctx = await memory.buildContext({ maxTokens: 4000, tools: [weatherTool] });
-    const runner = client.chat.completions.stream({ model: "gpt-4o-mini", messages: ctx.messages, tools: ctx.tools, stream_options: { include_usage: true } });
+    const runner = client.chat.completions.stream({
+      model: "gpt-4o-mini",
+      messages: ctx.messages,
+      tools: ctx.tools,
+      stream_options: { include_usage: true },
+    });
     const final = await runner.finalChatCompletion();
     const message = final.choices[0].message;
     assert.equal(message.parsed, null);
@@ -149,7 +191,10 @@ test("streaming: deltas joined, the usage chunk charged; the client's stream hel
     const history = await stored(memory);
     assert.equal(history[1].content, "Hello from a stream.");
     assert.deepEqual(history[3], message);
-    assert.deepEqual(api.requests[2].body.messages.find((m) => m.tool_calls), sendable(message));
+    assert.deepEqual(
+      api.requests[2].body.messages.find((m) => m.tool_calls),
+      sendable(message),
+    );
     const [cost] = memory.stats().cost.byModel;
     assert.deepEqual([cost.model, cost.calls, cost.promptTokens, cost.completionTokens], ["gpt-4o-mini", 3, 160, 18]);
   } finally {
@@ -162,7 +207,11 @@ test("DeepSeek reasoner: reasoning_content kept, sent back for the tool-call tur
     {
       flavour: "deepseek",
       script: [
-        { reasoning: "需要先查成都的天气。", toolCalls: [{ name: "weather", arguments: { city: "成都" } }], usage: { input: 120, output: 40, cached: 64, reasoning: 25 } },
+        {
+          reasoning: "需要先查成都的天气。",
+          toolCalls: [{ name: "weather", arguments: { city: "成都" } }],
+          usage: { input: 120, output: 40, cached: 64, reasoning: 25 },
+        },
         { reasoning: "结果是多云。", content: "成都明天 21°C，多云。", usage: { input: 200, output: 30, cached: 128, reasoning: 10 } },
         { reasoning: "用户道谢。", content: "不客气！", usage: { input: 240, output: 12, reasoning: 6 } },
         { reasoning: "再见。", content: "再见！", usage: { input: 260, output: 5, reasoning: 2 } },
@@ -192,12 +241,25 @@ test("DeepSeek reasoner: reasoning_content kept, sent back for the tool-call tur
     assertAllValid(api);
     // Every later request carried the tool-call turn's reasoning back, and
     // no request carried the reasoning of a turn without tool calls.
-    const reasoningSent = api.requests.map((r) => r.body.messages.filter((m) => m.role === "assistant").map((m) => m.reasoning_content ?? null));
-    assert.deepEqual(reasoningSent, [[], ["需要先查成都的天气。"], ["需要先查成都的天气。", "结果是多云。"], ["需要先查成都的天气。", "结果是多云。", null]]);
+    const reasoningSent = api.requests.map((r) =>
+      r.body.messages.filter((m) => m.role === "assistant").map((m) => m.reasoning_content ?? null),
+    );
+    assert.deepEqual(reasoningSent, [
+      [],
+      ["需要先查成都的天气。"],
+      ["需要先查成都的天气。", "结果是多云。"],
+      ["需要先查成都的天气。", "结果是多云。", null],
+    ]);
     const history = await stored(memory);
-    assert.deepEqual(history.filter((m) => m.role === "assistant").map((m) => m.reasoning_content), ["需要先查成都的天气。", "结果是多云。", "用户道谢。", "再见。"]);
+    assert.deepEqual(
+      history.filter((m) => m.role === "assistant").map((m) => m.reasoning_content),
+      ["需要先查成都的天气。", "结果是多云。", "用户道谢。", "再见。"],
+    );
     const [cost] = memory.stats().cost.byModel;
-    assert.deepEqual([cost.model, cost.calls, cost.promptTokens, cost.cachedPromptTokens, cost.completionTokens], ["deepseek-reasoner", 4, 820, 192, 87]);
+    assert.deepEqual(
+      [cost.model, cost.calls, cost.promptTokens, cost.cachedPromptTokens, cost.completionTokens],
+      ["deepseek-reasoner", 4, 820, 192, 87],
+    );
   } finally {
     await api.close();
   }
@@ -205,7 +267,12 @@ test("DeepSeek reasoner: reasoning_content kept, sent back for the tool-call tur
 
 test("recordUsage(reply.usage): cached tokens at the cached price, reasoning tokens as output, model from the option", async () => {
   const { api, client, memory } = await setup(
-    { script: [{ content: "a", usage: { input: 1000, output: 200, reasoning: 150 } }, { content: "b", usage: { input: 1000, output: 200, reasoning: 150, cached: 800 } }] },
+    {
+      script: [
+        { content: "a", usage: { input: 1000, output: 200, reasoning: 150 } },
+        { content: "b", usage: { input: 1000, output: 200, reasoning: 150, cached: 800 } },
+      ],
+    },
     "gpt-4o",
   );
   try {
@@ -214,7 +281,10 @@ test("recordUsage(reply.usage): cached tokens at the cached price, reasoning tok
     const cached = await memory.recordUsage((await ask()).usage, { model: "gpt-4o-mini" });
     assert.ok(fresh > 0 && cached > 0 && cached < fresh, `${cached} < ${fresh}`);
     const stats = memory.stats().cost;
-    assert.deepEqual(stats.byModel.map((m) => [m.model, m.calls, m.promptTokens, m.cachedPromptTokens, m.completionTokens]), [["gpt-4o-mini", 2, 2000, 800, 400]]);
+    assert.deepEqual(
+      stats.byModel.map((m) => [m.model, m.calls, m.promptTokens, m.cachedPromptTokens, m.completionTokens]),
+      [["gpt-4o-mini", 2, 2000, 800, 400]],
+    );
     assert.ok(Math.abs(stats.usd - (fresh + cached)) < 1e-12);
     assertAllValid(api);
   } finally {

@@ -13,7 +13,11 @@ import { startFakeOpenAI } from "./fake-openai/server.mjs";
 
 const weatherTool = {
   type: "function",
-  function: { name: "weather", description: "Weather for a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+  function: {
+    name: "weather",
+    description: "Weather for a city",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
 };
 const weather = (args) => JSON.stringify({ city: JSON.parse(args).city, temp: 21 });
 
@@ -26,7 +30,11 @@ async function setup(script) {
   return { api, client, memory };
 }
 
-const assertAllValid = (api) => assert.deepEqual(api.rejected().map((r) => r.error.error.message), []);
+const assertAllValid = (api) =>
+  assert.deepEqual(
+    api.rejected().map((r) => r.error.error.message),
+    [],
+  );
 
 async function historyOf(memory) {
   const history = await memory.history();
@@ -55,7 +63,11 @@ const types = (input) => input.map((i) => i.type ?? `${i.role} message`);
 
 test("store:false with encrypted reasoning: the tool loop sends its reasoning back; the next turn sends plain items", async () => {
   const { api, client, memory } = await setup([
-    { reasoning: "Need the weather first.", toolCalls: [{ name: "weather", arguments: { city: "成都" } }], usage: { input: 300, output: 80, reasoning: 64 } },
+    {
+      reasoning: "Need the weather first.",
+      toolCalls: [{ name: "weather", arguments: { city: "成都" } }],
+      usage: { input: 300, output: 80, reasoning: 64 },
+    },
     { reasoning: "Got it.", content: "成都 21°C。", usage: { input: 420, output: 40, cached: 256, reasoning: 20 } },
     { reasoning: "Polite.", content: "不客气。", usage: { input: 450, output: 12, cached: 384, reasoning: 6 } },
   ]);
@@ -66,7 +78,9 @@ test("store:false with encrypted reasoning: the tool loop sends its reasoning ba
     assertAllValid(api);
     const [r1, r2, r3] = api.requests.map((r) => r.body);
     assert.equal(r1.instructions, "You are a travel assistant.");
-    assert.deepEqual(r1.tools, [{ type: "function", name: "weather", description: "Weather for a city", parameters: weatherTool.function.parameters, strict: false }]);
+    assert.deepEqual(r1.tools, [
+      { type: "function", name: "weather", description: "Weather for a city", parameters: weatherTool.function.parameters, strict: false },
+    ]);
     assert.deepEqual(types(r1.input), ["user message"]);
     // In the loop: the reasoning item, the call it produced (with its id), the output.
     assert.deepEqual(types(r2.input), ["user message", "reasoning", "function_call", "function_call_output"]);
@@ -77,14 +91,23 @@ test("store:false with encrypted reasoning: the tool loop sends its reasoning ba
     assert.ok(r3.input.every((i) => i.id === undefined));
     // Nothing lost: every output item is in history as returned.
     const history = await historyOf(memory);
-    assert.deepEqual(history.map((m) => m.role), ["system", "user", "assistant", "tool", "assistant", "user", "assistant"]);
+    assert.deepEqual(
+      history.map((m) => m.role),
+      ["system", "user", "assistant", "tool", "assistant", "user", "assistant"],
+    );
     const kept = history.filter((m) => m[RESPONSE_FIELD]).map((m) => m[RESPONSE_FIELD].output);
-    assert.deepEqual(kept, [...first, ...second].map((r) => r.output));
+    assert.deepEqual(
+      kept,
+      [...first, ...second].map((r) => r.output),
+    );
     assert.equal(history[4].content, "成都 21°C。");
     // Usage charged at the model the responses name (a dated snapshot of o4-mini, priced as o4-mini).
     const stats = memory.stats();
     const [cost] = stats.cost.byModel;
-    assert.deepEqual([cost.model, cost.calls, cost.promptTokens, cost.cachedPromptTokens, cost.completionTokens], ["o4-mini-2025-04-16", 3, 1170, 640, 132]);
+    assert.deepEqual(
+      [cost.model, cost.calls, cost.promptTokens, cost.cachedPromptTokens, cost.completionTokens],
+      ["o4-mini-2025-04-16", 3, 1170, 640, 132],
+    );
     assert.ok(cost.usd > 0);
     assert.deepEqual(stats.unknownModels, []);
   } finally {
@@ -104,7 +127,10 @@ test("stored responses (store default) send reasoning back by id; store:false wi
     await turn(memory, client, "Xi'an?", { store: false });
     assertAllValid(api);
     assert.deepEqual(types(api.requests[1].body.input), ["user message", "reasoning", "message", "function_call", "function_call_output"]);
-    assert.ok(api.requests[1].body.input.slice(1, 4).every((i) => i.id), "stored items go back with their ids");
+    assert.ok(
+      api.requests[1].body.input.slice(1, 4).every((i) => i.id),
+      "stored items go back with their ids",
+    );
     // store:false, no encrypted_content: the API could not resolve the reasoning item.
     const loop = api.requests[3].body.input.slice(-3);
     assert.deepEqual(loop.slice(0, 1), [{ role: "assistant", content: "Checking Xi'an." }]);
@@ -118,7 +144,12 @@ test("stored responses (store default) send reasoning back by id; store:false wi
 
 test("streamed responses and responses.parse: the final response stored; client-side fields never sent back", async () => {
   const { api, client, memory } = await setup([
-    { reasoning: "Plan.", content: "Checking.", toolCalls: [{ name: "weather", arguments: { city: "Chengdu" } }], usage: { input: 100, output: 30, reasoning: 10 } },
+    {
+      reasoning: "Plan.",
+      content: "Checking.",
+      toolCalls: [{ name: "weather", arguments: { city: "Chengdu" } }],
+      usage: { input: 100, output: 30, reasoning: 10 },
+    },
     { content: "21°C in Chengdu.", usage: { input: 160, output: 8 } },
   ]);
   try {
@@ -145,7 +176,13 @@ test("streamed responses and responses.parse: the final response stored; client-
 });
 
 test("fromResponse: text, refusal, annotations and calls in chat form, the items kept; bad input is a MemoryError", async () => {
-  const { api, client, memory } = await setup([{ content: "See the source.", annotations: [{ type: "url_citation", start_index: 0, end_index: 3, url: "https://example.com", title: "Ex" }] }, { refusal: "I can't help with that." }]);
+  const { api, client, memory } = await setup([
+    {
+      content: "See the source.",
+      annotations: [{ type: "url_citation", start_index: 0, end_index: 3, url: "https://example.com", title: "Ex" }],
+    },
+    { refusal: "I can't help with that." },
+  ]);
   try {
     const cited = await client.responses.create({ model: "o4-mini", input: "x" });
     const refused = await client.responses.create({ model: "o4-mini", input: "y" });
@@ -155,8 +192,14 @@ test("fromResponse: text, refusal, annotations and calls in chat form, the items
     assert.deepEqual(m[RESPONSE_FIELD], { id: cited.id, model: "o4-mini-2025-04-16", store: true, output: cited.output });
     const r = fromResponse(refused);
     assert.deepEqual([r.content, r.refusal], ["", "I can't help with that."]);
-    assert.throws(() => fromResponse({ id: "x" }), (e) => e.name === "MemoryError" && e.code === "INVALID_INPUT");
-    const audio = { messages: [{ role: "user", content: [{ type: "input_audio", input_audio: { data: "UklG", format: "wav" } }] }], tools: [] };
+    assert.throws(
+      () => fromResponse({ id: "x" }),
+      (e) => e.name === "MemoryError" && e.code === "INVALID_INPUT",
+    );
+    const audio = {
+      messages: [{ role: "user", content: [{ type: "input_audio", input_audio: { data: "UklG", format: "wav" } }] }],
+      tools: [],
+    };
     await assert.rejects(toResponsesRequest(memory, audio), (e) => e.name === "MemoryError" && e.code === "INVALID_CONTENT");
     await assert.rejects(toResponsesRequest(memory, {}), (e) => e.code === "INVALID_INPUT");
   } finally {

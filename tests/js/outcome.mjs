@@ -2,7 +2,11 @@
 // Workers use it inside workerd too.
 
 /** "resolved", or "<name> <code>" of the rejection. */
-export const settled = (p) => p.then(() => "resolved", (e) => `${e.name} ${e.code}`);
+export const settled = (p) =>
+  p.then(
+    () => "resolved",
+    (e) => `${e.name} ${e.code}`,
+  );
 
 /** "returned", or "<name> <code>" of what `f` threw. */
 export function thrown(f) {

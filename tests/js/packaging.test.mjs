@@ -32,7 +32,18 @@ import { encode as o200k } from "gpt-tokenizer/encoding/o200k_base";
 import { encode as cl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { launchChromium, WORKERD_MODULE_RULES, serveStatic } from "./harness.mjs";
 import { spawnSync } from "node:child_process";
-import { allModuleSubpaths, bin, consumer, linkDependencies, moduleSubpaths, pageReport, root, run, sizes, startServer } from "../packaging/support.mjs";
+import {
+  allModuleSubpaths,
+  bin,
+  consumer,
+  linkDependencies,
+  moduleSubpaths,
+  pageReport,
+  root,
+  run,
+  sizes,
+  startServer,
+} from "../packaging/support.mjs";
 import { SAMPLES } from "../packaging/conversation.js";
 
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -54,7 +65,8 @@ after(async () => {
 const chromium = async () => (browser ??= await launchChromium());
 
 /** The shipped JS modules (not declarations), as [path in the package, source]. */
-const shippedModules = () => packed.files.filter((f) => f.path.endsWith(".js")).map((f) => [f.path, readFileSync(join(root, f.path), "utf8")]);
+const shippedModules = () =>
+  packed.files.filter((f) => f.path.endsWith(".js")).map((f) => [f.path, readFileSync(join(root, f.path), "utf8")]);
 /** Code, not comments (roughly: enough for the imports and URLs matched here). */
 const code = (src) => src.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
 
@@ -63,7 +75,8 @@ test("the tarball: every exports target and every file the entries load is in it
   const targets = [];
   const walk = (v) => (typeof v === "string" ? targets.push(v) : Object.values(v).forEach(walk));
   walk(pkg.exports);
-  for (const t of [...targets, pkg.main, pkg.module, pkg.types]) assert.ok(files.has(posix.normalize(t)), `exports target ${t} is not in the tarball`);
+  for (const t of [...targets, pkg.main, pkg.module, pkg.types])
+    assert.ok(files.has(posix.normalize(t)), `exports target ${t} is not in the tarball`);
   // Relative imports and `new URL("./…", import.meta.url)` assets of every shipped module.
   for (const f of files) {
     if (!/\.(js|d\.ts)$/.test(f)) continue;
@@ -76,18 +89,25 @@ test("the tarball: every exports target and every file the entries load is in it
   }
   const stray = [...files].filter((f) => !/^(dist\/|README\.md$|package\.json$|LICENSE)/.test(f) || /\.(rs|map|tsbuildinfo)$/.test(f));
   assert.deepEqual(stray, []);
-  console.log(`tarball ${packed.filename}: ${(packed.size / 1024).toFixed(0)} KB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KB unpacked, ${files.size} files`);
+  console.log(
+    `tarball ${packed.filename}: ${(packed.size / 1024).toFixed(0)} KB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KB unpacked, ${files.size} files`,
+  );
 });
 
 test("no shipped module awaits at top level, and every asset URL is a literal path bundlers can emit", async () => {
   for (const [f, src] of shippedModules()) {
     // esbuild refuses top-level await under an es2020 target, as Vite 5 and 6 do by default.
-    await assert.doesNotReject(transform(src, { format: "esm", target: "es2020", loader: "js", logLevel: "silent" }), `${f} awaits at top level`);
+    await assert.doesNotReject(
+      transform(src, { format: "esm", target: "es2020", loader: "js", logLevel: "silent" }),
+      `${f} awaits at top level`,
+    );
     for (const [call] of code(src).matchAll(/new URL\([^)]*import\.meta\.url\s*\)/g)) {
       assert.match(call, /^new URL\(\s*"\.\/[^"$`]+",\s*import\.meta\.url\s*\)$/, `${f}: ${call} is not a literal path`);
     }
   }
-  const rankURLs = shippedModules().flatMap(([, src]) => [...code(src).matchAll(/new URL\("\.\/ranks\/([a-z0-9_]+)\.bin", import\.meta\.url\)/g)].map((m) => m[1]));
+  const rankURLs = shippedModules().flatMap(([, src]) =>
+    [...code(src).matchAll(/new URL\("\.\/ranks\/([a-z0-9_]+)\.bin", import\.meta\.url\)/g)].map((m) => m[1]),
+  );
   for (const name of RANK_FILES) assert.ok(rankURLs.includes(name), `no static new URL names ranks/${name}.bin`);
 });
 
@@ -96,10 +116,22 @@ test("node-esm consumer: the conversation, every subpath, and tsc on the declara
   const out = JSON.parse(run(process.execPath, ["index.mjs"], dir));
   nodeReport = out.report;
   const r = nodeReport.conversation;
-  assert.deepEqual(r.ready, { before: "NOT_READY", bytesBefore: 0, value: null, hits: r.ready.hits }, "before ready() the sync classes refuse and no wasm memory exists");
+  assert.deepEqual(
+    r.ready,
+    { before: "NOT_READY", bytesBefore: 0, value: null, hits: r.ready.hits },
+    "before ready() the sync classes refuse and no wasm memory exists",
+  );
   assert.ok(r.ready.hits.length > 0, "after ready() a Bm25Index works");
-  assert.deepEqual(r.countTokens, SAMPLES.map((s) => o200k(s, { disallowedSpecial: new Set() }).length), "o200k counts equal gpt-tokenizer's");
-  assert.deepEqual(r.countTokensCl100k, SAMPLES.map((s) => cl100k(s, { disallowedSpecial: new Set() }).length), "cl100k counts equal gpt-tokenizer's");
+  assert.deepEqual(
+    r.countTokens,
+    SAMPLES.map((s) => o200k(s, { disallowedSpecial: new Set() }).length),
+    "o200k counts equal gpt-tokenizer's",
+  );
+  assert.deepEqual(
+    r.countTokensCl100k,
+    SAMPLES.map((s) => cl100k(s, { disallowedSpecial: new Set() }).length),
+    "cl100k counts equal gpt-tokenizer's",
+  );
   assert.ok(r.compactions > 0 && r.stats.episodes > 0, "the small working memory compacted");
   assert.equal(r.stats.messages.total, 24);
   assert.ok(r.context.exact && r.context.withinBudget, "ctx.tokens is within budget and equals a recount");
@@ -107,7 +139,19 @@ test("node-esm consumer: the conversation, every subpath, and tsc on the declara
   assert.ok(r.search.some((h) => /peanuts/.test(h.text)));
   assert.deepEqual(Object.keys(nodeReport.exports), moduleSubpaths(pkg), "every module subpath of exports was imported");
   const main = nodeReport.exports["."];
-  for (const name of ["MemoryController", "ready", "Bm25Index", "VectorIndex", "wasmMemoryBytes", "fromModelMessages", "toModelMessages", "nodeFileStorage", "durableObjectStorage", "memoryStorage"]) assert.ok(main.includes(name), `missing export ${name}`);
+  for (const name of [
+    "MemoryController",
+    "ready",
+    "Bm25Index",
+    "VectorIndex",
+    "wasmMemoryBytes",
+    "fromModelMessages",
+    "toModelMessages",
+    "nodeFileStorage",
+    "durableObjectStorage",
+    "memoryStorage",
+  ])
+    assert.ok(main.includes(name), `missing export ${name}`);
   assert.ok(!main.some((name) => ["defineRuntime", "setRankLoader", "initSync", "default"].includes(name)), `internals leak: ${main}`);
   assert.equal(out.packageName, "agent-memory");
   assert.ok(nodeReport.exports["./testing"].includes("runStorageAdapterTests"));
@@ -117,7 +161,10 @@ test("node-esm consumer: the conversation, every subpath, and tsc on the declara
   assert.equal(out.resolved, "node_modules/agent-memory/package.json");
   // The browser and workerd entries export the same as Node's but nodeFileStorage.
   browserExports = { ...nodeReport.exports, ".": Object.keys(await import(join(root, "dist", "browser.js"))).sort() };
-  assert.deepEqual(main.filter((n) => !browserExports["."].includes(n)), ["nodeFileStorage"]);
+  assert.deepEqual(
+    main.filter((n) => !browserExports["."].includes(n)),
+    ["nodeFileStorage"],
+  );
   // The declarations as a TypeScript consumer sees them, under both resolutions
   // (subpaths.js is type-checked too: every subpath must ship types).
   // tsconfig.json is a typical app's (lib es2022, skipLibCheck); the
@@ -148,7 +195,12 @@ function assertAssets(names, where) {
   assert.equal(names.filter((f) => f.endsWith(".wasm")).length, 1, `${where}: the wasm is emitted: ${names}`);
   const ranks = names.filter((f) => f.endsWith(".bin"));
   assert.equal(ranks.length, RANK_FILES.length, `${where}: each rank file is emitted: ${names}`);
-  if (!ranks.every((f) => /^[0-9a-f]+\.bin$/.test(f))) for (const enc of RANK_FILES) assert.ok(ranks.some((f) => f.includes(enc)), `${where}: ${enc} is emitted: ${names}`);
+  if (!ranks.every((f) => /^[0-9a-f]+\.bin$/.test(f)))
+    for (const enc of RANK_FILES)
+      assert.ok(
+        ranks.some((f) => f.includes(enc)),
+        `${where}: ${enc} is emitted: ${names}`,
+      );
 }
 
 for (const major of [5, 6, 7, 8]) {
@@ -158,7 +210,10 @@ for (const major of [5, 6, 7, 8]) {
     const built = join(dir, "dist");
     assertAssets(readdirSync(join(built, "assets")), `Vite ${major}`);
     const requested = await servedPageMatchesNode(built);
-    assert.ok(RANK_FILES.every((enc) => requested.some((p) => p.includes(enc))), `both rank files were fetched: ${requested}`);
+    assert.ok(
+      RANK_FILES.every((enc) => requested.some((p) => p.includes(enc))),
+      `both rank files were fetched: ${requested}`,
+    );
     console.log(`Vite ${major}: JS ${sizes(built, /\.js$/).text}; wasm + ranks ${sizes(built, /\.(wasm|bin)$/).text}`);
   });
 }
@@ -181,7 +236,11 @@ webpack(config, (err, stats) => {
 
 test("esbuild-page consumer: bundle, assets beside it or named by the host, run in chromium, same numbers as Node", async () => {
   const dir = consumer(tmp, "esbuild-page", tarball);
-  run(bin("esbuild", "bin/esbuild"), ["main.js", "options.js", "--bundle", "--format=esm", "--minify", "--outdir=dist", "--log-level=warning"], dir);
+  run(
+    bin("esbuild", "bin/esbuild"),
+    ["main.js", "options.js", "--bundle", "--format=esm", "--minify", "--outdir=dist", "--log-level=warning"],
+    dir,
+  );
   // The documented build step: the package's wasm/ and ranks/ beside the bundle…
   const pkgDist = join(dir, "node_modules", "agent-memory", "dist");
   for (const sub of ["wasm", "ranks"]) cpSync(join(pkgDist, sub), join(dir, "dist", sub), { recursive: true });
@@ -189,10 +248,19 @@ test("esbuild-page consumer: bundle, assets beside it or named by the host, run 
   cpSync(join(pkgDist, "wasm", "agent_memory_bg.wasm"), join(dir, "dist", "static", "agent_memory_bg.wasm"));
   for (const enc of RANK_FILES) cpSync(join(pkgDist, "ranks", `${enc}.bin`), join(dir, "dist", "static", `${enc}.bin`));
   const beside = await servedPageMatchesNode(dir, "index.html");
-  assert.ok(beside.includes("/dist/wasm/agent_memory_bg.wasm") && beside.includes("/dist/ranks/o200k_base.bin"), `fetched beside the bundle: ${beside}`);
+  assert.ok(
+    beside.includes("/dist/wasm/agent_memory_bg.wasm") && beside.includes("/dist/ranks/o200k_base.bin"),
+    `fetched beside the bundle: ${beside}`,
+  );
   const named = await servedPageMatchesNode(dir, "options.html");
-  assert.ok(named.includes("/dist/static/agent_memory_bg.wasm") && named.includes("/dist/static/cl100k_base.bin"), `fetched where the host said: ${named}`);
-  assert.ok(!named.some((p) => p.startsWith("/dist/wasm/") || p.startsWith("/dist/ranks/")), `nothing fetched from the default places: ${named}`);
+  assert.ok(
+    named.includes("/dist/static/agent_memory_bg.wasm") && named.includes("/dist/static/cl100k_base.bin"),
+    `fetched where the host said: ${named}`,
+  );
+  assert.ok(
+    !named.some((p) => p.startsWith("/dist/wasm/") || p.startsWith("/dist/ranks/")),
+    `nothing fetched from the default places: ${named}`,
+  );
   console.log(`esbuild: JS ${sizes(join(dir, "dist"), /^main\.js$/).text}`);
 });
 
@@ -223,13 +291,18 @@ for (const builder of ["Turbopack", "webpack"]) {
     } finally {
       await server.stop();
     }
-    console.log(`Next.js ${builder}: client JS ${sizes(join(dir, ".next", "static", "chunks"), /\.js$/).text}; server ${sizes(join(dir, ".next", "server"), /\.js$/).text}`);
+    console.log(
+      `Next.js ${builder}: client JS ${sizes(join(dir, ".next", "static", "chunks"), /\.js$/).text}; server ${sizes(join(dir, ".next", "server"), /\.js$/).text}`,
+    );
   });
 }
 
 test("workerd-app consumer: wrangler bundle, run in miniflare, same numbers as Node", async () => {
   const dir = consumer(tmp, "workerd-app", tarball);
-  run(process.execPath, [bin("wrangler", "bin/wrangler.js"), "deploy", "--dry-run", "--outdir", "bundle"], dir, { WRANGLER_SEND_METRICS: "false", CI: "1" });
+  run(process.execPath, [bin("wrangler", "bin/wrangler.js"), "deploy", "--dry-run", "--outdir", "bundle"], dir, {
+    WRANGLER_SEND_METRICS: "false",
+    CI: "1",
+  });
   const mf = new Miniflare({
     modules: true,
     scriptPath: join(dir, "bundle", "index.js"),
@@ -250,7 +323,11 @@ test("workerd-app consumer: wrangler bundle, run in miniflare, same numbers as N
 });
 
 test("node-mcp consumer: the bin without the optional MCP SDK says how to run it; with it, agent-memory/mcp works", () => {
-  assert.deepEqual(allModuleSubpaths(pkg).filter((s) => !moduleSubpaths(pkg).includes(s)), ["./mcp"], "only ./mcp needs an optional peer");
+  assert.deepEqual(
+    allModuleSubpaths(pkg).filter((s) => !moduleSubpaths(pkg).includes(s)),
+    ["./mcp"],
+    "only ./mcp needs an optional peer",
+  );
   const dir = consumer(tmp, "node-mcp", tarball);
   const cli = join(dir, "node_modules", ".bin", "agent-memory-mcp");
   const bare = spawnSync(cli, ["--dir", join(dir, "memory"), "--namespace", "alice"], { encoding: "utf8", input: "" });

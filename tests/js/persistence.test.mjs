@@ -24,7 +24,10 @@ async function withDir(fn) {
   }
 }
 
-for (const [name, make] of [["memoryStorage", async () => memoryStorage()], ["nodeFileStorage", null]]) {
+for (const [name, make] of [
+  ["memoryStorage", async () => memoryStorage()],
+  ["nodeFileStorage", null],
+]) {
   test(`${name}: state after reload equals state before`, async () => {
     const run = async (storage) => {
       const options = { namespace: "user-42", model: "gpt-4o", workingMemory: { maxTokens: 300 }, foldAfter: 40, storage };
@@ -80,19 +83,36 @@ test("a failing adapter rejects add with STORAGE_ERROR, changes nothing, and a r
   state.fail = false;
   await memory.add({ role: "user", content: "second" });
   const reloaded = await MemoryController.create({ namespace: "n", storage: base });
-  assert.deepEqual((await reloaded.history()).map((h) => h.message.content), ["first", "second"]);
+  assert.deepEqual(
+    (await reloaded.history()).map((h) => h.message.content),
+    ["first", "second"],
+  );
 });
 
 test("an adapter's own MemoryError (e.g. STORAGE_QUOTA) reaches the caller unchanged", async () => {
   const base = memoryStorage();
   const quota = Object.assign(new Error("full"), { name: "MemoryError", code: "STORAGE_QUOTA" });
-  const memory = await MemoryController.create({ storage: { ...base, save: async () => { throw quota; } } });
+  const memory = await MemoryController.create({
+    storage: {
+      ...base,
+      save: async () => {
+        throw quota;
+      },
+    },
+  });
   await assert.rejects(memory.add({ role: "user", content: "x" }), (e) => e === quota);
 });
 
 test("two controllers on one namespace: after reload each sees the union, in the same order", async () => {
   await withDir(async (dir) => {
-    const options = { namespace: "shared", storage: nodeFileStorage(dir), clock: (() => { let t = 0; return () => ++t; })() };
+    const options = {
+      namespace: "shared",
+      storage: nodeFileStorage(dir),
+      clock: (() => {
+        let t = 0;
+        return () => ++t;
+      })(),
+    };
     const a = await MemoryController.create(options);
     const b = await MemoryController.create({ ...options, storage: nodeFileStorage(dir) });
     const writes = [];
@@ -101,7 +121,10 @@ test("two controllers on one namespace: after reload each sees the union, in the
     const r1 = await MemoryController.create({ namespace: "shared", storage: nodeFileStorage(dir) });
     const r2 = await MemoryController.create({ namespace: "shared", storage: nodeFileStorage(dir) });
     const h1 = (await r1.history()).map((h) => h.message.content);
-    assert.deepEqual(h1, (await r2.history()).map((h) => h.message.content));
+    assert.deepEqual(
+      h1,
+      (await r2.history()).map((h) => h.message.content),
+    );
     assert.equal(h1.length, 30);
     assert.equal(new Set(h1).size, 30);
   });
@@ -142,13 +165,22 @@ test("namespaces that are prefixes of each other never see each other's data", a
   await a.add({ role: "user", content: "from user" });
   await b.add({ role: "user", content: "from user1" });
   const ra = await MemoryController.create({ namespace: "user", storage });
-  assert.deepEqual((await ra.history()).map((h) => h.message.content), ["from user"]);
+  assert.deepEqual(
+    (await ra.history()).map((h) => h.message.content),
+    ["from user"],
+  );
 });
 
 test("adding writes O(1) bytes: one small record per message", async () => {
   const base = memoryStorage();
   let bytes = 0;
-  const counting = { ...base, save: async (k, d) => { bytes += d.length; return base.save(k, d); } };
+  const counting = {
+    ...base,
+    save: async (k, d) => {
+      bytes += d.length;
+      return base.save(k, d);
+    },
+  };
   const memory = await MemoryController.create({ namespace: "n", storage: counting, foldAfter: 1_000_000 });
   for (let i = 0; i < 200; i++) await memory.add({ role: "user", content: "a message of a usual size, 二十个字左右的一句话。" });
   const early = bytes;
@@ -159,15 +191,31 @@ test("adding writes O(1) bytes: one small record per message", async () => {
 
 test("forget removes the content from every stored byte, with the summaries that quoted it", async () => {
   const storage = memoryStorage();
-  const scan = async () => Buffer.concat((await storage.loadRange([])).map((e) => Buffer.concat([Buffer.from(e.key.join("/")), e.data]))).toString("utf8");
-  const options = { namespace: "u", workingMemory: { maxTokens: 200 }, foldAfter: 20, storage, clock: (() => { let t = 0; return () => (t += 1000); })() };
+  const scan = async () =>
+    Buffer.concat((await storage.loadRange([])).map((e) => Buffer.concat([Buffer.from(e.key.join("/")), e.data]))).toString("utf8");
+  const options = {
+    namespace: "u",
+    workingMemory: { maxTokens: 200 },
+    foldAfter: 20,
+    storage,
+    clock: (() => {
+      let t = 0;
+      return () => (t += 1000);
+    })(),
+  };
   const memory = await MemoryController.create(options);
   let secretId;
   for (let i = 0; i < 60; i++) {
-    const { id } = await memory.add({ role: "user", content: i === 4 ? "记住：我的护照号是 E12345678。" : `message ${i}: 我们下周去杭州 and book the hotel` });
+    const { id } = await memory.add({
+      role: "user",
+      content: i === 4 ? "记住：我的护照号是 E12345678。" : `message ${i}: 我们下周去杭州 and book the hotel`,
+    });
     if (i === 4) secretId = id;
   }
-  assert.ok((await memory.episodes()).some((e) => e.summary.includes("E12345678")), "a summary quoted it");
+  assert.ok(
+    (await memory.episodes()).some((e) => e.summary.includes("E12345678")),
+    "a summary quoted it",
+  );
   assert.ok((await scan()).includes("E12345678"));
   const out = await memory.forget(secretId);
   assert.equal(out.messages, 1);
@@ -188,7 +236,7 @@ test("forget removes the content from every stored byte, with the summaries that
   const other = await MemoryController.create({ namespace: "u2", storage });
   await other.add({ role: "user", content: "keep me" });
   await reloaded.forget({ namespace: true });
-  assert.deepEqual((await storage.loadRange(["u"])), []);
+  assert.deepEqual(await storage.loadRange(["u"]), []);
   assert.equal((await reloaded.history()).length, 0);
   assert.equal((await storage.loadRange(["u2"])).length, 1);
 });
@@ -199,7 +247,15 @@ test("regenerate and edit: truncateAfter drops the reply, replace swaps a messag
   const options = { namespace: "chat", model: "gpt-4o", workingMemory: { maxTokens: 200 }, storage, clock: () => (now += 1000) };
   const memory = await MemoryController.create(options);
   const ids = [];
-  for (let i = 0; i < 30; i++) ids.push((await memory.add({ role: i % 2 ? "assistant" : "user", content: i === 25 ? "my locker code is OSPREY-4412" : `turn ${i}: 我们去成都吃火锅` })).id);
+  for (let i = 0; i < 30; i++)
+    ids.push(
+      (
+        await memory.add({
+          role: i % 2 ? "assistant" : "user",
+          content: i === 25 ? "my locker code is OSPREY-4412" : `turn ${i}: 我们去成都吃火锅`,
+        })
+      ).id,
+    );
   assert.ok((await memory.episodes()).length > 0, "compacted");
   // Regenerate: the last reply goes, the question stays.
   assert.equal((await memory.truncateAfter(ids[28])).messages, 1);
@@ -209,7 +265,10 @@ test("regenerate and edit: truncateAfter drops the reply, replace swaps a messag
   assert.equal(edited.forgotten.messages, 5);
   assert.equal(edited.tokens, memory.countMessages([{ role: "user", content: "edited: 火锅要提前预约吗？" }]) - 3);
   const history = await memory.history();
-  assert.deepEqual(history.slice(-2).map((h) => h.message.content), ["turn 23: 我们去成都吃火锅", "edited: 火锅要提前预约吗？"]);
+  assert.deepEqual(
+    history.slice(-2).map((h) => h.message.content),
+    ["turn 23: 我们去成都吃火锅", "edited: 火锅要提前预约吗？"],
+  );
   const stored = (await storage.loadRange([])).map((e) => new TextDecoder().decode(e.data)).join("\n");
   assert.ok(!stored.includes("OSPREY-4412"), "the replaced tail left storage");
   // Bad input changes nothing.
@@ -225,7 +284,13 @@ test("regenerate and edit: truncateAfter drops the reply, replace swaps a messag
 test("export and import: a snapshot restores under another namespace with every id and order; bad snapshots are refused", async () => {
   let now = 5_000;
   const clock = () => (now += 1000);
-  const source = await MemoryController.create({ namespace: "from", model: "gpt-4o", workingMemory: { maxTokens: 200 }, storage: memoryStorage(), clock });
+  const source = await MemoryController.create({
+    namespace: "from",
+    model: "gpt-4o",
+    workingMemory: { maxTokens: 200 },
+    storage: memoryStorage(),
+    clock,
+  });
   for (const m of randomConversation(rng(11), 60)) await source.add(m);
   await source.remember({ text: "Allergic to peanuts.", key: "allergy" });
   await source.remember({ text: "Allergic to peanuts and shellfish.", key: "allergy" });
@@ -233,29 +298,62 @@ test("export and import: a snapshot restores under another namespace with every 
   const snapshot = await source.export();
   assert.equal(snapshot.split("\n")[0], '{"agentMemorySnapshot":1}');
   const storage = memoryStorage();
-  const imported = await MemoryController.import(snapshot, { namespace: "to", model: "gpt-4o", workingMemory: { maxTokens: 200 }, storage, clock });
-  const state = async (m) => ({ history: await m.history(), episodes: await m.episodes(), facts: await m.facts(), allergy: await m.factHistory("allergy"), cost: m.stats().cost });
+  const imported = await MemoryController.import(snapshot, {
+    namespace: "to",
+    model: "gpt-4o",
+    workingMemory: { maxTokens: 200 },
+    storage,
+    clock,
+  });
+  const state = async (m) => ({
+    history: await m.history(),
+    episodes: await m.episodes(),
+    facts: await m.facts(),
+    allergy: await m.factHistory("allergy"),
+    cost: m.stats().cost,
+  });
   const want = await state(source);
   assert.ok(want.episodes.length > 0);
   assert.deepEqual(await state(imported), want);
-  assert.deepEqual(await state(await MemoryController.create({ namespace: "to", model: "gpt-4o", workingMemory: { maxTokens: 200 }, storage })), want);
+  assert.deepEqual(
+    await state(await MemoryController.create({ namespace: "to", model: "gpt-4o", workingMemory: { maxTokens: 200 }, storage })),
+    want,
+  );
   assert.equal(await imported.export(), snapshot);
-  for (const [text, code] of [["not a snapshot", "INVALID_INPUT"], ['{"agentMemorySnapshot":9}', "FORMAT_TOO_NEW"], ['{"agentMemorySnapshot":1}\n{"msg":1}', "INVALID_INPUT"]]) {
+  for (const [text, code] of [
+    ["not a snapshot", "INVALID_INPUT"],
+    ['{"agentMemorySnapshot":9}', "FORMAT_TOO_NEW"],
+    ['{"agentMemorySnapshot":1}\n{"msg":1}', "INVALID_INPUT"],
+  ]) {
     await assert.rejects(MemoryController.import(text, { namespace: "to", storage }), { name: "MemoryError", code });
   }
-  assert.deepEqual(await state(await MemoryController.create({ namespace: "to", model: "gpt-4o", workingMemory: { maxTokens: 200 }, storage })), want, "a refused import changed nothing");
+  assert.deepEqual(
+    await state(await MemoryController.create({ namespace: "to", model: "gpt-4o", workingMemory: { maxTokens: 200 }, storage })),
+    want,
+    "a refused import changed nothing",
+  );
 });
 
 test("bounded segments: no value over segmentBytes, bytes written near twice those stored, an old fact found after reopening", async () => {
   const base = memoryStorage();
   let written = 0;
   let largest = 0;
-  const storage = { ...base, save: async (k, d) => { written += d.length; largest = Math.max(largest, d.length); return base.save(k, d); } };
+  const storage = {
+    ...base,
+    save: async (k, d) => {
+      written += d.length;
+      largest = Math.max(largest, d.length);
+      return base.save(k, d);
+    },
+  };
   const options = { namespace: "big", model: "gpt-4o", segmentBytes: 32 * 1024, storage };
   const memory = await MemoryController.create(options);
   let factId;
   for (let i = 0; i < 4000; i++) {
-    const content = i === 1000 ? "My locker at the Zurich office has the code word PELICAN-SUNRISE." : `turn ${i}: 我们讨论了第${i % 97}个方案 and the budget for quarter ${i % 13}`;
+    const content =
+      i === 1000
+        ? "My locker at the Zurich office has the code word PELICAN-SUNRISE."
+        : `turn ${i}: 我们讨论了第${i % 97}个方案 and the budget for quarter ${i % 13}`;
     const { id } = await memory.add({ role: i % 2 ? "assistant" : "user", content });
     if (i === 1000) factId = id;
   }

@@ -41,7 +41,7 @@ export function readmeBlocks(text) {
     while (end < lines.length && lines[end] !== "```") end++;
     let before = i - 1;
     while (before >= 0 && lines[before].trim() === "") before--;
-    const marker = before >= 0 ? lines[before].trim().match(MARKER)?.[1] ?? null : null;
+    const marker = before >= 0 ? (lines[before].trim().match(MARKER)?.[1] ?? null) : null;
     blocks.push({ line: i + 1, lang: open[1], code: lines.slice(i + 1, end).join("\n"), marker });
     i = end;
   }
@@ -63,7 +63,9 @@ function documents() {
 }
 const blocks = documents().flatMap((doc) => readmeBlocks(readFileSync(join(root, doc), "utf8")).map((b) => ({ ...b, doc })));
 const scripts = {};
-for (const f of readdirSync(join(root, "tests/js/readme")).filter((f) => f.endsWith(".mjs")).sort()) {
+for (const f of readdirSync(join(root, "tests/js/readme"))
+  .filter((f) => f.endsWith(".mjs"))
+  .sort()) {
   for (const [name, spec] of Object.entries((await import(`./readme/${f}`)).blocks)) {
     assert.equal(scripts[name], undefined, `block script ${name} is defined twice`);
     scripts[name] = spec;
@@ -86,7 +88,9 @@ after(() => rmSync(app, { recursive: true, force: true }));
 
 function runNode(file, env) {
   return new Promise((resolve) => {
-    execFile(process.execPath, [file], { cwd: app, env: { ...process.env, ...env }, timeout: 120_000 }, (error, stdout, stderr) => resolve({ code: error ? (error.code ?? 1) : 0, stdout, stderr }));
+    execFile(process.execPath, [file], { cwd: app, env: { ...process.env, ...env }, timeout: 120_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (error.code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -94,7 +98,11 @@ test("every documentation block says how it is checked, and every block script i
   const unmarked = blocks.filter((b) => b.marker === null).map((b) => `${b.doc} line ${b.line}`);
   assert.deepEqual(unmarked, [], "blocks without a readme-test marker");
   const used = new Set(blocks.map((b) => b.marker.match(/^run (\S+)$/)?.[1]).filter(Boolean));
-  assert.deepEqual(Object.keys(scripts).filter((n) => !used.has(n)), [], "block scripts no documentation block uses");
+  assert.deepEqual(
+    Object.keys(scripts).filter((n) => !used.has(n)),
+    [],
+    "block scripts no documentation block uses",
+  );
 });
 
 for (const block of blocks.filter((b) => b.marker !== null)) {
@@ -112,7 +120,11 @@ for (const block of blocks.filter((b) => b.marker !== null)) {
         writeFileSync(file, block.code);
         const out = await runNode(file, { OPENAI_BASE_URL: api.url, OPENAI_API_KEY: api.apiKey });
         assert.equal(out.code, 0, `exit ${out.code}\n${out.stderr}`);
-        assert.deepEqual(api.rejected().map((r) => r.error.error.message), [], "requests the API would reject");
+        assert.deepEqual(
+          api.rejected().map((r) => r.error.error.message),
+          [],
+          "requests the API would reject",
+        );
         assert.equal(api.remaining, 0, "scripted turns the block never asked for");
         await spec.check?.({ api, stdout: out.stdout });
       } finally {
@@ -129,7 +141,10 @@ for (const block of blocks.filter((b) => b.marker !== null)) {
       // Each line of the block, in order, within a line of the files.
       const source = files.flat();
       let at = 0;
-      for (const line of block.code.split("\n").map((l) => l.trim()).filter(Boolean)) {
+      for (const line of block.code
+        .split("\n")
+        .map((l) => l.trim())
+        .filter(Boolean)) {
         const found = source.findIndex((s, i) => i >= at && s.includes(line));
         assert.ok(found >= 0, `not in ${rest.join(", ")} (in order): ${line}`);
         at = found + 1;

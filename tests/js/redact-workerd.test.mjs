@@ -17,7 +17,11 @@ before(async () => {
 
 after(() => mf?.dispose());
 
-for (const [label, path] of [["cloudflareKVStorage", "kv"], ["durableObjectStorage (KV-backed object)", "do"], ["durableObjectStorage (SQLite-backed object)", "do-sql"]]) {
+for (const [label, path] of [
+  ["cloudflareKVStorage", "kv"],
+  ["durableObjectStorage (KV-backed object)", "do"],
+  ["durableObjectStorage (SQLite-backed object)", "do-sql"],
+]) {
   test(`workerd: ${label}: no redacted value reaches a stored byte or a hook request`, () => {
     const r = responses[path];
     assert.equal(r.error, undefined, r.error);

@@ -29,7 +29,9 @@ async function filesText(dir) {
 function webStorage() {
   const items = new Map();
   return {
-    get length() { return items.size; },
+    get length() {
+      return items.size;
+    },
     key: (i) => [...items.keys()][i] ?? null,
     getItem: (k) => items.get(k) ?? null,
     setItem: (k, v) => void items.set(k, String(v)),
@@ -40,21 +42,40 @@ function webStorage() {
 
 // Each adapter, with what its backend holds as text (base64 items decoded too).
 const ADAPTERS = [
-  ["memoryStorage", async () => {
-    const storage = memoryStorage();
-    const raw = async () => (await storage.loadRange([])).map((e) => e.key.join("/") + Buffer.from(e.data).toString("utf8")).join("\n");
-    return { storage, raw, done: async () => {} };
-  }],
-  ["nodeFileStorage", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "am-redact-"));
-    return { storage: nodeFileStorage(dir), raw: () => filesText(dir), done: () => rm(dir, { recursive: true, force: true }) };
-  }],
-  ["localStorageAdapter", async () => {
-    const ls = webStorage();
-    globalThis.localStorage = ls;
-    const raw = async () => ls.raw().map((v) => v + "\n" + Buffer.from(v, "base64").toString("utf8")).join("\n");
-    return { storage: localStorageAdapter("redact"), raw, done: async () => { delete globalThis.localStorage; } };
-  }],
+  [
+    "memoryStorage",
+    async () => {
+      const storage = memoryStorage();
+      const raw = async () => (await storage.loadRange([])).map((e) => e.key.join("/") + Buffer.from(e.data).toString("utf8")).join("\n");
+      return { storage, raw, done: async () => {} };
+    },
+  ],
+  [
+    "nodeFileStorage",
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), "am-redact-"));
+      return { storage: nodeFileStorage(dir), raw: () => filesText(dir), done: () => rm(dir, { recursive: true, force: true }) };
+    },
+  ],
+  [
+    "localStorageAdapter",
+    async () => {
+      const ls = webStorage();
+      globalThis.localStorage = ls;
+      const raw = async () =>
+        ls
+          .raw()
+          .map((v) => v + "\n" + Buffer.from(v, "base64").toString("utf8"))
+          .join("\n");
+      return {
+        storage: localStorageAdapter("redact"),
+        raw,
+        done: async () => {
+          delete globalThis.localStorage;
+        },
+      };
+    },
+  ],
 ];
 
 for (const [name, make] of ADAPTERS) {
@@ -92,7 +113,10 @@ test("by default credentials are redacted and personal data kept; redact: false 
   assert.deepEqual(leaked(await bytes(), credentialValues()), []);
   assert.deepEqual(leaked(out.hookText + out.readable, credentialValues()), []);
   assert.deepEqual(out.results.user.redacted, { "openai-key": 1 });
-  assert.ok(personalValues().every((v) => out.readable.includes(v)), "personal data is kept unless asked");
+  assert.ok(
+    personalValues().every((v) => out.readable.includes(v)),
+    "personal data is kept unless asked",
+  );
   // `redact: false`: the same conversation stores the values (the checks above can fail).
   const plain = memoryStorage();
   const off = await scenario(MemoryController, plain, { redact: false });
@@ -109,7 +133,13 @@ test("a host function replaces the scanners: what it returns is stored, its plac
     return text.replace(/ACME-\d{6}/g, "[redacted:acme-id]");
   };
   const memory = await MemoryController.create({ redact });
-  const added = await memory.add({ role: "user", content: [{ type: "text", text: "badge ACME-123456 and ACME-654321" }, { type: "image_url", image_url: { url: "https://x.test/a.png" } }] });
+  const added = await memory.add({
+    role: "user",
+    content: [
+      { type: "text", text: "badge ACME-123456 and ACME-654321" },
+      { type: "image_url", image_url: { url: "https://x.test/a.png" } },
+    ],
+  });
   assert.deepEqual(added.redacted, { "acme-id": 2 });
   const [item] = await memory.history();
   assert.equal(item.message.content[0].text, "badge [redacted:acme-id] and [redacted:acme-id]");
@@ -123,7 +153,13 @@ test("a host function replaces the scanners: what it returns is stored, its plac
 });
 
 test("a host function that throws or returns no string: REDACT_FAILED, nothing stored", async () => {
-  for (const redact of [() => { throw new Error("scanner down"); }, async () => Promise.reject(new Error("later")), () => 42]) {
+  for (const redact of [
+    () => {
+      throw new Error("scanner down");
+    },
+    async () => Promise.reject(new Error("later")),
+    () => 42,
+  ]) {
     const storage = memoryStorage();
     const memory = await MemoryController.create({ storage, redact });
     await assert.rejects(memory.add({ role: "user", content: "hello" }), { name: "MemoryError", code: "REDACT_FAILED" });
@@ -149,7 +185,10 @@ test("bad redact options are INVALID_INPUT", async () => {
 test("redactText: the built-in scanners for a host's own function or its logs", async () => {
   await (await MemoryController.create()).close(); // loads the module
   const text = `key ${SECRETS["openai-key"]}, mail ${PERSONAL.email}, badge ACME-123456`;
-  assert.deepEqual(redactText(text), { text: `key [redacted:openai-key], mail ${PERSONAL.email}, badge ACME-123456`, redacted: { "openai-key": 1 } });
+  assert.deepEqual(redactText(text), {
+    text: `key [redacted:openai-key], mail ${PERSONAL.email}, badge ACME-123456`,
+    redacted: { "openai-key": 1 },
+  });
   assert.deepEqual(redactText(text, { personal: true }).redacted, { "openai-key": 1, email: 1 });
   assert.throws(() => redactText(text, { pii: true }), { code: "INVALID_INPUT" });
   // Composed: the built-in scanners, then the host's rule; both reported.
@@ -162,7 +201,10 @@ test("memory.redact redacts as the controller does; the reranker gets the query 
   const seen = [];
   const reranker = async (q, texts) => (seen.push(q), texts.map((t) => t.length));
   const memory = await MemoryController.create({ reranker, redact: { personal: true } });
-  assert.deepEqual(await memory.redact(`${query} for ${PERSONAL.email}`), { text: "why does [redacted:openai-key] fail for [redacted:email]", redacted: { "openai-key": 1, email: 1 } });
+  assert.deepEqual(await memory.redact(`${query} for ${PERSONAL.email}`), {
+    text: "why does [redacted:openai-key] fail for [redacted:email]",
+    redacted: { "openai-key": 1, email: 1 },
+  });
   await memory.add({ role: "user", content: "why does the deploy fail with 401" });
   await memory.add({ role: "assistant", content: "it does fail because the key was rotated" });
   await memory.search(query);
@@ -179,7 +221,10 @@ test("AI SDK middleware, the whole conversation on every call: turns that carrie
   const first = { role: "user", content: `my key ${key} leaked` };
   await generateText({ model: s.model, messages: [first] });
   // The reply echoed the key: neither turn the app sends back matches memory byte for byte.
-  await generateText({ model: s.model, messages: [first, { role: "assistant", content: `Your key ${key} is revoked; rotate it.` }, { role: "user", content: "thanks" }] });
+  await generateText({
+    model: s.model,
+    messages: [first, { role: "assistant", content: `Your key ${key} is revoked; rotate it.` }, { role: "user", content: "thanks" }],
+  });
   const held = await assertSound(s, {
     requests: 2,
     stored: [

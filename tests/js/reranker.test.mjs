@@ -23,14 +23,24 @@ const cohere = () => (req, res, record) => {
     .map((d, index) => ({ index, relevance_score: words.filter((w) => d.toLowerCase().includes(w)).length / words.length }))
     .sort((a, b) => b.relevance_score - a.relevance_score)
     .slice(0, top_n);
-  json(200, { id: "07734bd2-2473-4f07-94e1-0d9f0e6843cf", results, meta: { api_version: { version: "2", is_experimental: false }, billed_units: { search_units: 1 } } })(req, res);
+  json(200, {
+    id: "07734bd2-2473-4f07-94e1-0d9f0e6843cf",
+    results,
+    meta: { api_version: { version: "2", is_experimental: false }, billed_units: { search_units: 1 } },
+  })(req, res);
 };
 
 const client = (opts = {}) => rerankClient({ baseURL: server.baseURL, apiKey: API_KEY, model: "rerank-v3.5", maxRetries: 0, ...opts });
 
 async function memoryWith(reranker) {
   const memory = await MemoryController.create({ reranker });
-  for (const t of ["the hotel in Chengdu is booked", "hotel wifi password is 1234", "Chengdu hotel check-in is at 3pm, hotel near Chunxi Road", "hotel hotel hotel"]) await memory.add({ role: "user", content: t });
+  for (const t of [
+    "the hotel in Chengdu is booked",
+    "hotel wifi password is 1234",
+    "Chengdu hotel check-in is at 3pm, hotel near Chunxi Road",
+    "hotel hotel hotel",
+  ])
+    await memory.add({ role: "user", content: t });
   return memory;
 }
 
@@ -41,11 +51,22 @@ test("the client sends Cohere's request and maps results back to input order", a
   const [req] = server.requests;
   assert.equal(req.url, "/v1/rerank");
   assert.equal(req.headers.authorization, `Bearer ${API_KEY}`);
-  assert.deepEqual(req.body, { model: "rerank-v3.5", query: "chengdu hotel road", documents: ["hotel", "Chengdu hotel on Chunxi Road", "nothing"], top_n: 3 });
+  assert.deepEqual(req.body, {
+    model: "rerank-v3.5",
+    query: "chengdu hotel road",
+    documents: ["hotel", "Chengdu hotel on Chunxi Road", "nothing"],
+    top_n: 3,
+  });
 });
 
 test("other shapes: Voyage's data, TEI's bare array with score; left-out documents score -Infinity", async () => {
-  server.script(json(200, { object: "list", data: [{ relevance_score: 0.9, index: 1 }], model: "rerank-2", usage: { total_tokens: 12 } }), json(200, [{ index: 0, score: 0.2 }, { index: 1, score: 0.7 }]));
+  server.script(
+    json(200, { object: "list", data: [{ relevance_score: 0.9, index: 1 }], model: "rerank-2", usage: { total_tokens: 12 } }),
+    json(200, [
+      { index: 0, score: 0.2 },
+      { index: 1, score: 0.7 },
+    ]),
+  );
   assert.deepEqual(await client()("q", ["a", "b"]), [-Infinity, 0.9]);
   assert.deepEqual(await client()("q", ["a", "b"]), [0.2, 0.7]);
 });
@@ -68,14 +89,20 @@ test("a failing or wrong reranker leaves the fused order and says why; nothing i
   const plain = await (await memoryWith(undefined)).search("Chengdu hotel road", { k: 3 });
   server.script(text(500, "upstream down"));
   const failed = await memory.search("Chengdu hotel road", { k: 3 });
-  assert.deepEqual(failed.map((h) => h.text), plain.map((h) => h.text));
+  assert.deepEqual(
+    failed.map((h) => h.text),
+    plain.map((h) => h.text),
+  );
   assert.equal(failed.degraded.code, "RERANKER_HTTP");
   assert.equal(failed.reranked, undefined);
   assertNoSecret(failed.degraded, API_KEY);
   const short = await memoryWith(async () => [1]);
   const wrong = await short.search("Chengdu hotel road", { k: 3 });
   assert.equal(wrong.degraded.code, "RERANKER_INVALID");
-  assert.deepEqual(wrong.map((h) => h.text), plain.map((h) => h.text));
+  assert.deepEqual(
+    wrong.map((h) => h.text),
+    plain.map((h) => h.text),
+  );
   server.script(json(200, { results: [{ index: 9, relevance_score: 1 }] }));
   await rejectsWith(client()("q", ["a"]), "RERANKER_INVALID");
 });

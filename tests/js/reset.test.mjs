@@ -32,21 +32,36 @@ test("Node: a call terminated inside the module (a vm timeout in a hook) retires
 
   spin = true;
   // add() reads the clock before it queues: the termination stops it inside the module.
-  assert.throws(() => vm.runInNewContext("a.add({ role: 'user', content: 'cut short' })", { a }, { timeout: 50 }), { code: "ERR_SCRIPT_EXECUTION_TIMEOUT" });
+  assert.throws(() => vm.runInNewContext("a.add({ role: 'user', content: 'cut short' })", { a }, { timeout: 50 }), {
+    code: "ERR_SCRIPT_EXECUTION_TIMEOUT",
+  });
   spin = false;
 
   // Every controller of that instance, the one cut short and the other, pending and later calls.
   assert.equal(await settled(b.add({ role: "user", content: "not added" })), RESET);
-  assert.throws(() => b.stats(), { name: "MemoryError", code: "INSTANCE_RESET", message: /ctx\.abort\(\).*MemoryController\.create starts a fresh instance/ });
+  assert.throws(() => b.stats(), {
+    name: "MemoryError",
+    code: "INSTANCE_RESET",
+    message: /ctx\.abort\(\).*MemoryController\.create starts a fresh instance/,
+  });
   assert.equal(await settled(a.history()), RESET);
 
   // A fresh instance reloads what was stored.
   const a2 = await MemoryController.create({ namespace: "a", model: "gpt-4o", storage });
   const b2 = await MemoryController.create({ namespace: "b", model: "gpt-4o", storage });
-  assert.deepEqual((await a2.history()).map((h) => h.message.content), ["kept from a"]);
-  assert.deepEqual((await b2.history()).map((h) => h.message.content), ["kept from b"]);
+  assert.deepEqual(
+    (await a2.history()).map((h) => h.message.content),
+    ["kept from a"],
+  );
+  assert.deepEqual(
+    (await b2.history()).map((h) => h.message.content),
+    ["kept from b"],
+  );
   await b2.add({ role: "user", content: "after" });
-  assert.deepEqual((await b2.history()).map((h) => h.message.content), ["kept from b", "after"]);
+  assert.deepEqual(
+    (await b2.history()).map((h) => h.message.content),
+    ["kept from b", "after"],
+  );
 });
 
 const mf = testWorker("faults/reset-worker.mjs", "ResetDO");

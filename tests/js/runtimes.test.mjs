@@ -10,9 +10,8 @@ import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { WORKERD_MODULE_RULES, withPageResult } from "./harness.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const sample = "Hello, 世界! 我们明天去成都吃火锅 🌶️. const x = {\"a\": [1, 2, 3]}; <|endoftext|>";
+const sample = 'Hello, 世界! 我们明天去成都吃火锅 🌶️. const x = {"a": [1, 2, 3]}; <|endoftext|>';
 const want = encode(sample, { disallowedSpecial: new Set() }).length;
-
 
 test("headless Chromium: import, create, count, build a context", () =>
   withPageResult(`/tests/js/browser/index.html?text=${encodeURIComponent(sample)}`, 30_000, async (result, page) => {

@@ -30,9 +30,17 @@ test("remember: keyed facts supersede, history stays; documents are chunked", as
   const a = await memory.remember({ key: "city", text: "住在上海" });
   const b = await memory.remember({ key: "city", text: "搬到成都了" });
   assert.equal(b.superseded, a.id);
-  assert.deepEqual((await memory.facts()).map((f) => f.text), ["搬到成都了"]);
-  assert.deepEqual((await memory.factHistory("city")).map((f) => f.text), ["住在上海", "搬到成都了"]);
-  const doc = Array.from({ length: 80 }, (_, i) => `Clause ${i}: refunds are processed within ${i + 3} business days of the request.`).join(" ");
+  assert.deepEqual(
+    (await memory.facts()).map((f) => f.text),
+    ["搬到成都了"],
+  );
+  assert.deepEqual(
+    (await memory.factHistory("city")).map((f) => f.text),
+    ["住在上海", "搬到成都了"],
+  );
+  const doc = Array.from({ length: 80 }, (_, i) => `Clause ${i}: refunds are processed within ${i + 3} business days of the request.`).join(
+    " ",
+  );
   const d = await memory.remember({ text: doc, source: "policy.md" });
   assert.equal(d.kind, "chunk");
   assert.ok(d.chunks.length > 2);
@@ -70,7 +78,11 @@ test("with an embedder search is hybrid, each item is embedded once, and failure
   const embedded = calls.reduce((a, b) => a + b, 0);
   assert.equal(embedded, 11, "10 facts and the query");
   await memory.search("flight number");
-  assert.equal(calls.reduce((a, b) => a + b, 0), 12, "only the new query");
+  assert.equal(
+    calls.reduce((a, b) => a + b, 0),
+    12,
+    "only the new query",
+  );
   mode = "fail";
   const degraded = await memory.search("hotel number");
   assert.equal(degraded.mode, "lexical");
@@ -91,7 +103,10 @@ test("the embedder is told the kind: stored items as documents, the search query
   await memory.add({ role: "user", content: "book the flight" });
   const hits = await memory.search("hotel number");
   assert.equal(hits.mode, "hybrid");
-  assert.deepEqual(seen, [["document", "The hotel number is 1001", "book the flight"], ["query", "hotel number"]]);
+  assert.deepEqual(seen, [
+    ["document", "The hotel number is 1001", "book the flight"],
+    ["query", "hotel number"],
+  ]);
   // The old shape, `(texts) => vectors`, ignores the second argument.
   const old = await MemoryController.create({ model: "gpt-4o", embedder: (texts) => embed(texts) });
   await old.remember({ text: "The hotel number is 1001" });
@@ -117,14 +132,28 @@ test("buildContext brings relevant knowledge inside its budget; preferences are 
 
 test("setProcedures validates tools and rules; they lead the context and count", async () => {
   const memory = await MemoryController.create({ model: "gpt-4o" });
-  const weather = { type: "function", function: { name: "get_weather", description: "Weather for a city", parameters: { type: "object", properties: { city: { type: "string" }, unit: { type: "string", enum: ["c", "f"] } }, required: ["city"] } } };
+  const weather = {
+    type: "function",
+    function: {
+      name: "get_weather",
+      description: "Weather for a city",
+      parameters: {
+        type: "object",
+        properties: { city: { type: "string" }, unit: { type: "string", enum: ["c", "f"] } },
+        required: ["city"],
+      },
+    },
+  };
   await memory.setProcedures({ rules: ["Answer in bullet points.", { text: "Cite sources.", task: "research" }], tools: [weather] });
   await memory.add({ role: "user", content: "weather in 成都?" });
   const ctx = await memory.buildContext({ maxTokens: 1000 });
   assert.deepEqual(ctx.tools, [weather]);
   assert.ok(ctx.sections.tools > 0 && ctx.sections.procedures > 0);
   assert.equal(ctx.tokens, memory.countMessages(ctx.messages, ctx.tools));
-  const bad = { type: "function", function: { name: "bad_tool", parameters: { type: "object", properties: { unit: { type: "string", enum: [] } } } } };
+  const bad = {
+    type: "function",
+    function: { name: "bad_tool", parameters: { type: "object", properties: { unit: { type: "string", enum: [] } } } },
+  };
   await assert.rejects(memory.setProcedures({ tools: [bad] }), (e) => {
     assert.equal(e.code, "INVALID_TOOL_SCHEMA");
     assert.match(e.message, /bad_tool/);
@@ -149,7 +178,11 @@ test("facts, embeddings and procedures survive a reload; forgetting a key remove
   assert.deepEqual(await again.facts(), await memory.facts());
   assert.equal((await again.factHistory("pin")).length, 2);
   assert.equal((await again.search("door code")).mode, "hybrid");
-  assert.equal(calls.reduce((a, b) => a + b, 0), before + 1, "stored vectors are reused: only the query is embedded");
+  assert.equal(
+    calls.reduce((a, b) => a + b, 0),
+    before + 1,
+    "stored vectors are reused: only the query is embedded",
+  );
   assert.ok((await again.buildContext({ maxTokens: 500 })).messages[0].content.includes("Be brief."));
   const out = await again.forget({ key: "pin" });
   assert.equal(out.facts, 2);
@@ -162,13 +195,23 @@ test("the built-in embedder over real fetch: hybrid on success; 500, timeout and
   const { openAICompatibleEmbedder } = await import("../../dist/node.js");
   const server = await startFakeOpenAI();
   try {
-    const embedder = openAICompatibleEmbedder({ baseURL: server.baseURL, apiKey: "sk-x", model: "text-embedding-3-small", timeoutMs: 300, maxRetries: 0 });
+    const embedder = openAICompatibleEmbedder({
+      baseURL: server.baseURL,
+      apiKey: "sk-x",
+      model: "text-embedding-3-small",
+      timeoutMs: 300,
+      maxRetries: 0,
+    });
     const memory = await MemoryController.create({ model: "gpt-4o", embedder });
     for (let i = 0; i < 5; i++) await memory.remember({ text: `Fact ${i}: the invoice number is INV-${100 + i}` });
     server.script(embeddings({ dims: 8 }), embeddings({ dims: 8 }));
     const ok = await memory.search("invoice number");
     assert.equal(ok.mode, "hybrid");
-    for (const [behaviour, code] of [[json(500, { error: { message: "down" } }), "EMBEDDER_HTTP"], [hang(), "EMBEDDER_TIMEOUT"], [embeddings({ dims: 3 }), "DIMENSION_MISMATCH"]]) {
+    for (const [behaviour, code] of [
+      [json(500, { error: { message: "down" } }), "EMBEDDER_HTTP"],
+      [hang(), "EMBEDDER_TIMEOUT"],
+      [embeddings({ dims: 3 }), "DIMENSION_MISMATCH"],
+    ]) {
       server.script(behaviour);
       const r = await memory.search("invoice number");
       assert.equal(r.mode, "lexical");

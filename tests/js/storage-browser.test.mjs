@@ -10,7 +10,6 @@ import { launchChromium, serveStatic, watchErrors } from "./harness.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-
 let result;
 const errors = [];
 let server, browser;
@@ -36,7 +35,12 @@ test("the page ran without errors", () => {
   assert.deepEqual(errors, []);
 });
 
-for (const [label, field] of [["memoryStorage", "memory"], ["localStorageAdapter", "localStorage"], ["indexedDBStorage", "indexedDB"], ["indexedDBStorage in a Web Worker", "worker"]]) {
+for (const [label, field] of [
+  ["memoryStorage", "memory"],
+  ["localStorageAdapter", "localStorage"],
+  ["indexedDBStorage", "indexedDB"],
+  ["indexedDBStorage in a Web Worker", "worker"],
+]) {
   test(`Chromium: ${label} passes the acceptance suite`, () => {
     assert.ok(result[field]?.length >= 14, `ran ${result[field]?.length} cases`);
     assert.deepEqual(failures(result[field]), []);

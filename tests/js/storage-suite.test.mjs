@@ -7,9 +7,21 @@ import assert from "node:assert/strict";
 import { assertStorageAdapter, runStorageAdapterTests, storageAdapterTestNames } from "../../dist/testing.js";
 
 // A Map adapter with switchable bugs.
-function buggy({ encode = (k) => JSON.stringify(k), matches, alias = false, wholeBuffer = false, removeRange = true, shareOnLoad = false } = {}) {
+function buggy({
+  encode = (k) => JSON.stringify(k),
+  matches,
+  alias = false,
+  wholeBuffer = false,
+  removeRange = true,
+  shareOnLoad = false,
+} = {}) {
   const map = new Map();
-  const inRange = matches ?? ((name, prefix) => { const k = JSON.parse(name); return prefix.every((s, i) => k[i] === s); });
+  const inRange =
+    matches ??
+    ((name, prefix) => {
+      const k = JSON.parse(name);
+      return prefix.every((s, i) => k[i] === s);
+    });
   const keyOf = (name) => (matches ? name.split("/") : JSON.parse(name));
   return {
     async load(key) {
@@ -53,24 +65,40 @@ test("each classic bug fails the case meant to catch it", async () => {
 });
 
 test("an adapter that throws or hangs yields failed results, never an exception", async () => {
-  const throwing = { load: () => Promise.reject(new Error("boom")), save: () => { throw new Error("sync boom"); }, remove: async () => {}, loadRange: async () => [], removeRange: async () => {} };
+  const throwing = {
+    load: () => Promise.reject(new Error("boom")),
+    save: () => {
+      throw new Error("sync boom");
+    },
+    remove: async () => {},
+    loadRange: async () => [],
+    removeRange: async () => {},
+  };
   const results = await runStorageAdapterTests(() => throwing);
   assert.equal(results.length, storageAdapterTestNames.length);
   assert.ok(results.every((r) => !r.ok && typeof r.error === "string"));
   const hanging = { ...throwing, load: () => new Promise(() => {}) };
   const [slow] = await runStorageAdapterTests(() => hanging, { only: ["missing key loads undefined"], timeoutMs: 50 });
   assert.match(slow.error, /timed out/);
-  const [broken] = await runStorageAdapterTests(() => { throw new Error("no adapter"); }, { only: ["save then load returns the same bytes"] });
+  const [broken] = await runStorageAdapterTests(
+    () => {
+      throw new Error("no adapter");
+    },
+    { only: ["save then load returns the same bytes"] },
+  );
   assert.match(broken.error, /no adapter/);
 });
 
 test("assertStorageAdapter lists every failed case in one Error", async () => {
-  await assert.rejects(assertStorageAdapter(() => buggy({ alias: true, removeRange: false })), (e) => {
-    const [, n] = e.message.match(/failed (\d+) of \d+ cases/);
-    assert.equal(e.message.split("\n- ").length - 1, Number(n), "one line per failed case");
-    assert.match(e.message, /- returned bytes are copies: /);
-    assert.match(e.message, /- removeRange removes exactly the matching keys: /);
-    return true;
-  });
+  await assert.rejects(
+    assertStorageAdapter(() => buggy({ alias: true, removeRange: false })),
+    (e) => {
+      const [, n] = e.message.match(/failed (\d+) of \d+ cases/);
+      assert.equal(e.message.split("\n- ").length - 1, Number(n), "one line per failed case");
+      assert.match(e.message, /- returned bytes are copies: /);
+      assert.match(e.message, /- removeRange removes exactly the matching keys: /);
+      return true;
+    },
+  );
   assert.equal((await assertStorageAdapter(() => buggy())).length, storageAdapterTestNames.length);
 });

@@ -25,7 +25,11 @@ after(() => mf?.dispose());
 
 const failures = (results) => results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`);
 
-for (const [label, path] of [["cloudflareKVStorage", "kv"], ["durableObjectStorage (KV-backed object)", "do"], ["durableObjectStorage (SQLite-backed object)", "do-sql"]]) {
+for (const [label, path] of [
+  ["cloudflareKVStorage", "kv"],
+  ["durableObjectStorage (KV-backed object)", "do"],
+  ["durableObjectStorage (SQLite-backed object)", "do-sql"],
+]) {
   test(`workerd: ${label} passes the acceptance suite`, () => {
     const r = responses[path];
     assert.equal(r.error, undefined, r.error);
@@ -47,7 +51,10 @@ test("workerd: KV key names stay within 512 bytes, ranges follow list cursors", 
   assert.deepEqual(c.afterRemoveRange, ["someone-else"], "removeRange([]) removes only this adapter's keys");
 });
 
-for (const [label, path] of [["KV-backed", "do"], ["SQLite-backed", "do-sql"]]) {
+for (const [label, path] of [
+  ["KV-backed", "do"],
+  ["SQLite-backed", "do-sql"],
+]) {
   test(`workerd: Durable Object (${label}) values split into ≤128 KiB pieces, no orphans`, () => {
     const c = responses[path].checks;
     assert.equal(c.bigEntries, 1 + Math.ceil((1024 * 1024) / (127 * 1024)), "1 MB = manifest + pieces");

@@ -18,7 +18,10 @@ let dirs = 0;
 const freshDir = () => join(tmp, `store-${dirs++}`);
 
 // One node:test per case, so a failure names the case.
-for (const [label, make] of [["memoryStorage", () => memoryStorage()], ["nodeFileStorage", () => nodeFileStorage(freshDir())]]) {
+for (const [label, make] of [
+  ["memoryStorage", () => memoryStorage()],
+  ["nodeFileStorage", () => nodeFileStorage(freshDir())],
+]) {
   for (const name of storageAdapterTestNames) {
     test(`${label}: ${name}`, async () => {
       const [result] = await runStorageAdapterTests(make, { only: [name] });
@@ -69,7 +72,10 @@ const saves = (child, n) =>
     child.on("message", on);
     child.once("exit", (code) => reject(new Error(`writer exited early (${code})`)));
   });
-const killed = (child) => (child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((resolve) => (child.once("exit", resolve), child.kill("SIGKILL"))));
+const killed = (child) =>
+  child.exitCode !== null || child.signalCode !== null
+    ? undefined
+    : new Promise((resolve) => (child.once("exit", resolve), child.kill("SIGKILL")));
 
 test("nodeFileStorage: a writer killed mid-write (SIGKILL) never leaves a torn value", async () => {
   const dir = freshDir();
@@ -81,7 +87,10 @@ test("nodeFileStorage: a writer killed mid-write (SIGKILL) never leaves a torn v
     const got = await storage.load(["crash", "k"]);
     if (got === undefined) continue; // killed before its first rename
     assert.equal(got.length, 256 * 1024);
-    assert.ok(got.every((b) => b === got[0]), `round ${round}: torn value`);
+    assert.ok(
+      got.every((b) => b === got[0]),
+      `round ${round}: torn value`,
+    );
     const range = await storage.loadRange(["crash"]);
     assert.equal(range.length, 1, "temp files left by the kill are not values");
   }
@@ -100,7 +109,10 @@ test("nodeFileStorage: three processes writing one key, a reader only ever sees 
       if (got === undefined) continue;
       seen++;
       assert.equal(got.length, 256 * 1024);
-      assert.ok(got.every((b) => b === got[0]), "torn value under concurrent writers");
+      assert.ok(
+        got.every((b) => b === got[0]),
+        "torn value under concurrent writers",
+      );
     }
     assert.ok(seen > 0);
   } finally {
@@ -126,7 +138,11 @@ test("nodeFileStorage: keys that look like paths stay inside dir, with safe file
 
 test("nodeFileStorage: errors are MemoryErrors with stable codes", async () => {
   const storage = nodeFileStorage(freshDir());
-  const code = (p) => p.then(() => "resolved", (e) => `${e.name}:${e.code}`);
+  const code = (p) =>
+    p.then(
+      () => "resolved",
+      (e) => `${e.name}:${e.code}`,
+    );
   assert.equal(await code(storage.save(["x".repeat(239)], new Uint8Array(1))), "MemoryError:STORAGE_KEY_TOO_LONG");
   assert.equal(await code(storage.save(["x".repeat(238), "y".repeat(238)], new Uint8Array(1))), "resolved");
   assert.equal(await code(storage.save(["好".repeat(30)], new Uint8Array(1))), "MemoryError:STORAGE_KEY_TOO_LONG");
@@ -153,7 +169,10 @@ test("memoryStorage: errors are MemoryErrors with stable codes", async () => {
 test("localStorage's base64 codec: the chunked fallback matches Buffer, at chunk edges and 1 MB", async () => {
   const { bytesToBase64, base64ToBytes } = await import("../../dist/storage-local.js");
   // Force the fallback even on runtimes with Uint8Array#toBase64 / fromBase64.
-  const native = [Object.getOwnPropertyDescriptor(Uint8Array.prototype, "toBase64"), Object.getOwnPropertyDescriptor(Uint8Array, "fromBase64")];
+  const native = [
+    Object.getOwnPropertyDescriptor(Uint8Array.prototype, "toBase64"),
+    Object.getOwnPropertyDescriptor(Uint8Array, "fromBase64"),
+  ];
   delete Uint8Array.prototype.toBase64;
   delete Uint8Array.fromBase64;
   try {

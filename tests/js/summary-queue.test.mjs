@@ -41,7 +41,14 @@ const text = (i) => {
 async function burst(fail) {
   const INPUT = 200;
   const s = controlled();
-  const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 400 }, summaryTokens: 60, summaryInputTokens: INPUT, summaryBacklog: 4, summarizer: s.hook });
+  const memory = await MemoryController.create({
+    model: "gpt-4o",
+    workingMemory: { maxTokens: 400 },
+    summaryTokens: 60,
+    summaryInputTokens: INPUT,
+    summaryBacklog: 4,
+    summarizer: s.hook,
+  });
   let answered = 0;
   const ids = [];
   for (let i = 0; i < 600; i++) {
@@ -58,11 +65,19 @@ async function burst(fail) {
   }
 
   const history = await memory.history();
-  assert.deepEqual(history.map((h) => h.id), ids, "nothing lost: history has all 600, in order");
+  assert.deepEqual(
+    history.map((h) => h.id),
+    ids,
+    "nothing lost: history has all 600, in order",
+  );
   const episodes = await memory.episodes();
   const archived = history.filter((h) => h.place === "archived").map((h) => h.id);
   assert.ok(archived.length > 500, `most of the burst was archived (${archived.length})`);
-  assert.deepEqual(episodes.flatMap((e) => e.messageIds), archived, "every archived message in exactly one episode, in order");
+  assert.deepEqual(
+    episodes.flatMap((e) => e.messageIds),
+    archived,
+    "every archived message in exactly one episode, in order",
+  );
 
   const byId = new Map(history.map((h) => [h.id, h]));
   const contents = (e) => e.messageIds.map((id) => byId.get(id).message.content);
@@ -75,7 +90,11 @@ async function burst(fail) {
       continue;
     }
     assert.equal(mine.length, 1, `one episode for request ${i}`);
-    assert.deepEqual(contents(mine[0]), request.messages.map((m) => m.content), "the episode covers what its request carried");
+    assert.deepEqual(
+      contents(mine[0]),
+      request.messages.map((m) => m.content),
+      "the episode covers what its request carried",
+    );
   }
   for (const e of episodes) {
     // One compacted range at most: never more than working memory held (or one message larger than that).
@@ -87,7 +106,10 @@ async function burst(fail) {
   const codes = new Set(episodes.map((e) => e.degraded?.code).filter(Boolean));
   assert.ok(codes.has("SUMMARIZER_BACKLOG"), "past the backlog the oldest ranges take the offline summary");
   assert.ok(codes.has("SUMMARIZER_INPUT_LIMIT"), "a message larger than a request is summarized offline");
-  assert.equal(codes.has("SUMMARIZER_HTTP"), s.calls.some((_, i) => fail(i)));
+  assert.equal(
+    codes.has("SUMMARIZER_HTTP"),
+    s.calls.some((_, i) => fail(i)),
+  );
   assert.ok(episodes.length > s.calls.length && s.calls.length > 25, `${episodes.length} episodes, ${s.calls.length} requests`);
   assert.ok(episodes.filter((e) => e.summarySource === "model").length > 10);
 }
@@ -116,15 +138,25 @@ test("summaryInputTokens, summaryBacklog and the hook timeouts are validated", a
     { embedderTimeoutMs: "1000" },
   ];
   for (const options of bad) {
-    await assert.rejects(MemoryController.create(options), (e) => e.name === "MemoryError" && e.code === "INVALID_INPUT", JSON.stringify(options));
+    await assert.rejects(
+      MemoryController.create(options),
+      (e) => e.name === "MemoryError" && e.code === "INVALID_INPUT",
+      JSON.stringify(options),
+    );
   }
   const ok = await MemoryController.create({ summaryInputTokens: 201, summaryBacklog: 1, summarizerTimeoutMs: 1, embedderTimeoutMs: 1 });
   assert.equal(ok.stats().messages.total, 0);
 });
 
 test("a summarizer hook that never answers: the episode records SUMMARIZER_TIMEOUT, nothing lost", async () => {
-  const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 200 }, summarizer: () => new Promise(() => {}), summarizerTimeoutMs: 20 });
-  for (let i = 0; i < 12; i++) await memory.add({ role: i % 2 ? "assistant" : "user", content: `turn ${i}: the hotel near Chunxi Road and the budget for day ${i}` });
+  const memory = await MemoryController.create({
+    model: "gpt-4o",
+    workingMemory: { maxTokens: 200 },
+    summarizer: () => new Promise(() => {}),
+    summarizerTimeoutMs: 20,
+  });
+  for (let i = 0; i < 12; i++)
+    await memory.add({ role: i % 2 ? "assistant" : "user", content: `turn ${i}: the hotel near Chunxi Road and the budget for day ${i}` });
   await memory.flush();
   const episodes = await memory.episodes();
   assert.ok(episodes.length > 0);
@@ -139,9 +171,16 @@ test("a summarizer hook that never answers: the episode records SUMMARIZER_TIMEO
 test("the built-in summarizer on an endpoint that hangs: its SUMMARIZER_TIMEOUT reaches the episode", async () => {
   server.reset();
   server.script(...Array.from({ length: 20 }, () => hang()));
-  const summarizer = openAICompatibleSummarizer({ baseURL: server.baseURL, apiKey: "sk-test", model: "gpt-4o-mini", timeoutMs: 50, maxRetries: 0 });
+  const summarizer = openAICompatibleSummarizer({
+    baseURL: server.baseURL,
+    apiKey: "sk-test",
+    model: "gpt-4o-mini",
+    timeoutMs: 50,
+    maxRetries: 0,
+  });
   const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 200 }, summarizer });
-  for (let i = 0; i < 12; i++) await memory.add({ role: i % 2 ? "assistant" : "user", content: `turn ${i}: the hotel near Chunxi Road and the budget for day ${i}` });
+  for (let i = 0; i < 12; i++)
+    await memory.add({ role: i % 2 ? "assistant" : "user", content: `turn ${i}: the hotel near Chunxi Road and the budget for day ${i}` });
   await memory.flush();
   const episodes = await memory.episodes();
   assert.ok(episodes.length > 0);
@@ -154,7 +193,10 @@ test("an embedder hook that never answers: search and buildContext degrade to le
   const hits = await memory.search("flight Chengdu");
   assert.equal(hits.mode, "lexical");
   assert.equal(hits.degraded?.code, "EMBEDDER_TIMEOUT");
-  assert.ok(hits.some((h) => h.text.includes("June 12")), "lexical search still finds it");
+  assert.ok(
+    hits.some((h) => h.text.includes("June 12")),
+    "lexical search still finds it",
+  );
   const ctx = await memory.buildContext({ query: "flight Chengdu", maxTokens: 1000 });
   assert.equal(ctx.sections.knowledge.degraded?.code, "EMBEDDER_TIMEOUT");
 });
@@ -162,7 +204,11 @@ test("an embedder hook that never answers: search and buildContext degrade to le
 test("import opens as create does: the hooks' deadlines apply", async () => {
   const source = await MemoryController.create({ model: "gpt-4o" });
   await source.remember({ text: "The user's flight to Chengdu leaves on June 12." });
-  const memory = await MemoryController.import(await source.export(), { model: "gpt-4o", embedder: () => new Promise(() => {}), embedderTimeoutMs: 20 });
+  const memory = await MemoryController.import(await source.export(), {
+    model: "gpt-4o",
+    embedder: () => new Promise(() => {}),
+    embedderTimeoutMs: 20,
+  });
   const hits = await memory.search("flight Chengdu");
   assert.equal(hits.degraded?.code, "EMBEDDER_TIMEOUT");
   await assert.rejects(MemoryController.import(await source.export(), { summarizerTimeoutMs: -1 }), (e) => e.code === "INVALID_INPUT");
@@ -171,7 +217,13 @@ test("import opens as create does: the hooks' deadlines apply", async () => {
 test("the built-in embedder on an endpoint that hangs: search reports EMBEDDER_TIMEOUT", async () => {
   server.reset();
   server.script(...Array.from({ length: 10 }, () => hang()));
-  const embedder = openAICompatibleEmbedder({ baseURL: server.baseURL, apiKey: "sk-test", model: "text-embedding-3-small", timeoutMs: 50, maxRetries: 0 });
+  const embedder = openAICompatibleEmbedder({
+    baseURL: server.baseURL,
+    apiKey: "sk-test",
+    model: "text-embedding-3-small",
+    timeoutMs: 50,
+    maxRetries: 0,
+  });
   const memory = await MemoryController.create({ model: "gpt-4o", embedder });
   await memory.remember({ text: "The user's flight to Chengdu leaves on June 12." });
   const hits = await memory.search("flight Chengdu");

@@ -37,7 +37,10 @@ for (const [name, make] of [
         ["trip", "work"].map(async (t) => {
           const m = t === "trip" ? a : b;
           for (let i = 0; i < 40; i++) {
-            const message = { role: i % 2 ? "assistant" : "user", content: `${t} message ${i}: ${t === "trip" ? "成都的火锅" : "quarterly report"} ${i}` };
+            const message = {
+              role: i % 2 ? "assistant" : "user",
+              content: `${t} message ${i}: ${t === "trip" ? "成都的火锅" : "quarterly report"} ${i}`,
+            };
             sent[t].push(message);
             await m.add(message);
           }
@@ -46,20 +49,21 @@ for (const [name, make] of [
       await Promise.all([a.close(), b.close()]);
       for (const t of ["trip", "work"]) {
         const m = await open(storage, t);
-        assert.deepEqual((await m.history()).map((h) => h.message), sent[t], `${t} holds its own messages, in order`);
+        assert.deepEqual(
+          (await m.history()).map((h) => h.message),
+          sent[t],
+          `${t} holds its own messages, in order`,
+        );
         assert.equal(m.stats().thread, t);
         await m.close();
       }
       const plain = await MemoryController.create({ namespace: "alice", storage, model: "gpt-4o" });
       assert.deepEqual(await plain.history(), [], "the default thread is a thread of its own");
       const threads = await plain.threads();
-      assert.deepEqual(
-        threads.map((t) => [t.thread, t.messages, t.title]).sort(),
-        [
-          ["trip", 40, "trip message 0: 成都的火锅 0"],
-          ["work", 40, "work message 0: quarterly report 0"],
-        ],
-      );
+      assert.deepEqual(threads.map((t) => [t.thread, t.messages, t.title]).sort(), [
+        ["trip", 40, "trip message 0: 成都的火锅 0"],
+        ["work", 40, "work message 0: quarterly report 0"],
+      ]);
       for (const t of threads) assert.ok(t.firstAt <= t.lastAt);
       await plain.close();
     } finally {
@@ -75,7 +79,8 @@ test("facts and preferences follow the user into every thread; cost is the names
   await a.remember({ text: "answer in English", kind: "preference", key: "language" });
   // Compaction of this thread learns a preference from the user's own words.
   await a.add({ role: "user", content: "I prefer window seats on long flights." });
-  for (let i = 0; i < 12; i++) await a.add({ role: i % 2 ? "user" : "assistant", content: `filler turn number ${i} about the itinerary and the hotels` });
+  for (let i = 0; i < 12; i++)
+    await a.add({ role: i % 2 ? "user" : "assistant", content: `filler turn number ${i} about the itinerary and the hotels` });
   assert.ok((await a.episodes()).length > 0, "thread trip compacted");
   await a.recordUsage({ prompt_tokens: 1000, completion_tokens: 100 });
   await a.close();
@@ -87,7 +92,10 @@ test("facts and preferences follow the user into every thread; cost is the names
   assert.ok(facts.includes("Alice is vegetarian"));
   assert.ok(facts.includes("I prefer window seats on long flights."), `learned in trip, known in work: ${facts}`);
   const ctx = await b.buildContext({ maxTokens: 2000, query: "what does Alice eat" });
-  const system = ctx.messages.filter((m) => m.role === "system").map((m) => m.content).join("\n");
+  const system = ctx.messages
+    .filter((m) => m.role === "system")
+    .map((m) => m.content)
+    .join("\n");
   assert.match(system, /answer in English/);
   assert.match(system, /window seats/);
   assert.match(system, /vegetarian/);
@@ -124,9 +132,13 @@ test("forgetting a thread removes it from every stored byte, while another threa
   const a = await open(storage, "secret", { workingMemory: { maxTokens: 80 } });
   await a.remember({ text: "Alice lives in Lyon", key: "city" });
   await a.add({ role: "user", content: "My favorite codename is BLUEHERON, use it for every surprise party." });
-  for (let i = 0; i < 12; i++) await a.add({ role: i % 2 ? "user" : "assistant", content: `BLUEHERON planning detail ${i} with the guest list` });
+  for (let i = 0; i < 12; i++)
+    await a.add({ role: i % 2 ? "user" : "assistant", content: `BLUEHERON planning detail ${i} with the guest list` });
   assert.ok((await a.episodes()).length > 0);
-  assert.ok((await a.facts()).some((f) => f.tags?.includes("auto") && f.text.includes("BLUEHERON")), "the thread taught a fact");
+  assert.ok(
+    (await a.facts()).some((f) => f.tags?.includes("auto") && f.text.includes("BLUEHERON")),
+    "the thread taught a fact",
+  );
   await a.close();
 
   const b = await open(storage, "daily");
@@ -143,7 +155,10 @@ test("forgetting a thread removes it from every stored byte, while another threa
 
   assert.doesNotMatch(await storedText(storage), /BLUEHERON/, "no stored byte holds the thread's text");
   const again = await open(storage, "daily");
-  assert.deepEqual((await again.threads()).map((t) => [t.thread, t.messages]), [["other", 20]]);
+  assert.deepEqual(
+    (await again.threads()).map((t) => [t.thread, t.messages]),
+    [["other", 20]],
+  );
   const facts = (await again.facts()).map((f) => f.text);
   assert.ok(facts.includes("Alice lives in Lyon"), "facts the user stated stay");
   assert.ok(!facts.some((f) => f.includes("BLUEHERON")));
@@ -158,7 +173,10 @@ test("forgetting a thread removes it from every stored byte, while another threa
   await reborn.add({ role: "user", content: "a fresh start" });
   await reborn.close();
   const check = await open(storage, "secret");
-  assert.deepEqual((await check.history()).map((h) => h.message.content), ["a fresh start"]);
+  assert.deepEqual(
+    (await check.history()).map((h) => h.message.content),
+    ["a fresh start"],
+  );
   await check.close();
 });
 
@@ -177,7 +195,10 @@ test("forgetting this controller's own thread empties it; a message of another t
   await b.add({ role: "user", content: "bravo two" });
   await b.close();
   const again = await open(storage, "b");
-  assert.deepEqual((await again.history()).map((h) => h.message.content), ["bravo two"]);
+  assert.deepEqual(
+    (await again.history()).map((h) => h.message.content),
+    ["bravo two"],
+  );
   assert.deepEqual(await again.threads(), [(await again.threads())[0]]);
   assert.equal((await again.threads())[0].thread, "b");
   await again.close();
@@ -195,7 +216,10 @@ test("export carries threads, and import restores them", async () => {
   await m.close();
   const copy = memoryStorage();
   const imported = await MemoryController.import(snapshot, { namespace: "alice", thread: "y", storage: copy });
-  assert.deepEqual((await imported.history()).map((h) => h.message.content), ["hello from y"]);
+  assert.deepEqual(
+    (await imported.history()).map((h) => h.message.content),
+    ["hello from y"],
+  );
   assert.deepEqual((await imported.threads()).map((t) => t.thread).sort(), ["x", "y"]);
   await imported.close();
 });

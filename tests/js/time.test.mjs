@@ -22,18 +22,34 @@ test("a superseded value ends where the next begins, and both answer as of their
   assert.equal(be.superseded, sh.id);
   const [old, now] = await memory.factHistory("home_city");
   assert.deepEqual([old.validFrom, old.validUntil, now.validFrom, now.validUntil], [JAN_2024, MAR_2026, MAR_2026, undefined]);
-  assert.deepEqual((await memory.facts()).map((f) => f.id), [be.id]);
-  assert.deepEqual((await memory.facts({ asOf: JUN_2025 })).map((f) => f.id), [sh.id]);
-  assert.deepEqual((await memory.facts({ asOf: MAR_2026 })).map((f) => f.id), [be.id]);
-  assert.deepEqual((await memory.search("where does the user live", { asOf: JUN_2025 })).map((h) => h.id), [sh.id]);
-  assert.deepEqual((await memory.search("where does the user live")).map((h) => h.id), [be.id]);
+  assert.deepEqual(
+    (await memory.facts()).map((f) => f.id),
+    [be.id],
+  );
+  assert.deepEqual(
+    (await memory.facts({ asOf: JUN_2025 })).map((f) => f.id),
+    [sh.id],
+  );
+  assert.deepEqual(
+    (await memory.facts({ asOf: MAR_2026 })).map((f) => f.id),
+    [be.id],
+  );
+  assert.deepEqual(
+    (await memory.search("where does the user live", { asOf: JUN_2025 })).map((h) => h.id),
+    [sh.id],
+  );
+  assert.deepEqual(
+    (await memory.search("where does the user live")).map((h) => h.id),
+    [be.id],
+  );
   await assert.rejects(memory.facts({ asOf: "last year" }), { code: "INVALID_INPUT" });
   await assert.rejects(memory.remember({ text: "x", validFrom: "2024" }), { code: "INVALID_INPUT" });
 });
 
 test("the recall block shows what holds and marks the old value; a question about the past ranks it first", async () => {
   const { memory } = await moved();
-  const block = async (options) => (await memory.buildContext({ maxTokens: 2000, ...options })).messages.map((m) => m.content).find((t) => t.includes("Stored notes"));
+  const block = async (options) =>
+    (await memory.buildContext({ maxTokens: 2000, ...options })).messages.map((m) => m.content).find((t) => t.includes("Stored notes"));
   const today = await block({ query: "Where does the user live?" });
   assert.ok(today.indexOf("Berlin") < today.indexOf("Shanghai. (until 2026-03)"), today);
   for (const options of [{ query: "Where did the user live last year?" }, { query: "Where does the user live?", asOf: JUN_2025 }]) {
@@ -54,6 +70,9 @@ test("consolidate: duplicates merged, the profile pinned, a second call writes n
   assert.equal(live.filter((f) => f.text === "I like spicy food.").length, 1);
   assert.equal(live.find((f) => f.text === "I like spicy food.").merges.length, 3);
   const ctx = await memory.buildContext({ maxTokens: 2000 });
-  assert.ok(ctx.messages.some((m) => m.content.includes("User profile:")), "the profile is pinned");
+  assert.ok(
+    ctx.messages.some((m) => m.content.includes("User profile:")),
+    "the profile is pinned",
+  );
   assert.deepEqual(await memory.consolidate(), { merged: [], superseded: [] });
 });

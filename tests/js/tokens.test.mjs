@@ -18,7 +18,10 @@ import { loadCorpus } from "../../bench/corpus.mjs";
 const ordinary = { disallowedSpecial: new Set() };
 const corpus = loadCorpus();
 
-for (const [model, encoding, encode] of [["gpt-4o", "o200k_base", o200k], ["gpt-4", "cl100k_base", cl100k]]) {
+for (const [model, encoding, encode] of [
+  ["gpt-4o", "o200k_base", o200k],
+  ["gpt-4", "cl100k_base", cl100k],
+]) {
   test(`${model}: counts equal tiktoken and gpt-tokenizer on every corpus paragraph`, async () => {
     const memory = await MemoryController.create({ model });
     const reference = get_encoding(encoding);
@@ -31,12 +34,14 @@ for (const [model, encoding, encode] of [["gpt-4o", "o200k_base", o200k], ["gpt-
       const want = reference.encode_ordinary(text).length;
       if (got !== want) mismatches.push(`${file}: ${got} ≠ tiktoken ${want}: ${JSON.stringify(text.slice(0, 80))}`);
       if (text.includes("\ufeff")) bom++;
-      else if (got !== encode(text, ordinary).length) mismatches.push(`${file}: ${got} ≠ gpt-tokenizer: ${JSON.stringify(text.slice(0, 80))}`);
+      else if (got !== encode(text, ordinary).length)
+        mismatches.push(`${file}: ${got} ≠ gpt-tokenizer: ${JSON.stringify(text.slice(0, 80))}`);
     }
     assert.deepEqual(mismatches, []);
     assert.ok(bom < paragraphs.length / 20, "the BOM exception must stay an exception");
     // Whole files and a large mixed text, where pieces cross paragraph boundaries.
-    for (const [name, text] of Object.entries(corpus.files)) assert.equal(memory.countTokens(text), reference.encode_ordinary(text).length, name);
+    for (const [name, text] of Object.entries(corpus.files))
+      assert.equal(memory.countTokens(text), reference.encode_ordinary(text).length, name);
     const big = corpus.mixed(300_000);
     assert.equal(memory.countTokens(big), reference.encode_ordinary(big).length);
     assert.equal(memory.countTokens(big.replaceAll("\ufeff", "")), encode(big.replaceAll("\ufeff", ""), ordinary).length);
@@ -59,7 +64,8 @@ test("countMessages follows OpenAI's chat rule: 3 per message, 1 per name, 3 rep
     { role: "user", content: "你好，帮我订一张去成都的票。", name: "ann" },
     { role: "assistant", content: "Sure — which date?" },
   ];
-  const want = messages.reduce((n, m) => n + 3 + o200k(m.role).length + o200k(m.content).length + (m.name ? o200k(m.name).length + 1 : 0), 0) + 3;
+  const want =
+    messages.reduce((n, m) => n + 3 + o200k(m.role).length + o200k(m.content).length + (m.name ? o200k(m.name).length + 1 : 0), 0) + 3;
   assert.equal(memory.countMessages(messages), want);
   // The cookbook's own worked example: 124 prompt tokens on gpt-4o and gpt-4o-mini
   // (o200k_base), 129 on gpt-4 and gpt-3.5-turbo (cl100k_base).
@@ -67,7 +73,11 @@ test("countMessages follows OpenAI's chat rule: 3 per message, 1 per name, 3 rep
     { role: "system", content: "You are a helpful, pattern-following assistant that translates corporate jargon into plain English." },
     { role: "system", name: "example_user", content: "New synergies will help drive top-line growth." },
     { role: "system", name: "example_assistant", content: "Things working well together will increase revenue." },
-    { role: "system", name: "example_user", content: "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage." },
+    {
+      role: "system",
+      name: "example_user",
+      content: "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage.",
+    },
     { role: "system", name: "example_assistant", content: "Let's talk later when we're less busy about how to do better." },
     { role: "user", content: "This late pivot means we don't have time to boil the ocean for the client deliverable." },
   ];
@@ -78,21 +88,23 @@ test("countMessages follows OpenAI's chat rule: 3 per message, 1 per name, 3 rep
 
 test("tool definitions are counted with the cookbook's rule", async () => {
   const memory = await MemoryController.create({ model: "gpt-4o" });
-  const tools = [{
-    type: "function",
-    function: {
-      name: "get_current_weather",
-      description: "Get the current weather in a given location",
-      parameters: {
-        type: "object",
-        properties: {
-          location: { type: "string", description: "The city and state, e.g. San Francisco, CA" },
-          unit: { type: "string", description: "The unit of temperature to return", enum: ["celsius", "fahrenheit"] },
+  const tools = [
+    {
+      type: "function",
+      function: {
+        name: "get_current_weather",
+        description: "Get the current weather in a given location",
+        parameters: {
+          type: "object",
+          properties: {
+            location: { type: "string", description: "The city and state, e.g. San Francisco, CA" },
+            unit: { type: "string", description: "The unit of temperature to return", enum: ["celsius", "fahrenheit"] },
+          },
+          required: ["location"],
         },
-        required: ["location"],
       },
     },
-  }];
+  ];
   const messages = [
     { role: "system", content: "You are a helpful assistant that can answer to questions about the weather." },
     { role: "user", content: "What's the weather like in San Francisco?" },

@@ -50,20 +50,39 @@ test("a trap in a queued call: it and every controller of the instance fail INTE
   release();
 
   // Later calls, sync and async, on both controllers.
-  assert.equal(thrown(() => b.stats()), INTERNAL);
-  assert.equal(thrown(() => a.countTokens("hello")), INTERNAL);
+  assert.equal(
+    thrown(() => b.stats()),
+    INTERNAL,
+  );
+  assert.equal(
+    thrown(() => a.countTokens("hello")),
+    INTERNAL,
+  );
   assert.equal(await code(b.buildContext({ maxTokens: 500 })), INTERNAL);
   assert.equal(await code(a.flush()), INTERNAL);
-  assert.equal(thrown(() => a.free()), "returned", "freeing a dead controller is a no-op");
+  assert.equal(
+    thrown(() => a.free()),
+    "returned",
+    "freeing a dead controller is a no-op",
+  );
   assert.equal(wasmMemoryBytes(), 0, "no live instance until the next load");
 
   // A fresh instance: what was committed before the trap is there.
   const a2 = await MemoryController.create({ namespace: "a", model: "gpt-4o", storage });
   assert.ok(a2 instanceof MemoryController);
-  assert.deepEqual((await a2.history()).map((h) => h.message.content), ["kept from a"]);
-  assert.deepEqual((await a2.facts()).map((f) => f.text), ["Lisbon"]);
+  assert.deepEqual(
+    (await a2.history()).map((h) => h.message.content),
+    ["kept from a"],
+  );
+  assert.deepEqual(
+    (await a2.facts()).map((f) => f.text),
+    ["Lisbon"],
+  );
   const b2 = await MemoryController.create({ namespace: "b", model: "gpt-4o", storage });
-  assert.deepEqual((await b2.history()).map((h) => h.message.content), ["kept from b"]);
+  assert.deepEqual(
+    (await b2.history()).map((h) => h.message.content),
+    ["kept from b"],
+  );
   await a2.add({ role: "user", content: "after the trap" });
   const ctx = await a2.buildContext({ maxTokens: 500 });
   assert.ok(ctx.messages.some((m) => m.content === "after the trap"));
@@ -77,10 +96,19 @@ test("a trap during a sync call throws INTERNAL; indexes of that instance fail t
   const index = new Bm25Index();
   index.add(1, "hello world");
   const memory = await MemoryController.create({ model: "gpt-4o" });
-  assert.equal(thrown(() => forceTrapForTest("now")), INTERNAL);
-  assert.equal(thrown(() => index.search("hello", 1)), INTERNAL);
+  assert.equal(
+    thrown(() => forceTrapForTest("now")),
+    INTERNAL,
+  );
+  assert.equal(
+    thrown(() => index.search("hello", 1)),
+    INTERNAL,
+  );
   assert.equal(await code(memory.add({ role: "user", content: "x" })), INTERNAL);
-  assert.equal(thrown(() => new Bm25Index()), "MemoryError NOT_READY");
+  assert.equal(
+    thrown(() => new Bm25Index()),
+    "MemoryError NOT_READY",
+  );
   await ready();
   const fresh = new Bm25Index();
   assert.ok(fresh instanceof Bm25Index);
@@ -114,5 +142,8 @@ test("after a trap, every async method rejects INTERNAL and every sync one throw
 
 test("forceTrapForTest refuses other modes", async () => {
   await ready();
-  assert.equal(thrown(() => forceTrapForTest("later")), "MemoryError INVALID_INPUT");
+  assert.equal(
+    thrown(() => forceTrapForTest("later")),
+    "MemoryError INVALID_INPUT",
+  );
 });

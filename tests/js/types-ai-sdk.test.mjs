@@ -7,6 +7,9 @@ import { fileURLToPath } from "node:url";
 
 test("memoryMiddleware, memoryTools and the mappings type-check with ai's own types", () => {
   const root = fileURLToPath(new URL("../..", import.meta.url));
-  const res = spawnSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tests/types/ai-sdk/tsconfig.json"], { cwd: root, encoding: "utf8" });
+  const res = spawnSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tests/types/ai-sdk/tsconfig.json"], {
+    cwd: root,
+    encoding: "utf8",
+  });
   assert.equal(res.status, 0, res.stdout + res.stderr);
 });

@@ -7,6 +7,9 @@ import { fileURLToPath } from "node:url";
 
 test("callTool, toolDefinitions and agent-memory/openai type-check with the openai client's types", () => {
   const root = fileURLToPath(new URL("../..", import.meta.url));
-  const res = spawnSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tests/types/openai/tsconfig.json"], { cwd: root, encoding: "utf8" });
+  const res = spawnSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tests/types/openai/tsconfig.json"], {
+    cwd: root,
+    encoding: "utf8",
+  });
   assert.equal(res.status, 0, res.stdout + res.stderr);
 });

@@ -16,7 +16,14 @@ import * as entry from "../../dist/node.js";
 
 const { MemoryController, Bm25Index, VectorIndex, ready, wasmMemoryBytes } = entry;
 const file = fileURLToPath(new URL("../../dist/node.d.ts", import.meta.url));
-const program = ts.createProgram([file], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022, moduleResolution: ts.ModuleResolutionKind.Bundler, lib: ["lib.esnext.d.ts", "lib.dom.d.ts"] });
+const program = ts.createProgram([file], {
+  strict: true,
+  noEmit: true,
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.ES2022,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  lib: ["lib.esnext.d.ts", "lib.dom.d.ts"],
+});
 const checker = program.getTypeChecker();
 const exported = new Map(checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file))).map((s) => [s.name, s]));
 
@@ -33,7 +40,12 @@ const memberName = (prop) => (prop.name.startsWith("__@") ? `[Symbol.${prop.name
 function members(name, statics = false) {
   const symbol = resolve(name);
   const type = statics ? checker.getTypeOfSymbol(symbol) : checker.getDeclaredTypeOfSymbol(symbol);
-  return new Map(checker.getPropertiesOfType(type).filter((p) => p.name !== "prototype").map((p) => [memberName(p), p]));
+  return new Map(
+    checker
+      .getPropertiesOfType(type)
+      .filter((p) => p.name !== "prototype")
+      .map((p) => [memberName(p), p]),
+  );
 }
 
 /** The declared type of a member's value: a method's result (unwrapped from Promise), or a getter's type. */
@@ -59,7 +71,10 @@ function conform(value, type, path, out) {
   if (f & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return out;
   if (type.isUnion()) {
     const attempts = type.types.map((t) => conform(value, t, path, []));
-    if (!attempts.some((a) => a.length === 0)) out.push(`${path}: ${JSON.stringify(value)?.slice(0, 80)} fits no member of ${describe(type)} (${attempts.map((a) => a[0]).join("; ")})`);
+    if (!attempts.some((a) => a.length === 0))
+      out.push(
+        `${path}: ${JSON.stringify(value)?.slice(0, 80)} fits no member of ${describe(type)} (${attempts.map((a) => a[0]).join("; ")})`,
+      );
     return out;
   }
   if (type.isIntersection()) {
@@ -75,7 +90,11 @@ function conform(value, type, path, out) {
     if (value !== (describe(type) === "true")) out.push(`${path}: ${value} is not ${describe(type)}`);
     return out;
   }
-  const primitive = [[ts.TypeFlags.String, "string"], [ts.TypeFlags.Number, "number"], [ts.TypeFlags.Boolean, "boolean"]].find(([flag]) => f & flag);
+  const primitive = [
+    [ts.TypeFlags.String, "string"],
+    [ts.TypeFlags.Number, "number"],
+    [ts.TypeFlags.Boolean, "boolean"],
+  ].find(([flag]) => f & flag);
   if (primitive) {
     if (typeof value !== primitive[1]) out.push(`${path}: ${JSON.stringify(value)} is not a ${primitive[1]}`);
     return out;
@@ -89,12 +108,13 @@ function conform(value, type, path, out) {
     return out;
   }
   if (checker.isArrayType(type) || checker.isTupleType(type)) {
-    if (!Array.isArray(value)) return out.push(`${path}: expected an array`), out;
+    if (!Array.isArray(value)) return (out.push(`${path}: expected an array`), out);
     const args = checker.getTypeArguments(type);
     value.forEach((v, i) => conform(v, checker.isTupleType(type) ? args[i] : args[0], `${path}[${i}]`, out));
     return out;
   }
-  const builtin = type.symbol?.declarations?.some((d) => program.isSourceFileDefaultLibrary(d.getSourceFile())) && globalThis[type.symbol.name];
+  const builtin =
+    type.symbol?.declarations?.some((d) => program.isSourceFileDefaultLibrary(d.getSourceFile())) && globalThis[type.symbol.name];
   if (typeof builtin === "function") {
     // A type of the standard library (Float32Array): an instance of its constructor.
     if (!(value instanceof builtin)) out.push(`${path}: not a ${type.symbol.name}`);
@@ -106,7 +126,7 @@ function conform(value, type, path, out) {
     return out;
   }
   if (f & ts.TypeFlags.Object) {
-    if (typeof value !== "object" || value === null) return out.push(`${path}: expected an object, got ${JSON.stringify(value)}`), out;
+    if (typeof value !== "object" || value === null) return (out.push(`${path}: expected an object, got ${JSON.stringify(value)}`), out);
     if (type.getCallSignatures().length) return out;
     const props = checker.getPropertiesOfType(type);
     const indexed = checker.getIndexInfosOfType(type).length > 0;
@@ -156,23 +176,65 @@ function check(name, returned, statics = new Map()) {
 
 test("every value the controller returns has its declared type, field by field", async () => {
   let now = 1_700_000_000_000;
-  const summarizer = async ({ messages }) => ({ summary: `${messages.length} messages`, keyPoints: ["k"], pendingTasks: ["p"], facts: [{ key: "city", value: "成都" }], importance: 0.5 });
+  const summarizer = async ({ messages }) => ({
+    summary: `${messages.length} messages`,
+    keyPoints: ["k"],
+    pendingTasks: ["p"],
+    facts: [{ key: "city", value: "成都" }],
+    importance: 0.5,
+  });
   const embedder = async (texts) => texts.map((t) => Float32Array.from({ length: 8 }, (_, i) => (t.charCodeAt(i % t.length) % 7) + 1));
   const [returned, keep] = recorder();
-  const memory = keep("create", await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 300 }, clock: () => (now += 1000), summarizer, embedder }));
-  keep("setProcedures", await memory.setProcedures({ rules: ["Answer in the user's language."], tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false } } }] }));
+  const memory = keep(
+    "create",
+    await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 300 }, clock: () => (now += 1000), summarizer, embedder }),
+  );
+  keep(
+    "setProcedures",
+    await memory.setProcedures({
+      rules: ["Answer in the user's language."],
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "get_weather",
+            parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
+          },
+        },
+      ],
+    }),
+  );
   keep("add", await memory.add({ role: "system", content: "You are terse." }));
   for (let i = 0; i < 30; i++) {
-    keep("add", await memory.add({ role: "user", content: `第${i}天：我们去成都吃火锅，hotel near 春熙路 number ${i}` }, i % 10 === 0 ? { taskId: "trip" } : undefined));
+    keep(
+      "add",
+      await memory.add(
+        { role: "user", content: `第${i}天：我们去成都吃火锅，hotel near 春熙路 number ${i}` },
+        i % 10 === 0 ? { taskId: "trip" } : undefined,
+      ),
+    );
     keep("add", await memory.add({ role: "assistant", content: `Noted ${i}.`, refusal: null, annotations: [] }));
   }
-  keep("add", await memory.add({ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"成都\"}" } }] }));
-  keep("add", await memory.add({ role: "tool", tool_call_id: "c1", content: "{\"temp\":21}" }));
+  keep(
+    "add",
+    await memory.add({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: '{"city":"成都"}' } }],
+    }),
+  );
+  keep("add", await memory.add({ role: "tool", tool_call_id: "c1", content: '{"temp":21}' }));
   keep("remember", await memory.remember({ text: "The user is allergic to peanuts.", key: "allergy", tags: ["health"], source: "chat" }));
   keep("remember", await memory.remember({ text: "Prefers bullet points.", kind: "preference" }));
   keep("remember", await memory.remember({ text: "A long document. ".repeat(400), kind: "document" }));
   keep("remember", await memory.remember({ text: "Allergic to peanuts and shellfish.", key: "allergy" }));
-  keep("recordUsage", await memory.recordUsage({ prompt_tokens: 1200, completion_tokens: 80, prompt_tokens_details: { cached_tokens: 200 } }, { model: "gpt-4o" }));
+  keep(
+    "recordUsage",
+    await memory.recordUsage(
+      { prompt_tokens: 1200, completion_tokens: 80, prompt_tokens_details: { cached_tokens: 200 } },
+      { model: "gpt-4o" },
+    ),
+  );
   keep("recordUsage", await memory.recordUsage({ inputTokens: 10, outputTokens: 2 }, { model: "some-unknown-model" }));
   keep("flush", await memory.flush());
   keep("buildContext", await memory.buildContext({ maxTokens: 2000, query: "火锅 allergy", tools: memory.toolDefinitions() }));
@@ -206,13 +268,20 @@ test("every value the controller returns has its declared type, field by field",
   const copy = keep("import", await MemoryController.import(snapshot));
   keep("free", copy.free());
   keep("[Symbol.dispose]", (await MemoryController.import(snapshot))[Symbol.dispose]());
-  assert.ok(returned.episodes[0].length > 0 && returned.buildContext[0].sections.knowledge !== undefined, "the values exercise episodes and the knowledge block");
+  assert.ok(
+    returned.episodes[0].length > 0 && returned.buildContext[0].sections.knowledge !== undefined,
+    "the values exercise episodes and the knowledge block",
+  );
   assert.ok(returned.replace[0].forgotten, "the values exercise forgotten");
 
   // No summarizer: add compacts at once and says so.
   const small = await MemoryController.create({ workingMemory: { maxTokens: 120 } });
-  for (let i = 0; i < 12; i++) keep("add", await small.add({ role: i % 2 ? "assistant" : "user", content: `Turn ${i}: the hotel near Chunxi Road has a pool.` }));
-  assert.ok(returned.add.some((a) => a.compaction), "the values exercise compaction");
+  for (let i = 0; i < 12; i++)
+    keep("add", await small.add({ role: i % 2 ? "assistant" : "user", content: `Turn ${i}: the hotel near Chunxi Road has a pool.` }));
+  assert.ok(
+    returned.add.some((a) => a.compaction),
+    "the values exercise compaction",
+  );
   await small.close();
 
   // Two threads of one user: threads(), and a hit from the other thread.
@@ -224,7 +293,16 @@ test("every value the controller returns has its declared type, field by field",
   keep("threads", await desk.threads());
   keep("search", await desk.search("hotel Chengdu"));
   // An import (with its batches of addMany) into the same user.
-  const exported = [{ id: "c", title: "Trip", messages: [{ role: "user", content: "去成都", timestamp: 1 }, { role: "assistant", content: "好", timestamp: 2 }] }];
+  const exported = [
+    {
+      id: "c",
+      title: "Trip",
+      messages: [
+        { role: "user", content: "去成都", timestamp: 1 },
+        { role: "assistant", content: "好", timestamp: 2 },
+      ],
+    },
+  ];
   keep("importConversations", await desk.importConversations(exported));
   keep("addMany", await desk.addMany([{ message: { role: "user", content: "batch" }, at: 3 }]));
   // Consolidation: two facts that say the same merge, and a profile is written.
@@ -234,18 +312,29 @@ test("every value the controller returns has its declared type, field by field",
   // Redaction as the controller does it: a key in, its kind and count out.
   keep("redact", await desk.redact("my key is sk-proj-" + "a1B2c3D4e5F6g7H8i9J0".repeat(3)));
   assert.equal(Object.keys(returned.redact.at(-1).redacted).length, 1, "the value exercises a redaction");
-  assert.ok(returned.threads.at(-1).length === 2 && returned.search.at(-1)[0].thread === "trip", "the values exercise threads and a hit's thread");
+  assert.ok(
+    returned.threads.at(-1).length === 2 && returned.search.at(-1)[0].thread === "trip",
+    "the values exercise threads and a hit's thread",
+  );
   await Promise.all([trip.close(), desk.close()]);
 
   // A failing embedder and a reranker: degraded, fusedScore, reranked.
   const failing = async () => Object.assign(new Error("down"), { code: "EMBEDDER_HTTP" });
   const reranker = async (query, texts) => texts.map((t) => t.length);
-  const other = await MemoryController.create({ embedder: async () => { throw await failing(); }, reranker });
+  const other = await MemoryController.create({
+    embedder: async () => {
+      throw await failing();
+    },
+    reranker,
+  });
   await other.add({ role: "user", content: "We booked the hotpot place near Chunxi Road for Friday." });
   await other.remember({ text: "Hotpot on Friday at seven." });
   keep("search", await other.search("hotpot Friday"));
   keep("buildContext", await other.buildContext({ query: "hotpot" }));
-  assert.ok(returned.search.at(-1).reranked && returned.search.at(-1).degraded && returned.buildContext.at(-1).sections.knowledge.degraded, "the values exercise reranked and degraded");
+  assert.ok(
+    returned.search.at(-1).reranked && returned.search.at(-1).degraded && returned.buildContext.at(-1).sections.knowledge.degraded,
+    "the values exercise reranked and degraded",
+  );
   await other.close();
 
   check("MemoryController", returned, members("MemoryController", true));

@@ -18,11 +18,20 @@ test("the declarations type the API (tsc --strict on tests/types/usage.ts)", () 
 // Node's resolutions (and bundler told the "node" condition) see node.d.ts,
 // with nodeFileStorage; bundler alone or with "workerd" sees index.d.ts,
 // without it (browser.ts expects the import to fail).
-for (const [config, node] of [["nodenext", true], ["node16", true], ["bundler-node", true], ["bundler", false], ["workerd", false]]) {
+for (const [config, node] of [
+  ["nodenext", true],
+  ["node16", true],
+  ["bundler-node", true],
+  ["bundler", false],
+  ["workerd", false],
+]) {
   test(`moduleResolution ${config}: ${node ? "the Node entry's declarations, with" : "the browser/workerd declarations, without"} nodeFileStorage`, () => {
     const res = tsc("-p", `tests/types/entries/tsconfig.${config}.json`, "--listFiles");
     assert.equal(res.status, 0, res.stdout + res.stderr);
-    const files = res.stdout.split("\n").map((f) => f.slice(root.length)).filter((f) => f.startsWith("dist/"));
+    const files = res.stdout
+      .split("\n")
+      .map((f) => f.slice(root.length))
+      .filter((f) => f.startsWith("dist/"));
     assert.ok(files.includes("dist/index.d.ts"), files.join(" "));
     assert.equal(files.includes("dist/node.d.ts"), node, files.join(" "));
     assert.equal(files.includes("dist/storage-file.d.ts"), node, files.join(" "));

@@ -59,7 +59,11 @@ test("Chromium: 0.1.0's localStorage items and IndexedDB entries load unchanged"
     checkUpgrade(result.indexedDB, "indexedDBStorage");
   }));
 
-for (const [label, path] of [["cloudflareKVStorage", "kv"], ["durableObjectStorage (KV-backed object)", "do"], ["durableObjectStorage (SQLite-backed object)", "do-sql"]]) {
+for (const [label, path] of [
+  ["cloudflareKVStorage", "kv"],
+  ["durableObjectStorage (KV-backed object)", "do"],
+  ["durableObjectStorage (SQLite-backed object)", "do-sql"],
+]) {
   test(`workerd: 0.1.0's data loads unchanged through ${label}`, async () => {
     const result = await (await mf.dispatchFetch(`http://localhost/${path}`, { method: "POST", body: JSON.stringify(stored) })).json();
     assert.equal(result.error, undefined, result.error);
@@ -78,7 +82,10 @@ function checkCrashes(lives, label) {
     assert.ok(!forgottenStored, `${label}, crash at ${life}: forgotten text stored`);
     // Healthy processes: everything 0.1.0 held, once, and the upgrade finished.
     checkUpgrade(observed, `${label}, crash at ${life}`);
-    assert.ok(v.every((x) => x === 2), `${label}, crash at ${life}: a format-1 value is left`);
+    assert.ok(
+      v.every((x) => x === 2),
+      `${label}, crash at ${life}: a format-1 value is left`,
+    );
   }
   const last = lives.at(-1);
   assert.equal(last.died, false, `${label}: no life finished the upgrade`);
@@ -87,22 +94,34 @@ function checkCrashes(lives, label) {
 }
 
 for (const [name, make] of [
-  ["memoryStorage", async () => {
-    const storage = memoryStorage();
-    return { fresh: async () => {
-      await storage.removeRange([]);
-      for (const { key, data } of stored) await storage.save(key, bytesOf(data));
-      return () => storage;
-    }, done: async () => {} };
-  }],
-  ["nodeFileStorage", async () => {
-    const dir = await fs.mkdtemp(join(tmpdir(), "agent-memory-upgrade-crash-"));
-    return { fresh: async () => {
-      await fs.rm(dir, { recursive: true, force: true });
-      await toFiles(fs, dir, stored);
-      return () => nodeFileStorage(dir);
-    }, done: () => fs.rm(dir, { recursive: true, force: true }) };
-  }],
+  [
+    "memoryStorage",
+    async () => {
+      const storage = memoryStorage();
+      return {
+        fresh: async () => {
+          await storage.removeRange([]);
+          for (const { key, data } of stored) await storage.save(key, bytesOf(data));
+          return () => storage;
+        },
+        done: async () => {},
+      };
+    },
+  ],
+  [
+    "nodeFileStorage",
+    async () => {
+      const dir = await fs.mkdtemp(join(tmpdir(), "agent-memory-upgrade-crash-"));
+      return {
+        fresh: async () => {
+          await fs.rm(dir, { recursive: true, force: true });
+          await toFiles(fs, dir, stored);
+          return () => nodeFileStorage(dir);
+        },
+        done: () => fs.rm(dir, { recursive: true, force: true }),
+      };
+    },
+  ],
 ]) {
   test(`${name}: a crash at every step of the upgrade leaves data the next open reads and finishes upgrading`, async () => {
     const { fresh, done } = await make();
@@ -120,9 +139,15 @@ test("Chromium: a crash at every step of the upgrade, in localStorage and Indexe
     checkCrashes(result.indexedDB, "indexedDBStorage");
   }));
 
-for (const [label, path] of [["cloudflareKVStorage", "kv"], ["durableObjectStorage (KV-backed object)", "do"], ["durableObjectStorage (SQLite-backed object)", "do-sql"]]) {
+for (const [label, path] of [
+  ["cloudflareKVStorage", "kv"],
+  ["durableObjectStorage (KV-backed object)", "do"],
+  ["durableObjectStorage (SQLite-backed object)", "do-sql"],
+]) {
   test(`workerd: a crash at every step of the upgrade through ${label}`, async () => {
-    const result = await (await mf.dispatchFetch(`http://localhost/${path}/crash`, { method: "POST", body: JSON.stringify(stored) })).json();
+    const result = await (
+      await mf.dispatchFetch(`http://localhost/${path}/crash`, { method: "POST", body: JSON.stringify(stored) })
+    ).json();
     assert.equal(result.error, undefined, result.error);
     checkCrashes(result, label);
   });
@@ -139,7 +164,10 @@ test("0.1.0 refuses what this version writes, and this version refuses format 3"
   // An archive segment (opening does not read it): refused by the first call that reads the archive.
   const archived = values.find((v) => v.key[1] === "arc");
   assert.ok(archived, "the upgrade wrote archive segments");
-  await storage.save(archived.key, Uint8Array.from(archived.data, (b, i) => (i === 4 ? 3 : b)));
+  await storage.save(
+    archived.key,
+    Uint8Array.from(archived.data, (b, i) => (i === 4 ? 3 : b)),
+  );
   const memory = await openFixture(MemoryController, storage);
   await assert.rejects(memory.history(), tooNew);
   await assert.rejects(memory.search("anything"), tooNew);
@@ -149,6 +177,9 @@ test("0.1.0 refuses what this version writes, and this version refuses format 3"
   await storage.save(archived.key, archived.data);
   // Any other value: opening refuses.
   const first = values.find((v) => v.key[1] !== "arc");
-  await storage.save(first.key, Uint8Array.from(first.data, (b, i) => (i === 4 ? 3 : b)));
+  await storage.save(
+    first.key,
+    Uint8Array.from(first.data, (b, i) => (i === 4 ? 3 : b)),
+  );
   await assert.rejects(openFixture(MemoryController, storage), tooNew);
 });

@@ -18,7 +18,9 @@ const runNode = (...args) => spawnSync(process.execPath, ["--allow-natives-synta
 function exportResults(bytes) {
   let at = 8;
   const u32 = () => {
-    let result = 0, shift = 0, byte;
+    let result = 0,
+      shift = 0,
+      byte;
     do {
       byte = bytes[at++];
       result |= (byte & 0x7f) << shift;
@@ -31,7 +33,9 @@ function exportResults(bytes) {
     at += n;
     return new TextDecoder().decode(bytes.subarray(at - n, at));
   };
-  const types = [], funcs = [], exports = [];
+  const types = [],
+    funcs = [],
+    exports = [];
   while (at < bytes.length) {
     const id = bytes[at++];
     const size = u32();
@@ -49,8 +53,10 @@ function exportResults(bytes) {
         name(), name();
         const kind = bytes[at++];
         if (kind === 0) funcs.push(types[u32()]);
-        else if (kind === 1) (at++, bytes[at++] & 1 ? (u32(), u32()) : u32()); // table: reftype, limits
-        else if (kind === 2) bytes[at++] & 1 ? (u32(), u32()) : u32(); // memory limits
+        else if (kind === 1)
+          at++, bytes[at++] & 1 ? (u32(), u32()) : u32(); // table: reftype, limits
+        else if (kind === 2)
+          bytes[at++] & 1 ? (u32(), u32()) : u32(); // memory limits
         else at += 2; // global: valtype, mutability
       }
     } else if (id === 3) {
@@ -70,7 +76,9 @@ function exportResults(bytes) {
 
 test("no wasm export returns a single externref (the value V8 12.4 cannot deoptimize through)", () => {
   const exports = exportResults(readFileSync(new URL("wasm/agent_memory_bg.wasm", dist)));
-  const EXTERNREF = 0x6f, I32 = 0x7f, F64 = 0x7c;
+  const EXTERNREF = 0x6f,
+    I32 = 0x7f,
+    F64 = 0x7c;
   const results = new Map(exports);
   assert.deepEqual(results.get("wasmMemoryBytes"), [F64], "the parser reads result types");
   assert.deepEqual(results.get("memorycontroller_add"), [I32, I32, I32], "an async method returns (promise slot, error slot, is-error)");

@@ -28,7 +28,10 @@ before(async () => {
   persist = join(tmp, "persist");
   // What `npm install` gives the example: its dependencies, and agent-memory linked (`file:../..`).
   const installed = readdirSync(join(root, "node_modules")).filter((e) => !e.startsWith("."));
-  uploaded = bundleWorker(example, tmp, bundle, { ...Object.fromEntries(installed.map((e) => [e, join(root, "node_modules", e)])), "agent-memory": root });
+  uploaded = bundleWorker(example, tmp, bundle, {
+    ...Object.fromEntries(installed.map((e) => [e, join(root, "node_modules", e)])),
+    "agent-memory": root,
+  });
   api = await startFakeOpenAI();
   mf = start();
 });
@@ -49,8 +52,18 @@ function start() {
 
 // useChat in a browser tab of `user`, talking to the Worker.
 const chatOf = (user, messages = []) =>
-  new TestChat({ messages, transport: new DefaultChatTransport({ api: `http://localhost/api/chat?user=${user}`, fetch: (url, init) => mf.dispatchFetch(url, init) }) });
-const textOf = (ui) => ui.parts.filter((p) => p.type === "text").map((p) => p.text).join("");
+  new TestChat({
+    messages,
+    transport: new DefaultChatTransport({
+      api: `http://localhost/api/chat?user=${user}`,
+      fetch: (url, init) => mf.dispatchFetch(url, init),
+    }),
+  });
+const textOf = (ui) =>
+  ui.parts
+    .filter((p) => p.type === "text")
+    .map((p) => p.text)
+    .join("");
 const say = async (chat, text) => {
   await chat.sendMessage({ text });
   assert.equal(chat.error, undefined, String(chat.error));
@@ -64,20 +77,31 @@ test("a user's chat: memory in the user's Durable Object, each turn once, across
   assert.equal(await say(alice, "I'm allergic to peanuts."), "Noted: no peanuts.");
   const bob = chatOf("bob");
   assert.equal(await say(bob, "Hi, I'm Bob."), "Hi Bob.");
-  assert.deepEqual(sentTurns(api, 2), [["system", "You are a travel assistant. Answer briefly."], ["user", "Hi, I'm Bob."]], "Bob's memory holds none of Alice's turns");
+  assert.deepEqual(
+    sentTurns(api, 2),
+    [
+      ["system", "You are a travel assistant. Answer briefly."],
+      ["user", "Hi, I'm Bob."],
+    ],
+    "Bob's memory holds none of Alice's turns",
+  );
 
   // The runtime restarts (a new deploy, an evicted object): the same tab goes on.
   await mf.dispose();
   mf = start();
   assert.equal(await say(alice, "Anything I should remember?"), "Welcome back: still no peanuts, Alice.");
-  assert.deepEqual(sentTurns(api, 3), [
-    ["system", "You are a travel assistant. Answer briefly."],
-    ["user", "Hi, I'm Alice."],
-    ["assistant", "Hello Alice!"],
-    ["user", "I'm allergic to peanuts."],
-    ["assistant", "Noted: no peanuts."],
-    ["user", "Anything I should remember?"],
-  ], "memory, loaded from the object's storage, holds each turn once");
+  assert.deepEqual(
+    sentTurns(api, 3),
+    [
+      ["system", "You are a travel assistant. Answer briefly."],
+      ["user", "Hi, I'm Alice."],
+      ["assistant", "Hello Alice!"],
+      ["user", "I'm allergic to peanuts."],
+      ["assistant", "Noted: no peanuts."],
+      ["user", "Anything I should remember?"],
+    ],
+    "memory, loaded from the object's storage, holds each turn once",
+  );
   assert.deepEqual(api.rejected(), []);
   assert.equal(api.remaining, 0);
 });

@@ -84,7 +84,11 @@ function workerdPeakRss() {
 // The same runtime serving a trivial Worker: what workerd itself takes.
 async function baselineRss() {
   const seen = workerdPeakRss();
-  const idle = new Miniflare({ modules: true, script: "export default { fetch() { return new Response('ok') } }", compatibilityDate: compatibilityDate() });
+  const idle = new Miniflare({
+    modules: true,
+    script: "export default { fetch() { return new Response('ok') } }",
+    compatibilityDate: compatibilityDate(),
+  });
   try {
     await (await idle.dispatchFetch("http://localhost/")).text();
     return [...workerdPeakRss()].find(([pid]) => !seen.has(pid))?.[1];
@@ -94,7 +98,16 @@ async function baselineRss() {
 }
 
 // A conversation long enough to compact (working memory 4000 tokens).
-const turn = (i) => (i % 2 === 0 ? { role: "user", content: `第${i}轮：我们在计划成都的行程，第 ${i} 天想去宽窄巷子、人民公园和锦里，预算大约 ${300 + i} 元。Please keep the plan short.` } : { role: "assistant", content: `Day ${i}: 宽窄巷子 in the morning, 人民公园 tea house after lunch, 锦里 at night — about ${300 + i} yuan in total.` });
+const turn = (i) =>
+  i % 2 === 0
+    ? {
+        role: "user",
+        content: `第${i}轮：我们在计划成都的行程，第 ${i} 天想去宽窄巷子、人民公园和锦里，预算大约 ${300 + i} 元。Please keep the plan short.`,
+      }
+    : {
+        role: "assistant",
+        content: `Day ${i}: 宽窄巷子 in the morning, 人民公园 tea house after lunch, 锦里 at night — about ${300 + i} yuan in total.`,
+      };
 
 test("a user's memory lasts across requests", async () => {
   await ok("POST", "/u/alice/messages", { role: "system", content: "You are a travel assistant. 回答要简洁。" });
@@ -102,7 +115,14 @@ test("a user's memory lasts across requests", async () => {
   assert.deepEqual(Object.keys(first).sort(), ["id", "tokens"]);
   assert.equal(typeof first.id, "string");
   assert.ok(first.tokens > 0);
-  await ok("POST", "/u/alice/messages", { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "weather", arguments: '{"city":"成都"}' } }, { id: "call_2", type: "function", function: { name: "aqi", arguments: '{"city":"成都"}' } }] });
+  await ok("POST", "/u/alice/messages", {
+    role: "assistant",
+    content: null,
+    tool_calls: [
+      { id: "call_1", type: "function", function: { name: "weather", arguments: '{"city":"成都"}' } },
+      { id: "call_2", type: "function", function: { name: "aqi", arguments: '{"city":"成都"}' } },
+    ],
+  });
   await ok("POST", "/u/alice/messages", { role: "tool", tool_call_id: "call_1", content: '{"temp":21,"sky":"多云"}' });
   await ok("POST", "/u/alice/messages", { role: "tool", tool_call_id: "call_2", content: '{"aqi":48}' });
   await ok("POST", "/u/alice/facts", { key: "diet", text: "Alice is allergic to peanuts (花生过敏)", kind: "preference" });
@@ -113,7 +133,10 @@ test("a user's memory lasts across requests", async () => {
   assert.equal(ctx.messages[0].role, "system");
   assert.match(JSON.stringify(ctx.messages), /花生过敏/, "the preference is pinned in the context");
   assert.match(JSON.stringify(ctx.messages), /Shanghai/, "the fact matching the query is in the knowledge block");
-  assert.ok(ctx.messages.some((m) => m.tool_call_id === "call_2"), "the tool group entered whole");
+  assert.ok(
+    ctx.messages.some((m) => m.tool_call_id === "call_2"),
+    "the tool group entered whole",
+  );
 
   let compactions = 0;
   for (let i = 0; i < 120; i++) if ((await ok("POST", "/u/alice/messages", turn(i))).compaction) compactions++;
@@ -136,7 +159,11 @@ test("two users are isolated", async () => {
 });
 
 test("the history survives a Durable Object restart", async () => {
-  const before = { alice: await ok("GET", "/u/alice/history"), bob: await ok("GET", "/u/bob/history"), ctx: await ok("GET", "/u/alice/context?maxTokens=3000&query=peanuts") };
+  const before = {
+    alice: await ok("GET", "/u/alice/history"),
+    bob: await ok("GET", "/u/bob/history"),
+    ctx: await ok("GET", "/u/alice/context?maxTokens=3000&query=peanuts"),
+  };
   await mf.dispose(); // the workerd process ends: every object instance and controller is gone
   mf = start();
   assert.deepEqual(await ok("GET", "/u/alice/history"), before.alice);
@@ -189,7 +216,9 @@ test("memory: a heavier user stays far below the 128 MB isolate limit", async ()
   figures.workerdPeakRssBytes = Math.max(...workerdPeakRss().values());
   figures.workerdBaselineRssBytes = await baselineRss();
   const mb = (n) => `${(n / MB).toFixed(1)} MB`;
-  console.log(`wasm memory ${mb(wasmMemoryBytes)} (limit 128 MB); workerd peak RSS ${mb(figures.workerdPeakRssBytes)}, ${mb(figures.workerdBaselineRssBytes)} for a trivial Worker`);
+  console.log(
+    `wasm memory ${mb(wasmMemoryBytes)} (limit 128 MB); workerd peak RSS ${mb(figures.workerdPeakRssBytes)}, ${mb(figures.workerdBaselineRssBytes)} for a trivial Worker`,
+  );
   assert.ok(wasmMemoryBytes < 32 * MB, `${(wasmMemoryBytes / MB).toFixed(1)} MB of wasm memory`);
 });
 
@@ -205,7 +234,9 @@ test("size: the upload fits Workers Free (3 MB compressed)", () => {
     uploadGzipBytes: gzip,
     wranglerReport: wranglerReport && { totalKiB: Number(wranglerReport[1]), gzipKiB: Number(wranglerReport[2]) },
   });
-  console.log(`worker upload: ${(raw / MB).toFixed(2)} MB raw, ${(gzip / MB).toFixed(2)} MB gzip (limit 3 MB); wrangler says ${wranglerReport?.[0]}`);
+  console.log(
+    `worker upload: ${(raw / MB).toFixed(2)} MB raw, ${(gzip / MB).toFixed(2)} MB gzip (limit 3 MB); wrangler says ${wranglerReport?.[0]}`,
+  );
   assert.ok(gzip < 3 * 1000 * 1000, `${gzip} bytes gzip`);
   assert.ok(Number(wranglerReport?.[2]) * 1024 < 3 * 1000 * 1000);
 });

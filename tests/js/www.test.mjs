@@ -30,7 +30,10 @@ function fakeEndpoint() {
     req.on("data", (c) => (body += c));
     req.on("end", () => {
       requests.push({ url: req.url, authorization: req.headers.authorization, body: JSON.parse(body) });
-      const reply = { choices: [{ message: { role: "assistant", content: "(fake model) Short answer: yes." } }], usage: { prompt_tokens: 1234, completion_tokens: 8 } };
+      const reply = {
+        choices: [{ message: { role: "assistant", content: "(fake model) Short answer: yes." } }],
+        usage: { prompt_tokens: 1234, completion_tokens: 8 },
+      };
       res.writeHead(200, { ...cors, "content-type": "application/json" }).end(JSON.stringify(reply));
     });
   });
@@ -44,7 +47,11 @@ async function say(text) {
   const before = await page.locator("#messages .bubble").count();
   await page.fill("#input", text);
   await page.press("#input", "Enter");
-  await page.waitForFunction((n) => document.body.dataset.state === "ready" && document.querySelectorAll("#messages .bubble").length >= n + 2, before, { timeout: 60_000 });
+  await page.waitForFunction(
+    (n) => document.body.dataset.state === "ready" && document.querySelectorAll("#messages .bubble").length >= n + 2,
+    before,
+    { timeout: 60_000 },
+  );
 }
 
 const lastAssistant = () => page.locator("#messages .bubble.assistant").last().innerText();
@@ -55,7 +62,9 @@ const storedEverywhere = () =>
   page.evaluate(async () => {
     const dump = [location.href, document.cookie, JSON.stringify({ ...localStorage }), JSON.stringify({ ...sessionStorage })];
     for (const { name } of await indexedDB.databases()) {
-      const db = await new Promise((ok, fail) => Object.assign(indexedDB.open(name), { onsuccess: (e) => ok(e.target.result), onerror: fail }));
+      const db = await new Promise((ok, fail) =>
+        Object.assign(indexedDB.open(name), { onsuccess: (e) => ok(e.target.result), onerror: fail }),
+      );
       for (const store of db.objectStoreNames) {
         const all = await new Promise((ok) => (db.transaction(store).objectStore(store).getAll().onsuccess = (e) => ok(e.target.result)));
         for (const v of all) dump.push(v instanceof Uint8Array ? new TextDecoder().decode(v) : JSON.stringify(v));
@@ -84,13 +93,21 @@ after(async () => {
 });
 
 test("the server serves the page, the package and its assets with the right types", async () => {
-  for (const [path, type] of [["/www/", "text/html"], ["/www/app.js", "text/javascript"], ["/dist/browser.js", "text/javascript"], ["/dist/wasm/agent_memory_bg.wasm", "application/wasm"], ["/dist/ranks/o200k_base.bin", "application/octet-stream"]]) {
+  for (const [path, type] of [
+    ["/www/", "text/html"],
+    ["/www/app.js", "text/javascript"],
+    ["/dist/browser.js", "text/javascript"],
+    ["/dist/wasm/agent_memory_bg.wasm", "application/wasm"],
+    ["/dist/ranks/o200k_base.bin", "application/octet-stream"],
+  ]) {
     const res = await fetch(base + path);
     assert.equal(res.status, 200, path);
     assert.ok(res.headers.get("content-type").startsWith(type), `${path}: ${res.headers.get("content-type")}`);
   }
   // fetch() would resolve "..", so send the raw path: "%2f" survives URL parsing and decodes to "/".
-  const status = await new Promise((ok, fail) => get(`${base}/..%2f..%2f..%2fetc%2fpasswd`, (res) => ok(res.resume().statusCode)).on("error", fail));
+  const status = await new Promise((ok, fail) =>
+    get(`${base}/..%2f..%2f..%2fetc%2fpasswd`, (res) => ok(res.resume().statusCode)).on("error", fail),
+  );
   assert.equal(status, 403, "no escaping the repo root");
   assert.equal((await fetch(`${base}/nope.js`)).status, 404);
 });
@@ -140,9 +157,16 @@ test("a bilingual conversation fills working memory and the inspector shows comp
   // archived "记住：我对花生过敏" (a constraint) as a preference too.
   const prefs = await texts("#semantic .fact[data-kind=preference] .text");
   assert.ok(prefs.includes("I prefer short answers"), JSON.stringify(prefs));
-  assert.ok(prefs.every((p) => ["I prefer short answers", "记住：我对花生过敏"].includes(p)), JSON.stringify(prefs));
+  assert.ok(
+    prefs.every((p) => ["I prefer short answers", "记住：我对花生过敏"].includes(p)),
+    JSON.stringify(prefs),
+  );
   assert.deepEqual(await texts("#semantic .fact[data-kind=fact] .text"), ["我对花生过敏"]);
-  assert.deepEqual(await texts("#procedural li"), ["Answer briefly.", "Reply in the language the user writes in.", "get_weather(city) — Current weather for a city"]);
+  assert.deepEqual(await texts("#procedural li"), [
+    "Answer briefly.",
+    "Reply in the language the user writes in.",
+    "get_weather(city) — Current weather for a city",
+  ]);
   assert.notEqual(await page.locator("#stat-cost b").innerText(), "$0", "offline turns are priced as simulated calls");
   assert.ok(Number(await page.locator("#stat-archived b").innerText()) > 0);
 });
@@ -152,7 +176,11 @@ test("the offline assistant answers from memory after the teaching turn was arch
   assert.match(await teaching.getAttribute("class"), /\barchived\b/, "the turn left working memory");
   await say("我对什么过敏？");
   assert.match(await lastAssistant(), /我记得：.*花生/);
-  assert.match(await page.locator("#semantic .fact[data-kind=fact]").getAttribute("class"), /\bin\b/, "the fact was in the knowledge block");
+  assert.match(
+    await page.locator("#semantic .fact[data-kind=fact]").getAttribute("class"),
+    /\bin\b/,
+    "the fact was in the knowledge block",
+  );
   // The screenshot: live compaction events, all four layers and the recall answer on screen.
   mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: `${artifacts}demo.png` });
@@ -185,8 +213,14 @@ test("an OpenAI-compatible endpoint gets the built context and tools; its key is
   assert.equal(r.body.model, "gpt-4o-mini");
   assert.equal(r.body.tools[0].function.name, "get_weather");
   assert.equal(r.body.messages.at(-1).content, "Do I like short answers?");
-  assert.ok(r.body.messages.some((m) => m.role === "system" && m.content.includes("I prefer short answers")), "preferences are in the prompt");
-  assert.ok(r.body.messages.some((m) => m.role === "system" && m.content.startsWith("[Conversation memory]")), "so are the summaries");
+  assert.ok(
+    r.body.messages.some((m) => m.role === "system" && m.content.includes("I prefer short answers")),
+    "preferences are in the prompt",
+  );
+  assert.ok(
+    r.body.messages.some((m) => m.role === "system" && m.content.startsWith("[Conversation memory]")),
+    "so are the summaries",
+  );
   assert.notEqual(await page.locator("#stat-cost b").innerText(), costBefore, "usage was recorded");
   assert.ok(!(await storedEverywhere()).includes(KEY), "the key is in no storage and not in the URL");
   await page.click("#endpoint summary");

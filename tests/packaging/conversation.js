@@ -11,7 +11,7 @@ const SAMPLES = [
   "Hello, world! How are you today?",
   "我们明天去成都，记得我花生过敏。",
   "東京の天気は晴れです。서울은 비가 와요.",
-  "fn main() { println!(\"{}\", 40 + 2); }",
+  'fn main() { println!("{}", 40 + 2); }',
   '{"city":"重庆","unit":"C","days":[1,2,3]}',
   "emoji 🙂👍🏽 and odd   spacing\t\ttabs\n\nnew lines <|endoftext|>",
 ];
@@ -19,7 +19,14 @@ const SAMPLES = [
 const TURNS = [
   { role: "system", content: "You are a travel assistant. 回答要简洁。" },
   { role: "user", content: "明天成都天气怎么样？I also need a hotel near 春熙路." },
-  { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "weather", arguments: '{"city":"成都"}' } }, { id: "call_2", type: "function", function: { name: "hotels", arguments: '{"near":"春熙路"}' } }] },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [
+      { id: "call_1", type: "function", function: { name: "weather", arguments: '{"city":"成都"}' } },
+      { id: "call_2", type: "function", function: { name: "hotels", arguments: '{"near":"春熙路"}' } },
+    ],
+  },
   { role: "tool", tool_call_id: "call_1", content: '{"temp":21,"sky":"多云"}' },
   { role: "tool", tool_call_id: "call_2", content: '[{"name":"Chunxi Inn","price":420}]' },
   { role: "assistant", content: "明天成都 21°C 多云。Chunxi Inn is 420 yuan a night, five minutes from 春熙路." },
@@ -63,7 +70,13 @@ async function runConversation(api, options) {
   const ready = await readiness(api, options);
   let now = Date.UTC(2026, 3, 1, 9, 0, 0);
   const clock = () => (now += 60_000);
-  const memory = await MemoryController.create({ namespace: "consumer", model: "gpt-4o", workingMemory: { maxTokens: 300 }, clock, ...options.create });
+  const memory = await MemoryController.create({
+    namespace: "consumer",
+    model: "gpt-4o",
+    workingMemory: { maxTokens: 300 },
+    clock,
+    ...options.create,
+  });
   const adds = [];
   for (const m of TURNS) adds.push((await memory.add(m)).tokens);
   // Vercel AI SDK shapes go through the package's mapping first.
@@ -74,7 +87,10 @@ async function runConversation(api, options) {
   for (const m of fromModelMessages(aiTurns)) adds.push((await memory.add(m)).tokens);
   let compactions = 0;
   for (let i = 0; i < 16; i++) {
-    const r = await memory.add({ role: i % 2 ? "assistant" : "user", content: `第${i}天：宽窄巷子、人民公园和锦里，预算 ${300 + i} 元。Day ${i} plan.` });
+    const r = await memory.add({
+      role: i % 2 ? "assistant" : "user",
+      content: `第${i}天：宽窄巷子、人民公园和锦里，预算 ${300 + i} 元。Day ${i} plan.`,
+    });
     adds.push(r.tokens);
     if (r.compaction) compactions++;
   }

@@ -4,7 +4,19 @@
 // server, run a built page in Chromium, and measure what a build emitted.
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -146,7 +158,9 @@ export async function pageReport(browser, url) {
     const requested = [];
     watchErrors(page, errors);
     page.on("requestfailed", (r) => errors.push(`request failed: ${r.url()}`));
-    page.on("response", (r) => (r.status() >= 400 ? errors.push(`HTTP ${r.status()}: ${r.url()}`) : requested.push(new URL(r.url()).pathname)));
+    page.on("response", (r) =>
+      r.status() >= 400 ? errors.push(`HTTP ${r.status()}: ${r.url()}`) : requested.push(new URL(r.url()).pathname),
+    );
     await page.goto(url);
     await page.waitForFunction(() => window.__result || window.__error, null, { timeout: 120_000 });
     const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));

@@ -8,15 +8,30 @@ async function main(): Promise<void> {
   const added = await memory.add({ role: "user", content: "你好" });
   const id: string = added.id;
   const tokens: number = added.tokens;
-  const msg: ChatMessage = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] };
+  const msg: ChatMessage = {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }],
+  };
   await memory.add(msg);
   const ctx: Context = await memory.buildContext({ maxTokens: 1000, reserveOutput: 200 });
   const recount: number = memory.countMessages(ctx.messages);
   const stats: Stats = memory.stats();
   const usd: number | null = await memory.recordUsage({ promptTokens: ctx.tokens, completionTokens: 10 });
   // Replies and usage as clients return them.
-  await memory.add({ role: "assistant", content: "ok", refusal: null, annotations: [], audio: null, reasoning_content: "r", logprobs: null });
-  const priced: number | null = await memory.recordUsage({ prompt_tokens: 10, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 0 } }, { model: "gpt-4o" });
+  await memory.add({
+    role: "assistant",
+    content: "ok",
+    refusal: null,
+    annotations: [],
+    audio: null,
+    reasoning_content: "r",
+    logprobs: null,
+  });
+  const priced: number | null = await memory.recordUsage(
+    { prompt_tokens: 10, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 0 } },
+    { model: "gpt-4o" },
+  );
   const unknown: string[] = memory.stats().unknownModels;
   console.log(priced, unknown, (await memory.buildContext({ keepFields: ["annotations"] })).tokens);
   const bytes: number = wasmMemoryBytes();
@@ -38,7 +53,10 @@ async function main(): Promise<void> {
   console.log(id, tokens, recount, stats.cost.usd, usd, bytes, ctx.sections.recent.messageIds);
 
   // Imports: the export's text, a stream, or parsed conversations; the result is typed.
-  const imported: ImportResult = await memory.importConversations("[]", { format: "chatgpt", onProgress: (p) => console.log(p.conversation.thread, p.messages) });
+  const imported: ImportResult = await memory.importConversations("[]", {
+    format: "chatgpt",
+    onProgress: (p) => console.log(p.conversation.thread, p.messages),
+  });
   const streamed: number = (await memory.importConversations(new ReadableStream<Uint8Array>())).skipped;
   const many: string[] = (await memory.addMany([{ message: { role: "user", content: "hi" }, at: 0 }])).ids;
   console.log(imported.conversations, streamed, many);

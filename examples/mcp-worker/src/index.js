@@ -106,9 +106,11 @@ export default {
     const m = ROUTE.exec(new URL(request.url).pathname);
     if (!m) return fail(404, "NOT_FOUND", "the MCP endpoint is /u/:user/mcp");
     const tokens = configuredTokens(env);
-    if (!tokens) return fail(500, "NOT_CONFIGURED", "MCP_TOKENS must be a JSON object of user → token (16 characters or more, all different)");
+    if (!tokens)
+      return fail(500, "NOT_CONFIGURED", "MCP_TOKENS must be a JSON object of user → token (16 characters or more, all different)");
     const granted = await grantedNamespace(request, tokens);
-    if (granted === undefined) return fail(401, "UNAUTHORIZED", "a valid bearer token is required", { "www-authenticate": 'Bearer realm="agent-memory"' });
+    if (granted === undefined)
+      return fail(401, "UNAUTHORIZED", "a valid bearer token is required", { "www-authenticate": 'Bearer realm="agent-memory"' });
     if (safeDecode(m[1]) !== granted) return fail(403, "FORBIDDEN", "this token grants another user's memory");
     // The object named after the user; the token stays here.
     const headers = new Headers(request.headers);

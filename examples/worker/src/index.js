@@ -24,13 +24,26 @@ import { MemoryController, durableObjectStorage, openAICompatibleSummarizer, was
 
 function summarizer(env) {
   if (!env.SUMMARIZER_BASE_URL || !env.SUMMARIZER_MODEL) return undefined;
-  return openAICompatibleSummarizer({ baseURL: env.SUMMARIZER_BASE_URL, apiKey: env.SUMMARIZER_API_KEY, model: env.SUMMARIZER_MODEL, timeoutMs: 20_000 });
+  return openAICompatibleSummarizer({
+    baseURL: env.SUMMARIZER_BASE_URL,
+    apiKey: env.SUMMARIZER_API_KEY,
+    model: env.SUMMARIZER_MODEL,
+    timeoutMs: 20_000,
+  });
 }
 
 // User names become Durable Object names and the memory namespace (a storage
 // key prefix): keep them short and printable.
 const USER = /^[A-Za-z0-9_.@-]{1,64}$/;
-const BAD_INPUT = new Set(["INVALID_INPUT", "INVALID_ROLE", "INVALID_CONTENT", "LONE_SURROGATE", "TOOL_RESULT_WITHOUT_CALL", "INVALID_TOOL_SCHEMA", "INVALID_JSON"]);
+const BAD_INPUT = new Set([
+  "INVALID_INPUT",
+  "INVALID_ROLE",
+  "INVALID_CONTENT",
+  "LONE_SURROGATE",
+  "TOOL_RESULT_WITHOUT_CALL",
+  "INVALID_TOOL_SCHEMA",
+  "INVALID_JSON",
+]);
 
 const json = (body, status = 200) => Response.json(body, { status });
 const fail = (status, code, message) => json({ error: { code, message } }, status);
@@ -53,7 +66,8 @@ async function body(request) {
 function intParam(url, name) {
   const v = url.searchParams.get(name);
   if (v === null) return undefined;
-  if (!/^\d{1,9}$/.test(v)) throw Object.assign(new Error(`${name} must be a non-negative integer`), { name: "MemoryError", code: "INVALID_INPUT" });
+  if (!/^\d{1,9}$/.test(v))
+    throw Object.assign(new Error(`${name} must be a non-negative integer`), { name: "MemoryError", code: "INVALID_INPUT" });
   return Number(v);
 }
 
@@ -87,11 +101,13 @@ export class MemoryObject extends DurableObject {
         case "POST /messages":
           return json(await memory.add(await body(request)));
         case "GET /context":
-          return json(await memory.buildContext({
-            query: url.searchParams.get("query") ?? undefined,
-            maxTokens: intParam(url, "maxTokens"),
-            reserveOutput: intParam(url, "reserveOutput"),
-          }));
+          return json(
+            await memory.buildContext({
+              query: url.searchParams.get("query") ?? undefined,
+              maxTokens: intParam(url, "maxTokens"),
+              reserveOutput: intParam(url, "reserveOutput"),
+            }),
+          );
         case "GET /stats":
           return json({ ...memory.stats(), wasmMemoryBytes: wasmMemoryBytes() });
         case "GET /history":

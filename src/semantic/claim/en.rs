@@ -4,50 +4,145 @@
 use super::{value, Claim, Subject};
 
 /// Plans, wishes, hypotheticals and pasts: they end nothing that holds.
-const NOT_NOW: &[&str] = &["going to", "planning", "thinking", "might ", "will ", "would ", "want to", "used to", "hope", "considering", "next year", "next month", "next week", "maybe", "if "];
+const NOT_NOW: &[&str] = &[
+    "going to",
+    "planning",
+    "thinking",
+    "might ",
+    "will ",
+    "would ",
+    "want to",
+    "used to",
+    "hope",
+    "considering",
+    "next year",
+    "next month",
+    "next week",
+    "maybe",
+    "if ",
+];
 
 /// Words between the subject and the cue that change nothing.
 const ADVERBS: &[&str] = &["now", "currently", "just", "recently", "still", "also", "actually", "finally", "officially", "have", "has"];
 
 /// People who are not the user, after "my".
 const RELATIONS: &[&str] = &[
-    "sister", "brother", "mom", "mother", "dad", "father", "parents", "boss", "friend", "husband", "wife", "son", "daughter", "partner",
-    "colleague", "coworker", "girlfriend", "boyfriend", "neighbor", "neighbour", "manager", "roommate", "uncle", "aunt", "cousin",
+    "sister",
+    "brother",
+    "mom",
+    "mother",
+    "dad",
+    "father",
+    "parents",
+    "boss",
+    "friend",
+    "husband",
+    "wife",
+    "son",
+    "daughter",
+    "partner",
+    "colleague",
+    "coworker",
+    "girlfriend",
+    "boyfriend",
+    "neighbor",
+    "neighbour",
+    "manager",
+    "roommate",
+    "uncle",
+    "aunt",
+    "cousin",
 ];
 
 /// Words that open a sentence without naming anyone.
-const NOT_NAMES: &[&str] = &["the", "this", "that", "it", "he", "she", "they", "we", "you", "there", "please", "always", "never", "my", "our", "your"];
+const NOT_NAMES: &[&str] =
+    &["the", "this", "that", "it", "he", "she", "they", "we", "you", "there", "please", "always", "never", "my", "our", "your"];
 
 /// Cues after the subject, with the attribute they name; the value follows.
 const CUES: &[(&str, &str)] = &[
-    ("lives in ", "home_city"), ("live in ", "home_city"), ("am living in ", "home_city"), ("is living in ", "home_city"),
-    ("moved to ", "home_city"), ("relocated to ", "home_city"), ("am based in ", "home_city"), ("is based in ", "home_city"),
-    ("resides in ", "home_city"), ("reside in ", "home_city"), ("home is in ", "home_city"),
-    ("works at ", "employer"), ("work at ", "employer"), ("works for ", "employer"), ("work for ", "employer"), ("joined ", "employer"),
-    ("am employed at ", "employer"), ("is employed at ", "employer"), ("am employed by ", "employer"), ("is employed by ", "employer"),
+    ("lives in ", "home_city"),
+    ("live in ", "home_city"),
+    ("am living in ", "home_city"),
+    ("is living in ", "home_city"),
+    ("moved to ", "home_city"),
+    ("relocated to ", "home_city"),
+    ("am based in ", "home_city"),
+    ("is based in ", "home_city"),
+    ("resides in ", "home_city"),
+    ("reside in ", "home_city"),
+    ("home is in ", "home_city"),
+    ("works at ", "employer"),
+    ("work at ", "employer"),
+    ("works for ", "employer"),
+    ("work for ", "employer"),
+    ("joined ", "employer"),
+    ("am employed at ", "employer"),
+    ("is employed at ", "employer"),
+    ("am employed by ", "employer"),
+    ("is employed by ", "employer"),
     ("started working at ", "employer"),
-    ("study at ", "school"), ("studies at ", "school"), ("am studying at ", "school"), ("is studying at ", "school"),
-    ("am a student at ", "school"), ("is a student at ", "school"),
-    ("works as a ", "job"), ("work as a ", "job"), ("works as an ", "job"), ("work as an ", "job"), ("job is ", "job"),
-    ("name is ", "name"), ("am called ", "name"), ("is called ", "name"), ("go by ", "name"), ("goes by ", "name"),
-    ("email is ", "email"), ("email address is ", "email"), ("phone number is ", "phone"), ("number is ", "phone"),
-    ("eat meat", "diet"), ("eats meat", "diet"),
-    ("am no longer ", "diet"), ("is no longer ", "diet"),
+    ("study at ", "school"),
+    ("studies at ", "school"),
+    ("am studying at ", "school"),
+    ("is studying at ", "school"),
+    ("am a student at ", "school"),
+    ("is a student at ", "school"),
+    ("works as a ", "job"),
+    ("work as a ", "job"),
+    ("works as an ", "job"),
+    ("work as an ", "job"),
+    ("job is ", "job"),
+    ("name is ", "name"),
+    ("am called ", "name"),
+    ("is called ", "name"),
+    ("go by ", "name"),
+    ("goes by ", "name"),
+    ("email is ", "email"),
+    ("email address is ", "email"),
+    ("phone number is ", "phone"),
+    ("number is ", "phone"),
+    ("eat meat", "diet"),
+    ("eats meat", "diet"),
+    ("am no longer ", "diet"),
+    ("is no longer ", "diet"),
 ];
 
 /// Diets, after "I'm", "is" or "no longer".
 const DIETS: &[&str] = &["vegetarian", "vegan", "pescatarian", "keto", "halal", "kosher", "gluten-free", "carnivore", "omnivore"];
 
 /// Marital states, after "am", "is" or "got".
-const MARITAL: &[(&str, &str)] = &[("married", "married"), ("single", "single"), ("divorced", "divorced"), ("engaged", "engaged"), ("widowed", "widowed")];
+const MARITAL: &[(&str, &str)] =
+    &[("married", "married"), ("single", "single"), ("divorced", "divorced"), ("engaged", "engaged"), ("widowed", "widowed")];
 
 /// Words after "I'm a" that are a taste or a family role, not a job.
-const NOT_JOBS: &[&str] = &["fan", "lover", "person", "drinker", "eater", "big", "huge", "mom", "dad", "parent", "student", "bit", "little", "night", "morning", "vegetarian", "vegan"];
+const NOT_JOBS: &[&str] = &[
+    "fan",
+    "lover",
+    "person",
+    "drinker",
+    "eater",
+    "big",
+    "huge",
+    "mom",
+    "dad",
+    "parent",
+    "student",
+    "bit",
+    "little",
+    "night",
+    "morning",
+    "vegetarian",
+    "vegan",
+];
 
 /// Orders to the assistant that say an attribute of the user.
 const ORDERS: &[(&str, &str)] = &[
-    ("call me ", "name"), ("answer in ", "answer_language"), ("reply in ", "answer_language"), ("respond in ", "answer_language"),
-    ("write in ", "answer_language"), ("answers in ", "answer_language"),
+    ("call me ", "name"),
+    ("answer in ", "answer_language"),
+    ("reply in ", "answer_language"),
+    ("respond in ", "answer_language"),
+    ("write in ", "answer_language"),
+    ("answers in ", "answer_language"),
 ];
 
 /// Counts written as words.
@@ -79,7 +174,9 @@ pub(super) fn claim(text: &str) -> Option<Claim> {
     while let Some(r) = ADVERBS.iter().find_map(|a| rest.strip_prefix(a).and_then(|r| r.strip_prefix(' '))) {
         rest = r;
     }
-    let found = |attribute: &'static str, raw: &str| Some(Claim { subject: subject.clone(), attribute, value: value(raw) }).filter(|c| !c.value.is_empty());
+    let found = |attribute: &'static str, raw: &str| {
+        Some(Claim { subject: subject.clone(), attribute, value: value(raw) }).filter(|c| !c.value.is_empty())
+    };
     for (cue, attribute) in CUES {
         if let Some(v) = rest.strip_prefix(cue) {
             return match *attribute {
@@ -141,7 +238,10 @@ fn subject<'a>(text: &str, lower: &'a str) -> Option<(Subject, &'a str)> {
     // A name: a capitalized first word that is not a pronoun or an article.
     let first = text.split([' ', '\'']).next()?;
     let lower_first = first.to_lowercase();
-    if first.chars().next().is_some_and(char::is_uppercase) && !NOT_NAMES.contains(&lower_first.as_str()) && first.chars().all(char::is_alphabetic) {
+    if first.chars().next().is_some_and(char::is_uppercase)
+        && !NOT_NAMES.contains(&lower_first.as_str())
+        && first.chars().all(char::is_alphabetic)
+    {
         let r = lower.get(lower_first.len()..)?.trim_start();
         return Some((Subject::Other(lower_first), r.strip_prefix("'s ").unwrap_or(r)));
     }

@@ -14,24 +14,75 @@ const USER: &[&str] = &["我", "用户", "本人"];
 
 /// People who are not the user, after 我.
 const RELATIONS: &[&str] = &[
-    "妹妹", "姐姐", "哥哥", "弟弟", "妈妈", "爸爸", "父母", "老公", "老婆", "丈夫", "妻子", "朋友", "同事", "老板", "儿子", "女儿", "男朋友", "女朋友", "室友", "邻居",
+    "妹妹",
+    "姐姐",
+    "哥哥",
+    "弟弟",
+    "妈妈",
+    "爸爸",
+    "父母",
+    "老公",
+    "老婆",
+    "丈夫",
+    "妻子",
+    "朋友",
+    "同事",
+    "老板",
+    "儿子",
+    "女儿",
+    "男朋友",
+    "女朋友",
+    "室友",
+    "邻居",
 ];
 
 /// Cues that precede the value, with their attribute.
 const BEFORE: &[(&str, &str)] = &[
-    ("住在", "home_city"), ("搬到了", "home_city"), ("搬到", "home_city"), ("搬去了", "home_city"), ("搬去", "home_city"), ("定居在", "home_city"),
-    ("家在", "home_city"), ("现居", "home_city"),
-    ("入职了", "employer"), ("入职", "employer"), ("跳槽到了", "employer"), ("跳槽到", "employer"), ("跳槽去", "employer"), ("加入了", "employer"), ("就职于", "employer"),
-    ("是一名", "job"), ("是一个", "job"), ("职业是", "job"), ("当", "job"),
-    ("改名叫", "name"), ("名字是", "name"), ("叫", "name"),
-    ("邮箱换成了", "email"), ("邮箱改成了", "email"), ("邮箱是", "email"), ("手机号换成了", "phone"), ("手机号是", "phone"), ("电话是", "phone"),
+    ("住在", "home_city"),
+    ("搬到了", "home_city"),
+    ("搬到", "home_city"),
+    ("搬去了", "home_city"),
+    ("搬去", "home_city"),
+    ("定居在", "home_city"),
+    ("家在", "home_city"),
+    ("现居", "home_city"),
+    ("入职了", "employer"),
+    ("入职", "employer"),
+    ("跳槽到了", "employer"),
+    ("跳槽到", "employer"),
+    ("跳槽去", "employer"),
+    ("加入了", "employer"),
+    ("就职于", "employer"),
+    ("是一名", "job"),
+    ("是一个", "job"),
+    ("职业是", "job"),
+    ("当", "job"),
+    ("改名叫", "name"),
+    ("名字是", "name"),
+    ("叫", "name"),
+    ("邮箱换成了", "email"),
+    ("邮箱改成了", "email"),
+    ("邮箱是", "email"),
+    ("手机号换成了", "phone"),
+    ("手机号是", "phone"),
+    ("电话是", "phone"),
 ];
 
 /// Cues that follow the value (在X工作), with their attribute.
-const AFTER: &[(&str, &str)] = &[("工作", "employer"), ("上班", "employer"), ("读研究生", "school"), ("读研", "school"), ("读博", "school"), ("读书", "school"), ("上学", "school"), ("念书", "school")];
+const AFTER: &[(&str, &str)] = &[
+    ("工作", "employer"),
+    ("上班", "employer"),
+    ("读研究生", "school"),
+    ("读研", "school"),
+    ("读博", "school"),
+    ("读书", "school"),
+    ("上学", "school"),
+    ("念书", "school"),
+];
 
 /// Diet phrases and what they say, most specific first.
-const DIETS: &[(&str, &str)] = &[("不再吃素", "meat"), ("不吃肉", "vegetarian"), ("吃肉", "meat"), ("纯素", "vegan"), ("素食", "vegetarian"), ("吃素", "vegetarian")];
+const DIETS: &[(&str, &str)] =
+    &[("不再吃素", "meat"), ("不吃肉", "vegetarian"), ("吃肉", "meat"), ("纯素", "vegan"), ("素食", "vegetarian"), ("吃素", "vegetarian")];
 
 /// Marital phrases.
 const MARITAL: &[(&str, &str)] = &[("离婚", "divorced"), ("已婚", "married"), ("结婚", "married"), ("单身", "single"), ("订婚", "engaged")];
@@ -47,7 +98,9 @@ pub(super) fn claim(text: &str) -> Option<Claim> {
     while let Some(r) = ADVERBS.iter().find_map(|a| rest.strip_prefix(a)) {
         rest = r;
     }
-    let found = |attribute: &'static str, raw: &str| Some(Claim { subject: subject.clone(), attribute, value: value(raw) }).filter(|c| !c.value.is_empty());
+    let found = |attribute: &'static str, raw: &str| {
+        Some(Claim { subject: subject.clone(), attribute, value: value(raw) }).filter(|c| !c.value.is_empty())
+    };
     if let Some((_, d)) = DIETS.iter().find(|(w, _)| rest.contains(w)) {
         return found("diet", d);
     }
@@ -81,9 +134,11 @@ fn order(text: &str) -> Option<Claim> {
     let start = text.find('用')? + '用'.len_utf8();
     let end = text.find("回答").or_else(|| text.find("回复"))?;
     let language = text.get(start..end)?;
-    ["中文", "英文", "日文", "韩文", "法语", "德语", "西班牙语", "英语", "汉语"]
-        .contains(&language)
-        .then(|| Claim { subject: Subject::User, attribute: "answer_language", value: language.to_string() })
+    ["中文", "英文", "日文", "韩文", "法语", "德语", "西班牙语", "英语", "汉语"].contains(&language).then(|| Claim {
+        subject: Subject::User,
+        attribute: "answer_language",
+        value: language.to_string(),
+    })
 }
 
 /// The subject at the start of `text` and what follows it: the user, a
@@ -105,5 +160,6 @@ fn subject(text: &str) -> Option<(Subject, &str)> {
     let at = cues.filter_map(|c| text.find(c)).min()?;
     let name = text.get(..at)?;
     let n = name.chars().count();
-    ((2..=3).contains(&n) && name.chars().all(super::super::learn::is_han)).then(|| (Subject::Other(name.to_string()), text.get(at..).unwrap_or("")))
+    ((2..=3).contains(&n) && name.chars().all(super::super::learn::is_han))
+        .then(|| (Subject::Other(name.to_string()), text.get(at..).unwrap_or("")))
 }

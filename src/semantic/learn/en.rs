@@ -21,12 +21,14 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
     // "My partner and I share a flat": the user and family, said as "we".
     let lower = joint_subject(&lower);
     // A clause that is only an opener ("Going forward, keep …") says nothing.
-    let clauses: Vec<Vec<&str>> = lower.split(|w| *w == ",").map(clause).filter(|c| !c.is_empty() && !FILLERS.contains(&c.as_slice())).collect();
+    let clauses: Vec<Vec<&str>> =
+        lower.split(|w| *w == ",").map(clause).filter(|c| !c.is_empty() && !FILLERS.contains(&c.as_slice())).collect();
     let first = clauses.first()?;
     let once = ONCE.iter().any(|p| contains(&lower, p)) && !contains(&lower, &["these", "days"]);
     if let Some(head) = first.first().filter(|w| IMPERATIVES.contains(w)) {
         // "When I ask about code, assume …": the condition, then the order.
-        let ordered = !matches!(*head, "when" | "whenever") || clauses.iter().skip(1).any(|c| c.first().is_some_and(|w| IMPERATIVES.contains(w)));
+        let ordered =
+            !matches!(*head, "when" | "whenever") || clauses.iter().skip(1).any(|c| c.first().is_some_and(|w| IMPERATIVES.contains(w)));
         return if ordered { rule(first, &lower) } else { None };
     }
     // "Markdown is fine", "Short replies work best for me": the answers'
@@ -35,7 +37,10 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
         [w, ..] | [_, w, ..] if ANSWER_FORMS.contains(w) => !first.first().is_some_and(|d| DETERMINERS.contains(d)),
         _ => false,
     };
-    let suits = [&["best", "for", "me"][..], &["better", "for", "me"], &["fine", "by", "me"], &["fine", "with", "me"]].iter().any(|p| contains(&lower, p)) && !first.first().is_some_and(|d| DETERMINERS.contains(d));
+    let suits = [&["best", "for", "me"][..], &["better", "for", "me"], &["fine", "by", "me"], &["fine", "with", "me"]]
+        .iter()
+        .any(|p| contains(&lower, p))
+        && !first.first().is_some_and(|d| DETERMINERS.contains(d));
     if !once && (form_subject || suits) {
         return preference(None);
     }
@@ -109,13 +114,16 @@ fn likes(c: &[&str]) -> Option<Statement> {
     if starts(c, &["i", "get"]) && c.get(2).is_some_and(|w| SYMPTOMS.contains(w)) {
         return preference(None);
     }
-    if starts_any(c, &[&["i", "have"], &["i've", "got"]]) && matches!(c.get(2..), Some(["a", "bad", b, ..] | ["bad", b, ..]) if BODY.contains(b)) {
+    if starts_any(c, &[&["i", "have"], &["i've", "got"]])
+        && matches!(c.get(2..), Some(["a", "bad", b, ..] | ["bad", b, ..]) if BODY.contains(b))
+    {
         return preference(None);
     }
     if starts(c, &["i'm", "on", "a"]) && c.iter().any(|w| DIETS.contains(w)) {
         return preference(Some("diet"));
     }
-    if matches!(c, ["i'm" | "i've", d, ..] | ["i'm" | "i've", "a" | "been", d, ..] | ["i've", "been", "a", d, ..] | ["i", "am", d, ..] if DIETS.contains(d)) {
+    if matches!(c, ["i'm" | "i've", d, ..] | ["i'm" | "i've", "a" | "been", d, ..] | ["i've", "been", "a", d, ..] | ["i", "am", d, ..] if DIETS.contains(d))
+    {
         return preference(Some("diet"));
     }
     if c.contains(&"budget") && (starts(c, &["my"]) || starts(c, &["i"])) || starts_any(c, BUDGET) {
@@ -132,14 +140,17 @@ fn likes(c: &[&str]) -> Option<Statement> {
         }
     }
     // "I can spend about $300 a month": a number makes it a limit.
-    if starts_any(c, &[&["i", "can", "spend"], &["i", "can", "afford"]]) && c.iter().any(|w| w.starts_with(|ch: char| ch.is_ascii_digit() || ch == '$')) {
+    if starts_any(c, &[&["i", "can", "spend"], &["i", "can", "afford"]])
+        && c.iter().any(|w| w.starts_with(|ch: char| ch.is_ascii_digit() || ch == '$'))
+    {
         return preference(Some("budget"));
     }
     if starts_any(c, &[&["i'd", "like", "you", "to"], &["i'd", "prefer", "you"], &["i'd", "rather", "you"]]) {
         return rule(c, c);
     }
     // "I'd love it if you always …": the "it" is the wish, not an object.
-    if starts_any(c, &[&["i'd", "love", "it", "if", "you"], &["i'd", "like", "it", "if", "you"], &["i'd", "appreciate", "it", "if", "you"]]) {
+    if starts_any(c, &[&["i'd", "love", "it", "if", "you"], &["i'd", "like", "it", "if", "you"], &["i'd", "appreciate", "it", "if", "you"]])
+    {
         return rule(c.get(5..).unwrap_or(&[]), c);
     }
     let cue = LIKES.iter().find(|p| starts(c, p))?;
@@ -153,9 +164,22 @@ fn likes(c: &[&str]) -> Option<Statement> {
 
 fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
     let home = [
-        &["i've", "lived", "in"][..], &["i", "have", "lived", "in"], &["we're", "based", "in"],
-        &["i'm", "from"], &["i", "am", "from"], &["i'm", "originally", "from"], &["my", "home", "is", "in"], &["i", "moved", "to"], &["i'm", "living", "in"],
-        &["we're", "living", "in"], &["i've", "been", "living", "in"], &["i'm", "based"], &["i've", "been", "based"], &["we", "live"], &["we've", "lived"], &["i", "live"],
+        &["i've", "lived", "in"][..],
+        &["i", "have", "lived", "in"],
+        &["we're", "based", "in"],
+        &["i'm", "from"],
+        &["i", "am", "from"],
+        &["i'm", "originally", "from"],
+        &["my", "home", "is", "in"],
+        &["i", "moved", "to"],
+        &["i'm", "living", "in"],
+        &["we're", "living", "in"],
+        &["i've", "been", "living", "in"],
+        &["i'm", "based"],
+        &["i've", "been", "based"],
+        &["we", "live"],
+        &["we've", "lived"],
+        &["i", "live"],
     ];
     if starts_any(c, &home) {
         return fact(Some("home_city"));
@@ -166,15 +190,36 @@ fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
     // "I've worked at Amazon since 2019": the perfect says it still holds
     // only with a "since" (else it is a past job).
     let since = c.contains(&"since");
-    let perfect = [&["i've", "worked", "at"][..], &["i've", "worked", "for"], &["i've", "been", "working", "at"], &["i've", "been", "working", "for"]];
-    if starts_any(c, &[&["i", "work", "at"], &["i", "work", "for"], &["i've", "been", "at"], &["i'm", "working", "at"]]) || since && starts_any(c, &perfect) {
+    let perfect = [
+        &["i've", "worked", "at"][..],
+        &["i've", "worked", "for"],
+        &["i've", "been", "working", "at"],
+        &["i've", "been", "working", "for"],
+    ];
+    if starts_any(c, &[&["i", "work", "at"], &["i", "work", "for"], &["i've", "been", "at"], &["i'm", "working", "at"]])
+        || since && starts_any(c, &perfect)
+    {
         return fact(Some("employer"));
     }
     let trade = ["company", "firm", "living", "startup", "agency"];
     // "I run a small bakery" (not "I run a 10k every Sunday").
-    let runs = starts_any(c, &[&["i", "run", "a"], &["i", "run", "my", "own"], &["i", "own", "a"]]) && !c.iter().any(|w| w.starts_with(|ch: char| ch.is_ascii_digit()) || w.starts_with("marathon"));
-    let shifts = starts_any(c, &[&["i", "work", "in"], &["i", "work", "nights"], &["i", "work", "night"], &["i", "work", "shifts"], &["i", "work", "from", "home"]]);
-    if runs || shifts || starts_any(c, &[&["i", "work", "as"], &["i", "teach"], &["i've", "been", "a"], &["i've", "been", "an"], &["my", "job", "is"]]) || starts(c, &["i", "do"]) && c.iter().any(|w| trade.contains(w)) {
+    let runs = starts_any(c, &[&["i", "run", "a"], &["i", "run", "my", "own"], &["i", "own", "a"]])
+        && !c.iter().any(|w| w.starts_with(|ch: char| ch.is_ascii_digit()) || w.starts_with("marathon"));
+    let shifts = starts_any(
+        c,
+        &[
+            &["i", "work", "in"],
+            &["i", "work", "nights"],
+            &["i", "work", "night"],
+            &["i", "work", "shifts"],
+            &["i", "work", "from", "home"],
+        ],
+    );
+    if runs
+        || shifts
+        || starts_any(c, &[&["i", "work", "as"], &["i", "teach"], &["i've", "been", "a"], &["i've", "been", "an"], &["my", "job", "is"]])
+        || starts(c, &["i", "do"]) && c.iter().any(|w| trade.contains(w))
+    {
         return fact(Some("job"));
     }
     if let ["i'm" | "i", ..] = c {
@@ -185,12 +230,15 @@ fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
             ["a" | "an", np @ ..] if np.iter().take(3).any(|w| ROLES.contains(w)) => return fact(None),
             ["in", "my", ..] => return fact(Some("age")),
             ["a" | "an", w, ..] if !matches!(*w, "bit" | "little" | "lot" | "huge" | "big" | "fan") => return fact(Some("job")),
-            ["married" | "single" | "divorced" | "engaged" | "widowed" | "retired" | "left-handed" | "right-handed", ..] => return fact(None),
+            ["married" | "single" | "divorced" | "engaged" | "widowed" | "retired" | "left-handed" | "right-handed", ..] => {
+                return fact(None)
+            }
             ["the", "oldest" | "youngest" | "eldest" | "middle" | "only", ..] | ["an", "only", ..] => return fact(None),
             _ => {}
         }
         // "I'm Priya": a capitalized word right after "I'm" is a name.
-        let named = c.first() == Some(&"i'm") && words.iter().position(|w| w.lower == "i'm").and_then(|i| words.get(i + 1)).is_some_and(|w| w.capital);
+        let named = c.first() == Some(&"i'm")
+            && words.iter().position(|w| w.lower == "i'm").and_then(|i| words.get(i + 1)).is_some_and(|w| w.capital);
         if named {
             return fact(Some("name"));
         }
@@ -198,12 +246,16 @@ fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
     if c.windows(2).any(|w| w.first() == Some(&"turned") && w.get(1).is_some_and(|n| n.parse::<u32>().is_ok())) {
         return fact(Some("age"));
     }
-    if starts_any(c, &[&["i", "have"], &["i've", "got"], &["we", "have"], &["we've", "got"], &["we", "share"]]) && c.iter().any(|w| FAMILY.contains(w)) {
+    if starts_any(c, &[&["i", "have"], &["i've", "got"], &["we", "have"], &["we've", "got"], &["we", "share"]])
+        && c.iter().any(|w| FAMILY.contains(w))
+    {
         return fact(None);
     }
     // "My wife is a nurse", "Both my parents are doctors" (not "my husband
     // is allergic to shellfish": his constraint, not the user's).
-    if matches!(c, ["my", r, "is" | "are", "a" | "an", _, ..] if CLOSE.contains(r)) || starts_any(c, &[&["both", "my", "parents", "are"], &["my", "parents", "are", "both"]]) {
+    if matches!(c, ["my", r, "is" | "are", "a" | "an", _, ..] if CLOSE.contains(r))
+        || starts_any(c, &[&["both", "my", "parents", "are"], &["my", "parents", "are", "both"]])
+    {
         return fact(None);
     }
     let speaks = starts(c, &["i", "speak"]) && !c.get(2).is_some_and(|w| matches!(*w, "to" | "with"));
@@ -212,14 +264,19 @@ fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
     }
     // "I've been playing chess for twelve years": a habit that has lasted
     // (not "I've been waiting for two weeks", which wants it to end).
-    let span = c.windows(2).any(|w| w.first() == Some(&"for") && w.get(1).is_some_and(|x| !matches!(*x, "a" | "an" | "the" | "my" | "me" | "you" | "it" | "this"))) && c.iter().any(|w| matches!(*w, "years" | "decades" | "decade"));
+    let span = c.windows(2).any(|w| {
+        w.first() == Some(&"for") && w.get(1).is_some_and(|x| !matches!(*x, "a" | "an" | "the" | "my" | "me" | "you" | "it" | "this"))
+    }) && c.iter().any(|w| matches!(*w, "years" | "decades" | "decade"));
     if let ["i've", "been", v, ..] = c {
-        let lasting_verb = v.ends_with("ing") && !matches!(*v, "waiting" | "trying" | "thinking" | "looking" | "meaning" | "wanting" | "hoping" | "feeling");
+        let lasting_verb = v.ends_with("ing")
+            && !matches!(*v, "waiting" | "trying" | "thinking" | "looking" | "meaning" | "wanting" | "hoping" | "feeling");
         if lasting_verb && (span || c.contains(&"since")) {
             return if c.contains(&"with") { preference(None) } else { fact(None) };
         }
     }
-    if c.windows(2).any(|w| w.first() == Some(&"my") && w.get(1).is_some_and(|x| matches!(*x, "first" | "second" | "native"))) && c.contains(&"language") {
+    if c.windows(2).any(|w| w.first() == Some(&"my") && w.get(1).is_some_and(|x| matches!(*x, "first" | "second" | "native")))
+        && c.contains(&"language")
+    {
         return fact(None);
     }
     None
@@ -256,14 +313,18 @@ fn is_my_taste(c: &[&str]) -> bool {
 /// first clause, `all` the sentence): a rule when it is lasting or about
 /// the answers' form, and not about one occasion.
 fn rule(first: &[&str], all: &[&str]) -> Option<Statement> {
-    let lasting = first.first() == Some(&"stop") || LASTING.iter().any(|p| contains(all, p)) || contains(all, &["call", "me"]) || contains(all, &["address", "me"]);
+    let lasting = first.first() == Some(&"stop")
+        || LASTING.iter().any(|p| contains(all, p))
+        || contains(all, &["call", "me"])
+        || contains(all, &["address", "me"]);
     let form = all.iter().any(|w| FORM.contains(w));
     // "Write it shorter": the instruction's own object is at hand.
     let once = ONCE.iter().any(|p| contains(all, p)) || first.iter().any(|w| matches!(*w, "it" | "here"));
     if once || !(lasting || form && !all.contains(&"the")) {
         return None;
     }
-    let language = all.iter().any(|w| LANGUAGES.contains(w)) && all.iter().any(|w| matches!(*w, "answer" | "answers" | "reply" | "replies" | "respond" | "write"));
+    let language = all.iter().any(|w| LANGUAGES.contains(w))
+        && all.iter().any(|w| matches!(*w, "answer" | "answers" | "reply" | "replies" | "respond" | "write"));
     preference(language.then_some("answer_language"))
 }
 

@@ -295,8 +295,21 @@ mod tests {
         let long = vec![b'x'; MAX_TOKEN_LEN];
         let spaced_long = [&b" "[..], &long].concat();
         let input: Vec<&[u8]> = vec![
-            b"a", b" ", b"  ", b" The", b"The", b"THE", b"", b"\xE4\xB8\xAD", b" \xC3\xA9t\xC3\xA9", b"",
-            &long, &spaced_long, b"\xff", b"Ab", b"A",
+            b"a",
+            b" ",
+            b"  ",
+            b" The",
+            b"The",
+            b"THE",
+            b"",
+            b"\xE4\xB8\xAD",
+            b" \xC3\xA9t\xC3\xA9",
+            b"",
+            &long,
+            &spaced_long,
+            b"\xff",
+            b"Ab",
+            b"A",
         ];
         let asset = write_asset(Encoding::O200kBase, &input).unwrap();
         let v = read_asset(Encoding::O200kBase, &asset).unwrap();

@@ -98,10 +98,8 @@ impl Bpe {
     /// another encoding, a repeated token, or a missing single-byte token.
     pub fn from_asset(encoding: Encoding, asset: &[u8]) -> crate::Result<Bpe> {
         let vocab = asset::read_asset(encoding, asset)?;
-        let table = RankTable::build(vocab).map_err(|reason| MemoryError::InvalidTokenizerData {
-            encoding: encoding.name().to_string(),
-            reason,
-        })?;
+        let table = RankTable::build(vocab)
+            .map_err(|reason| MemoryError::InvalidTokenizerData { encoding: encoding.name().to_string(), reason })?;
         Ok(Bpe { encoding, table, state: RefCell::default() })
     }
 

@@ -34,10 +34,7 @@
 //! marks A1/A2/B2/B4, numbers A3/B3, white space A5-A7/B5-B8, the rest A4/B4),
 //! so no text is skipped and the pieces concatenate to the input.
 
-use super::unicode::{
-    class_at, is, Class, CRLF, IS_LETTER, IS_LOWERISH, IS_PREFIX, IS_PUNCT, IS_SPACE, IS_UPPERISH,
-    LOWER, NUMBER, UPPER,
-};
+use super::unicode::{class_at, is, Class, CRLF, IS_LETTER, IS_LOWERISH, IS_PREFIX, IS_PUNCT, IS_SPACE, IS_UPPERISH, LOWER, NUMBER, UPPER};
 
 /// Class of the char at `i`, or `None` at the end of the text.
 #[inline(always)]

@@ -119,10 +119,7 @@ pub(super) fn class_at(s: &[u8], i: usize) -> (Class, usize) {
         let cp = ((b0 as u32 & 0x0F) << 12) | ((s[i + 1] as u32 & 0x3F) << 6) | (s[i + 2] as u32 & 0x3F);
         (cp, 3)
     } else {
-        let cp = ((b0 as u32 & 0x07) << 18)
-            | ((s[i + 1] as u32 & 0x3F) << 12)
-            | ((s[i + 2] as u32 & 0x3F) << 6)
-            | (s[i + 3] as u32 & 0x3F);
+        let cp = ((b0 as u32 & 0x07) << 18) | ((s[i + 1] as u32 & 0x3F) << 12) | ((s[i + 2] as u32 & 0x3F) << 6) | (s[i + 3] as u32 & 0x3F);
         (cp, 4)
     };
     (class_of(cp), len)
@@ -170,7 +167,7 @@ mod tests {
             ('\u{E0001}', OTHER),
             ('٣', NUMBER),
             ('Ⅻ', NUMBER), // Nl
-            ('½', NUMBER),  // No
+            ('½', NUMBER), // No
             ('😀', OTHER),
             ('\u{1F3FB}', OTHER), // skin tone modifier is Sk
             ('\u{10FFFF}', OTHER),

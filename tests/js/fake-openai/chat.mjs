@@ -5,11 +5,42 @@ import { ApiError, argumentsOf, check, isObject, oneOf, onlyFields, pieces, roug
 
 // ChatCompletionCreateParamsBase of the `openai` package (v7); DeepSeek adds `thinking`.
 const PARAMS = [
-  "messages", "model", "audio", "frequency_penalty", "function_call", "functions", "logit_bias", "logprobs",
-  "max_completion_tokens", "max_tokens", "metadata", "modalities", "moderation", "n", "parallel_tool_calls",
-  "prediction", "presence_penalty", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention",
-  "reasoning_effort", "response_format", "safety_identifier", "seed", "service_tier", "stop", "store", "stream",
-  "stream_options", "temperature", "tool_choice", "tools", "top_logprobs", "top_p", "user", "verbosity",
+  "messages",
+  "model",
+  "audio",
+  "frequency_penalty",
+  "function_call",
+  "functions",
+  "logit_bias",
+  "logprobs",
+  "max_completion_tokens",
+  "max_tokens",
+  "metadata",
+  "modalities",
+  "moderation",
+  "n",
+  "parallel_tool_calls",
+  "prediction",
+  "presence_penalty",
+  "prompt_cache_key",
+  "prompt_cache_options",
+  "prompt_cache_retention",
+  "reasoning_effort",
+  "response_format",
+  "safety_identifier",
+  "seed",
+  "service_tier",
+  "stop",
+  "store",
+  "stream",
+  "stream_options",
+  "temperature",
+  "tool_choice",
+  "tools",
+  "top_logprobs",
+  "top_p",
+  "user",
+  "verbosity",
   "web_search_options",
 ];
 
@@ -42,17 +73,24 @@ const PART_TYPES = {
 };
 
 /** DeepSeek's thinking mode: on unless the model is the non-thinking `deepseek-chat` or the request disables it. */
-export const thinkingMode = (body) => body.thinking?.type === "enabled" || (body.thinking?.type !== "disabled" && body.model !== "deepseek-chat");
+export const thinkingMode = (body) =>
+  body.thinking?.type === "enabled" || (body.thinking?.type !== "disabled" && body.model !== "deepseek-chat");
 
 /** Throws an `ApiError` for anything the real API would answer 400 to. */
 export function validateChat(body, flavour) {
-  check(isObject(body), "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)");
+  check(
+    isObject(body),
+    "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
+  );
   const params = flavour === "deepseek" ? [...PARAMS, "thinking"] : PARAMS;
   for (const k of Object.keys(body)) check(params.includes(k), `Unrecognized request argument supplied: ${k}`);
   check(typeof body.model === "string" && body.model, "you must provide a model parameter");
-  check(Array.isArray(body.messages), `Invalid type for 'messages': expected an array, but got ${typeof body.messages} instead.`, { param: "messages" });
+  check(Array.isArray(body.messages), `Invalid type for 'messages': expected an array, but got ${typeof body.messages} instead.`, {
+    param: "messages",
+  });
   check(body.messages.length > 0, "[] is too short - 'messages'", { param: "messages" });
-  if (body.stream_options != null) check(body.stream === true, "The 'stream_options' parameter is only allowed when 'stream' is enabled.", { param: "stream_options" });
+  if (body.stream_options != null)
+    check(body.stream === true, "The 'stream_options' parameter is only allowed when 'stream' is enabled.", { param: "stream_options" });
   if (body.tools !== undefined) checkTools(body.tools);
   body.messages.forEach((m, i) => checkMessage(m, i, flavour));
   checkToolPairs(body.messages);
@@ -60,7 +98,11 @@ export function validateChat(body, flavour) {
 }
 
 function checkTools(tools) {
-  check(Array.isArray(tools) && tools.length > 0, "Invalid 'tools': empty array. Expected an array with minimum length 1, but got an empty array instead.", { param: "tools" });
+  check(
+    Array.isArray(tools) && tools.length > 0,
+    "Invalid 'tools': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+    { param: "tools" },
+  );
   tools.forEach((t, i) => {
     check(isObject(t), `Invalid type for 'tools[${i}]': expected an object.`, { param: `tools[${i}]` });
     oneOf(t.type, ["function", "custom"], `tools[${i}].type`);
@@ -68,8 +110,15 @@ function checkTools(tools) {
     onlyFields(t, ["type", "function"], `tools.${i}`);
     check(isObject(t.function), `Missing required parameter: 'tools[${i}].function'.`, { param: `tools[${i}].function` });
     onlyFields(t.function, ["name", "description", "parameters", "strict"], `tools.${i}.function`);
-    check(typeof t.function.name === "string" && /^[a-zA-Z0-9_-]{1,64}$/.test(t.function.name), `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, { param: `tools[${i}].function.name` });
-    if (t.function.parameters !== undefined) check(isObject(t.function.parameters), `Invalid type for 'tools[${i}].function.parameters': expected an object.`, { param: `tools[${i}].function.parameters` });
+    check(
+      typeof t.function.name === "string" && /^[a-zA-Z0-9_-]{1,64}$/.test(t.function.name),
+      `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+      { param: `tools[${i}].function.name` },
+    );
+    if (t.function.parameters !== undefined)
+      check(isObject(t.function.parameters), `Invalid type for 'tools[${i}].function.parameters': expected an object.`, {
+        param: `tools[${i}].function.parameters`,
+      });
   });
 }
 
@@ -81,46 +130,75 @@ function checkMessage(m, i, flavour) {
   if (m.name !== undefined) check(typeof m.name === "string", `Invalid type for '${at}.name': expected a string.`, { param: `${at}.name` });
   if (m.role === "assistant") return checkAssistant(m, i, flavour);
   checkContent(m.content, m.role, at, flavour);
-  if (m.role === "tool") check(typeof m.tool_call_id === "string", `Missing required parameter: '${at}.tool_call_id'.`, { param: `${at}.tool_call_id` });
+  if (m.role === "tool")
+    check(typeof m.tool_call_id === "string", `Missing required parameter: '${at}.tool_call_id'.`, { param: `${at}.tool_call_id` });
 }
 
 function checkContent(content, role, at, flavour) {
   if (typeof content === "string") return;
-  check(Array.isArray(content), `Invalid type for '${at}.content': expected one of a string or an array of objects, but got ${content === null ? "null" : typeof content} instead.`, { param: `${at}.content` });
-  check(content.length > 0, `Invalid '${at}.content': empty array. Expected an array with minimum length 1, but got an empty array instead.`, { param: `${at}.content` });
+  check(
+    Array.isArray(content),
+    `Invalid type for '${at}.content': expected one of a string or an array of objects, but got ${content === null ? "null" : typeof content} instead.`,
+    { param: `${at}.content` },
+  );
+  check(
+    content.length > 0,
+    `Invalid '${at}.content': empty array. Expected an array with minimum length 1, but got an empty array instead.`,
+    { param: `${at}.content` },
+  );
   const types = flavour === "deepseek" ? PART_TYPES[role].filter((t) => t === "text" || t === "refusal") : PART_TYPES[role];
   content.forEach((p, j) => {
     check(isObject(p), `Invalid type for '${at}.content[${j}]': expected an object.`, { param: `${at}.content[${j}]` });
     oneOf(p.type, types, `${at}.content[${j}].type`);
-    if (p.type === "text") check(typeof p.text === "string", `Missing required parameter: '${at}.content[${j}].text'.`, { param: `${at}.content[${j}].text` });
+    if (p.type === "text")
+      check(typeof p.text === "string", `Missing required parameter: '${at}.content[${j}].text'.`, { param: `${at}.content[${j}].text` });
   });
 }
 
 function checkAssistant(m, i, flavour) {
   const at = `messages[${i}]`;
   const calls = m.tool_calls !== undefined || (m.function_call !== undefined && m.function_call !== null);
-  if (m.content === null || m.content === undefined) check(calls, "Invalid value for 'content': expected a string, got null.", { param: `messages.[${i}].content` });
+  if (m.content === null || m.content === undefined)
+    check(calls, "Invalid value for 'content': expected a string, got null.", { param: `messages.[${i}].content` });
   else checkContent(m.content, "assistant", at, flavour);
-  if (m.refusal !== undefined) check(m.refusal === null || typeof m.refusal === "string", `Invalid type for '${at}.refusal': expected a string, but got ${typeof m.refusal} instead.`, { param: `${at}.refusal` });
+  if (m.refusal !== undefined)
+    check(
+      m.refusal === null || typeof m.refusal === "string",
+      `Invalid type for '${at}.refusal': expected a string, but got ${typeof m.refusal} instead.`,
+      { param: `${at}.refusal` },
+    );
   // `audio` goes back as `{ id }` only; the response's data, transcript and expiry are not accepted.
   if (m.audio !== undefined && m.audio !== null) {
     check(isObject(m.audio), `Invalid type for '${at}.audio': expected an object.`, { param: `${at}.audio` });
     onlyFields(m.audio, ["id"], `messages.${i}.audio`);
   }
-  if (m.reasoning_content !== undefined) check(m.reasoning_content === null || typeof m.reasoning_content === "string", `Invalid type for '${at}.reasoning_content'.`);
+  if (m.reasoning_content !== undefined)
+    check(m.reasoning_content === null || typeof m.reasoning_content === "string", `Invalid type for '${at}.reasoning_content'.`);
   if (m.tool_calls === undefined) return;
-  check(Array.isArray(m.tool_calls) && m.tool_calls.length > 0, `Invalid '${at}.tool_calls': empty array. Expected an array with minimum length 1, but got an empty array instead.`, { param: `${at}.tool_calls` });
+  check(
+    Array.isArray(m.tool_calls) && m.tool_calls.length > 0,
+    `Invalid '${at}.tool_calls': empty array. Expected an array with minimum length 1, but got an empty array instead.`,
+    { param: `${at}.tool_calls` },
+  );
   m.tool_calls.forEach((c, j) => {
     const cat = `${at}.tool_calls[${j}]`;
     check(isObject(c), `Invalid type for '${cat}': expected an object.`, { param: cat });
     // DeepSeek numbers the calls of its own answers (`index`) and takes them back as they came.
-    onlyFields(c, flavour === "deepseek" ? ["id", "type", "function", "index"] : ["id", "type", "function"], `messages.${i}.tool_calls.${j}`);
+    onlyFields(
+      c,
+      flavour === "deepseek" ? ["id", "type", "function", "index"] : ["id", "type", "function"],
+      `messages.${i}.tool_calls.${j}`,
+    );
     check(typeof c.id === "string", `Missing required parameter: '${cat}.id'.`, { param: `${cat}.id` });
     oneOf(c.type, ["function"], `${cat}.type`);
     check(isObject(c.function), `Missing required parameter: '${cat}.function'.`, { param: `${cat}.function` });
     onlyFields(c.function, ["name", "arguments"], `messages.${i}.tool_calls.${j}.function`);
     check(typeof c.function.name === "string", `Missing required parameter: '${cat}.function.name'.`, { param: `${cat}.function.name` });
-    check(typeof c.function.arguments === "string", `Invalid type for '${cat}.function.arguments': expected a string, but got ${typeof c.function.arguments} instead.`, { param: `${cat}.function.arguments` });
+    check(
+      typeof c.function.arguments === "string",
+      `Invalid type for '${cat}.function.arguments': expected a string, but got ${typeof c.function.arguments} instead.`,
+      { param: `${cat}.function.arguments` },
+    );
   });
 }
 
@@ -129,17 +207,29 @@ function checkAssistant(m, i, flavour) {
 function checkToolPairs(messages) {
   let open = null; // { index, ids: Set of unanswered ids, all: Set }
   const unanswered = () => {
-    throw new ApiError(`An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open.ids].join(", ")}`, { param: `messages.[${open.index}].role` });
+    throw new ApiError(
+      `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open.ids].join(", ")}`,
+      { param: `messages.[${open.index}].role` },
+    );
   };
   messages.forEach((m, i) => {
     if (m.role === "tool") {
-      check(open !== null, "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", { param: `messages.[${i}].role` });
-      check(open.all.has(m.tool_call_id), `Invalid parameter: 'tool_call_id' of '${m.tool_call_id}' not found in 'tool_calls' of previous message.`, { param: `messages.[${i}].tool_call_id` });
+      check(open !== null, "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", {
+        param: `messages.[${i}].role`,
+      });
+      check(
+        open.all.has(m.tool_call_id),
+        `Invalid parameter: 'tool_call_id' of '${m.tool_call_id}' not found in 'tool_calls' of previous message.`,
+        { param: `messages.[${i}].tool_call_id` },
+      );
       open.ids.delete(m.tool_call_id);
       return;
     }
     if (open && open.ids.size > 0) unanswered();
-    open = m.role === "assistant" && m.tool_calls ? { index: i, ids: new Set(m.tool_calls.map((c) => c.id)), all: new Set(m.tool_calls.map((c) => c.id)) } : null;
+    open =
+      m.role === "assistant" && m.tool_calls
+        ? { index: i, ids: new Set(m.tool_calls.map((c) => c.id)), all: new Set(m.tool_calls.map((c) => c.id)) }
+        : null;
   });
   if (open && open.ids.size > 0) unanswered();
 }
@@ -153,7 +243,11 @@ function checkThinking(messages) {
     const span = messages.slice(from, to);
     if (!span.some((m) => m.role === "assistant" && m.tool_calls)) return;
     span.forEach((m, k) => {
-      if (m.role === "assistant") check(typeof m.reasoning_content === "string", `Missing \`reasoning_content\` field in the assistant message at message index ${from + k}`);
+      if (m.role === "assistant")
+        check(
+          typeof m.reasoning_content === "string",
+          `Missing \`reasoning_content\` field in the assistant message at message index ${from + k}`,
+        );
     });
   };
   messages.forEach((m, i) => {
@@ -175,7 +269,12 @@ function usageOf(u, flavour) {
       completion_tokens: u.output,
       total_tokens: u.input + u.output,
       prompt_tokens_details: { ...details, audio_tokens: 0 },
-      completion_tokens_details: { reasoning_tokens: u.reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      completion_tokens_details: {
+        reasoning_tokens: u.reasoning,
+        audio_tokens: 0,
+        accepted_prediction_tokens: 0,
+        rejected_prediction_tokens: 0,
+      },
     };
   }
   return {
@@ -214,7 +313,11 @@ export function chatCompletion(ctx) {
 }
 
 function toolCalls(ctx) {
-  ctx.calls ??= ctx.turn.toolCalls.map((c) => ({ id: c.id ?? ctx.ids(ctx.flavour === "openai" ? "call_" : "call_0_", 24), type: "function", function: { name: c.name, arguments: argumentsOf(c.arguments) } }));
+  ctx.calls ??= ctx.turn.toolCalls.map((c) => ({
+    id: c.id ?? ctx.ids(ctx.flavour === "openai" ? "call_" : "call_0_", 24),
+    type: "function",
+    function: { name: c.name, arguments: argumentsOf(c.arguments) },
+  }));
   return ctx.calls;
 }
 
@@ -243,14 +346,20 @@ export function streamChat(res, ctx, control) {
     return c;
   };
   const chunks = [];
-  const first = flavour === "openai" ? { role: "assistant", content: turn.content === null ? null : "", refusal: null } : thinking ? { role: "assistant", content: null, reasoning_content: "" } : { role: "assistant", content: "" };
+  const first =
+    flavour === "openai"
+      ? { role: "assistant", content: turn.content === null ? null : "", refusal: null }
+      : thinking
+        ? { role: "assistant", content: null, reasoning_content: "" }
+        : { role: "assistant", content: "" };
   chunks.push(chunk(first));
   if (thinking) for (const p of pieces(turn.reasoning)) chunks.push(chunk({ content: null, reasoning_content: p }));
   for (const p of pieces(turn.content)) chunks.push(chunk(thinking ? { content: p, reasoning_content: null } : { content: p }));
   for (const p of pieces(turn.refusal)) chunks.push(chunk({ refusal: p }));
   whole.choices[0].message.tool_calls?.forEach((c, index) => {
     chunks.push(chunk({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.function.name, arguments: "" } }] }));
-    for (const p of c.function.arguments.match(/[\s\S]{1,8}/g) ?? []) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: p } }] }));
+    for (const p of c.function.arguments.match(/[\s\S]{1,8}/g) ?? [])
+      chunks.push(chunk({ tool_calls: [{ index, function: { arguments: p } }] }));
   });
   chunks.push(chunk(flavour === "openai" ? {} : { content: "", reasoning_content: null }, whole.choices[0].finish_reason));
   if (includeUsage) {

@@ -107,7 +107,11 @@ export function required(obj, key, type, where) {
   const param = where ? `${where}.${key}` : key;
   check(obj[key] !== undefined, `Missing required parameter: '${param}'.`, { param, code: "missing_required_parameter" });
   const ok = type === "array" ? Array.isArray(obj[key]) : type === "object" ? isObject(obj[key]) : typeof obj[key] === type;
-  check(ok, `Invalid type for '${param}': expected ${type === "array" ? "an array" : type === "object" ? "an object" : `a ${type}`}, but got ${describeType(obj[key])} instead.`, { param, code: "invalid_type" });
+  check(
+    ok,
+    `Invalid type for '${param}': expected ${type === "array" ? "an array" : type === "object" ? "an object" : `a ${type}`}, but got ${describeType(obj[key])} instead.`,
+    { param, code: "invalid_type" },
+  );
 }
 
 export const describeType = (v) => (v === null ? "null" : Array.isArray(v) ? "an array" : `a ${typeof v}`);

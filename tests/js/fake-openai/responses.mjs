@@ -13,11 +13,40 @@ import { argumentsOf, check, isObject, knownParameters, oneOf, pieces, required,
 
 // ResponseCreateParamsBase of the `openai` package (v7).
 const PARAMS = [
-  "access_programs", "background", "background_options", "context_management", "conversation", "image", "include",
-  "input", "instructions", "max_output_tokens", "max_tool_calls", "metadata", "model", "moderation",
-  "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options",
-  "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "store", "stream", "stream_options",
-  "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "user",
+  "access_programs",
+  "background",
+  "background_options",
+  "context_management",
+  "conversation",
+  "image",
+  "include",
+  "input",
+  "instructions",
+  "max_output_tokens",
+  "max_tool_calls",
+  "metadata",
+  "model",
+  "moderation",
+  "parallel_tool_calls",
+  "previous_response_id",
+  "prompt",
+  "prompt_cache_key",
+  "prompt_cache_options",
+  "prompt_cache_retention",
+  "reasoning",
+  "safety_identifier",
+  "service_tier",
+  "store",
+  "stream",
+  "stream_options",
+  "temperature",
+  "text",
+  "tool_choice",
+  "tools",
+  "top_logprobs",
+  "top_p",
+  "truncation",
+  "user",
 ];
 
 const INPUT_PARTS = ["input_text", "input_image", "input_file"];
@@ -47,8 +76,11 @@ export function validateResponses(body, issued) {
   check(isObject(body), "We could not parse the JSON body of your request.");
   knownParameters(body, PARAMS);
   required(body, "model", "string");
-  check(body.previous_response_id == null, "fake-openai: previous_response_id is not implemented; send the whole input.", { param: "previous_response_id" });
-  if (body.instructions != null) check(typeof body.instructions === "string", "Invalid type for 'instructions': expected a string.", { param: "instructions" });
+  check(body.previous_response_id == null, "fake-openai: previous_response_id is not implemented; send the whole input.", {
+    param: "previous_response_id",
+  });
+  if (body.instructions != null)
+    check(typeof body.instructions === "string", "Invalid type for 'instructions': expected a string.", { param: "instructions" });
   if (body.tools !== undefined) checkTools(body.tools);
   if (typeof body.input === "string") return;
   required(body, "input", "array");
@@ -63,7 +95,11 @@ function checkTools(tools) {
     const at = `tools[${i}]`;
     required(tools, i, "object", "tools");
     if (t.type !== "function") return; // hosted tools: not checked here
-    knownParameters(t, ["type", "name", "description", "parameters", "strict", "defer_loading", "allowed_callers", "async", "output_schema"], at);
+    knownParameters(
+      t,
+      ["type", "name", "description", "parameters", "strict", "defer_loading", "allowed_callers", "async", "output_schema"],
+      at,
+    );
     required(t, "name", "string", at);
   });
 }
@@ -82,7 +118,11 @@ function checkItem(item, at, issued) {
     if (item.id !== undefined) idPrefix(item.id, "fc", at);
   } else if (kind === "function_call_output") {
     required(item, "call_id", "string", at);
-    check(typeof item.output === "string" || Array.isArray(item.output), `Invalid type for '${at}.output': expected one of a string or an array.`, { param: `${at}.output`, code: "invalid_type" });
+    check(
+      typeof item.output === "string" || Array.isArray(item.output),
+      `Invalid type for '${at}.output': expected one of a string or an array.`,
+      { param: `${at}.output`, code: "invalid_type" },
+    );
   } else if (kind === "reasoning") {
     required(item, "id", "string", at);
     idPrefix(item.id, "rs", at);
@@ -93,10 +133,17 @@ function checkItem(item, at, issued) {
     });
     const known = issued.get(item.id);
     if (item.encrypted_content != null) {
-      check(known?.encrypted === item.encrypted_content, `The encrypted content for item ${item.id} could not be verified.`, { param: at, code: "invalid_encrypted_content" });
+      check(known?.encrypted === item.encrypted_content, `The encrypted content for item ${item.id} could not be verified.`, {
+        param: at,
+        code: "invalid_encrypted_content",
+      });
     } else {
       check(known, `Item with id '${item.id}' not found.`, { param: at, status: 404 });
-      check(known.store, `Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`, { param: at, status: 404 });
+      check(
+        known.store,
+        `Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+        { param: at, status: 404 },
+      );
     }
   } else if (kind === "item_reference") {
     required(item, "id", "string", at);
@@ -105,7 +152,10 @@ function checkItem(item, at, issued) {
 }
 
 function idPrefix(id, prefix, at) {
-  check(id.startsWith(`${prefix}_`), `Invalid '${at}.id': '${id}'. Expected an ID that begins with '${prefix}'.`, { param: `${at}.id`, code: "invalid_value" });
+  check(id.startsWith(`${prefix}_`), `Invalid '${at}.id': '${id}'. Expected an ID that begins with '${prefix}'.`, {
+    param: `${at}.id`,
+    code: "invalid_value",
+  });
 }
 
 function checkMessage(item, at) {
@@ -137,9 +187,15 @@ function checkOrder(input, issued) {
       seenReasoning.add(item.id);
     }
     const producedAfter = item.id !== undefined ? issued.get(item.id)?.reasoning : undefined;
-    if (producedAfter) check(seenReasoning.has(producedAfter), `Item '${item.id}' of type '${kind}' was provided without its required 'reasoning' item: '${producedAfter}'.`, { param: "input" });
+    if (producedAfter)
+      check(
+        seenReasoning.has(producedAfter),
+        `Item '${item.id}' of type '${kind}' was provided without its required 'reasoning' item: '${producedAfter}'.`,
+        { param: "input" },
+      );
     if (kind === "function_call") calls.add(item.call_id);
-    if (kind === "function_call_output") check(calls.has(item.call_id), `No tool call found for function call output with call_id ${item.call_id}.`, { param: "input" });
+    if (kind === "function_call_output")
+      check(calls.has(item.call_id), `No tool call found for function call output with call_id ${item.call_id}.`, { param: "input" });
   });
   const answered = new Set(input.filter((it) => kindOf(it) === "function_call_output").map((it) => it.call_id));
   for (const id of calls) check(answered.has(id), `No tool output found for function call ${id}.`, { param: "input" });
@@ -167,7 +223,11 @@ export function responseObject(ctx) {
   if (turn.reasoning !== null || ctx.usage.reasoning > 0) {
     reasoning = ids("rs_", 48);
     // The summary text is there only when the request asks for one.
-    const item = { id: reasoning, type: "reasoning", summary: body.reasoning?.summary && turn.reasoning ? [{ type: "summary_text", text: turn.reasoning }] : [] };
+    const item = {
+      id: reasoning,
+      type: "reasoning",
+      summary: body.reasoning?.summary && turn.reasoning ? [{ type: "summary_text", text: turn.reasoning }] : [],
+    };
     const encrypted = `gAAAA${Buffer.from(`${reasoning}:${turn.reasoning ?? ""}`).toString("base64")}`;
     if (body.include?.includes("reasoning.encrypted_content")) item.encrypted_content = encrypted;
     issued.set(reasoning, { type: "reasoning", store, encrypted });
@@ -178,11 +238,21 @@ export function responseObject(ctx) {
     output.push(item);
   };
   if (turn.content !== null || turn.refusal !== null) {
-    const content = turn.refusal !== null ? [{ type: "refusal", refusal: turn.refusal }] : [{ type: "output_text", annotations: turn.annotations, logprobs: [], text: turn.content }];
+    const content =
+      turn.refusal !== null
+        ? [{ type: "refusal", refusal: turn.refusal }]
+        : [{ type: "output_text", annotations: turn.annotations, logprobs: [], text: turn.content }];
     produced({ id: ids("msg_", 48), type: "message", status: "completed", content, role: "assistant" });
   }
   for (const c of turn.toolCalls) {
-    produced({ id: ids("fc_", 48), type: "function_call", status: "completed", arguments: argumentsOf(c.arguments), call_id: c.id ?? ids("call_", 24), name: c.name });
+    produced({
+      id: ids("fc_", 48),
+      type: "function_call",
+      status: "completed",
+      arguments: argumentsOf(c.arguments),
+      call_id: c.id ?? ids("call_", 24),
+      name: c.name,
+    });
   }
   const incomplete = turn.finishReason === "length";
   return {
@@ -242,7 +312,8 @@ export function streamResponses(res, ctx, control) {
       emit("response.output_item.added", { output_index, item: { ...item, summary: [] } });
       item.summary.forEach((s, summary_index) => {
         emit("response.reasoning_summary_part.added", { ...at, summary_index, part: { type: "summary_text", text: "" } });
-        for (const delta of pieces(s.text)) emit("response.reasoning_summary_text.delta", { ...at, summary_index, delta, obfuscation: "xx" });
+        for (const delta of pieces(s.text))
+          emit("response.reasoning_summary_text.delta", { ...at, summary_index, delta, obfuscation: "xx" });
         emit("response.reasoning_summary_text.done", { ...at, summary_index, text: s.text });
         emit("response.reasoning_summary_part.done", { ...at, summary_index, part: s });
       });
@@ -257,14 +328,17 @@ export function streamResponses(res, ctx, control) {
         } else {
           emit("response.content_part.added", { ...c, part: { type: "output_text", annotations: [], logprobs: [], text: "" } });
           for (const delta of pieces(part.text)) emit("response.output_text.delta", { ...c, delta, logprobs: [], obfuscation: "xx" });
-          part.annotations.forEach((annotation, annotation_index) => emit("response.output_text.annotation.added", { ...c, annotation_index, annotation }));
+          part.annotations.forEach((annotation, annotation_index) =>
+            emit("response.output_text.annotation.added", { ...c, annotation_index, annotation }),
+          );
           emit("response.output_text.done", { ...c, text: part.text, logprobs: [] });
         }
         emit("response.content_part.done", { ...c, part });
       });
     } else {
       emit("response.output_item.added", { output_index, item: { ...item, status: "in_progress", arguments: "" } });
-      for (const delta of item.arguments.match(/[\s\S]{1,8}/g) ?? []) emit("response.function_call_arguments.delta", { ...at, delta, obfuscation: "xx" });
+      for (const delta of item.arguments.match(/[\s\S]{1,8}/g) ?? [])
+        emit("response.function_call_arguments.delta", { ...at, delta, obfuscation: "xx" });
       emit("response.function_call_arguments.done", { ...at, name: item.name, arguments: item.arguments });
     }
     emit("response.output_item.done", { output_index, item });
@@ -281,4 +355,3 @@ export function streamResponses(res, ctx, control) {
 }
 
 export const promptOf = (body) => roughTokens(body.instructions ?? "") + roughTokens(body.input) + roughTokens(body.tools ?? "");
-

@@ -86,7 +86,20 @@ import { ApiError, argumentsOf, idMaker, onBody, roughTokens } from "./common.mj
 import * as chat from "./chat.mjs";
 import * as responses from "./responses.mjs";
 
-const TURN_KEYS = ["content", "reasoning", "toolCalls", "refusal", "annotations", "usage", "finishReason", "model", "stream", "status", "error", "headers"];
+const TURN_KEYS = [
+  "content",
+  "reasoning",
+  "toolCalls",
+  "refusal",
+  "annotations",
+  "usage",
+  "finishReason",
+  "model",
+  "stream",
+  "status",
+  "error",
+  "headers",
+];
 
 const scriptError = (message) => new ApiError(`fake-openai: ${message}`, { type: "fake_script_error" });
 
@@ -119,9 +132,13 @@ function normalize(turn) {
 function usageFor(turn, promptTokens) {
   const u = turn.usage;
   const reasoning = u.reasoning ?? (turn.reasoning ? roughTokens(turn.reasoning) : 0);
-  const visible = roughTokens(turn.content ?? "") + roughTokens(turn.refusal ?? "") + turn.toolCalls.reduce((n, c) => n + roughTokens(c.name) + roughTokens(argumentsOf(c.arguments)), 0);
+  const visible =
+    roughTokens(turn.content ?? "") +
+    roughTokens(turn.refusal ?? "") +
+    turn.toolCalls.reduce((n, c) => n + roughTokens(c.name) + roughTokens(argumentsOf(c.arguments)), 0);
   const usage = { input: u.input ?? promptTokens, output: u.output ?? visible + reasoning, cached: u.cached ?? 0, reasoning };
-  if (usage.cached > usage.input || usage.reasoning > usage.output) throw scriptError("usage: cached must be <= input and reasoning <= output");
+  if (usage.cached > usage.input || usage.reasoning > usage.output)
+    throw scriptError("usage: cached must be <= input and reasoning <= output");
   return usage;
 }
 
@@ -147,9 +164,15 @@ export async function startFakeOpenAI({ flavour = "openai", script = [] } = {}) 
     }
     record.endpoint = route;
     if (!/^Bearer \S+/.test(req.headers.authorization ?? "")) {
-      throw new ApiError("You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", { status: 401 });
+      throw new ApiError(
+        "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+        { status: 401 },
+      );
     }
-    if (record.body === undefined) throw new ApiError("We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)");
+    if (record.body === undefined)
+      throw new ApiError(
+        "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
+      );
     const api = route === "responses" ? responses : chat;
     if (route === "responses") responses.validateResponses(record.body, issued);
     else chat.validateChat(record.body, flavour);
@@ -162,12 +185,24 @@ export async function startFakeOpenAI({ flavour = "openai", script = [] } = {}) 
       const e = new ApiError(turn.error?.message ?? "scripted error", { status: turn.status, ...turn.error });
       return answer(res, record, turn.status, e.body, turn.headers);
     }
-    const ctx = { flavour, body: record.body, turn, ids, issued, created: Math.floor(Date.now() / 1000), usage: usageFor(turn, api.promptOf(record.body)) };
+    const ctx = {
+      flavour,
+      body: record.body,
+      turn,
+      ids,
+      issued,
+      created: Math.floor(Date.now() / 1000),
+      usage: usageFor(turn, api.promptOf(record.body)),
+    };
     if (record.body.stream !== true) {
       return answer(res, record, 200, route === "responses" ? responses.responseObject(ctx) : chat.chatCompletion(ctx));
     }
     record.status = 200;
-    res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": ids("req_", 32) });
+    res.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "x-request-id": ids("req_", 32),
+    });
     const { stallAfter, failAfter } = turn.stream;
     const control = (n) => {
       if (failAfter !== undefined && n >= failAfter) {
@@ -183,7 +218,19 @@ export async function startFakeOpenAI({ flavour = "openai", script = [] } = {}) 
 
   const server = createServer((req, res) => {
     onBody(req, (raw, body) => {
-      const record = { method: req.method, path: new URL(req.url, "http://x").pathname, endpoint: null, headers: req.headers, body, status: null, error: null, turn: null, response: null, events: [], closed: false };
+      const record = {
+        method: req.method,
+        path: new URL(req.url, "http://x").pathname,
+        endpoint: null,
+        headers: req.headers,
+        body,
+        status: null,
+        error: null,
+        turn: null,
+        response: null,
+        events: [],
+        closed: false,
+      };
       res.on("close", () => (record.closed = !res.writableFinished));
       requests.push(record);
       try {

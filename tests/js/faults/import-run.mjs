@@ -94,12 +94,18 @@ export async function crashSweep({ MemoryController, open, data }) {
   for (let at = 0; at < ops; at++) {
     const injected = { failures: 0, lostAcks: 0, afterCrash: 0 };
     const dying = faulty(await open(`crash-${at}`), () => 1, injected, { fail: 0, lostAck: 0, life: at });
-    const first = await importOnce(MemoryController, dying, data).then(() => null, (e) => e);
+    const first = await importOnce(MemoryController, dying, data).then(
+      () => null,
+      (e) => e,
+    );
     if (first) {
       crashed++;
       if (first.code !== "STORAGE_ERROR") failures.push(`crash at ${at}: rejected with ${first.code}: ${first.message}`);
     }
-    const rerun = await importOnce(MemoryController, await open(`crash-${at}`), data).then(() => null, (e) => e);
+    const rerun = await importOnce(MemoryController, await open(`crash-${at}`), data).then(
+      () => null,
+      (e) => e,
+    );
     if (rerun) failures.push(`crash at ${at}: the rerun rejected with ${rerun.code}: ${rerun.message}`);
     failures.push(...compare(`crash at ${at}`, want, await snapshot(MemoryController, await open(`crash-${at}`))));
   }
@@ -114,12 +120,22 @@ export async function seededImportRuns({ MemoryController, open, data, seeds }) 
   for (const seed of seeds) {
     const random = rng(seed);
     for (let life = 0; life < 3; life++) {
-      const storage = faulty(await open(`seed-${seed}`), random, injected, { fail: 0.08, lostAck: 0.05, life: 5 + Math.floor(random() * 120) });
-      const err = await importOnce(MemoryController, storage, data).then(() => null, (e) => e);
+      const storage = faulty(await open(`seed-${seed}`), random, injected, {
+        fail: 0.08,
+        lostAck: 0.05,
+        life: 5 + Math.floor(random() * 120),
+      });
+      const err = await importOnce(MemoryController, storage, data).then(
+        () => null,
+        (e) => e,
+      );
       if (err && err.code !== "STORAGE_ERROR") failures.push(`seed ${seed} life ${life}: rejected with ${err.code}: ${err.message}`);
       if (!err) break;
     }
-    const rerun = await importOnce(MemoryController, await open(`seed-${seed}`), data).then(() => null, (e) => e);
+    const rerun = await importOnce(MemoryController, await open(`seed-${seed}`), data).then(
+      () => null,
+      (e) => e,
+    );
     if (rerun) failures.push(`seed ${seed}: the healthy rerun rejected with ${rerun.code}: ${rerun.message}`);
     failures.push(...compare(`seed ${seed}`, want, await snapshot(MemoryController, await open(`seed-${seed}`))));
   }

@@ -67,14 +67,23 @@ export class ResetDO {
     const inner = durableObjectStorage(this.ctx.storage);
     let slow = false;
     // While `slow`, a save waits long enough that only a rejection can end the add first.
-    const storage = { ...inner, save: async (key, bytes) => (slow && (await new Promise((r) => setTimeout(r, 60_000))), inner.save(key, bytes)) };
+    const storage = {
+      ...inner,
+      save: async (key, bytes) => (slow && (await new Promise((r) => setTimeout(r, 60_000))), inner.save(key, bytes)),
+    };
     const memory = await this.open("held", storage);
     await memory.add({ role: "user", content: "acknowledged" });
     slow = true;
     const pending = settled(memory.add({ role: "user", content: "in flight" }));
     const crash = await this.ask("crash-for-held", "/crash");
     const other = await this.ask("opens-after", "/steady?text=fresh");
-    const out = { crash, other, pending: await pending, stats: thrown(() => memory.stats()), add: await settled(memory.add({ role: "user", content: "after" })) };
+    const out = {
+      crash,
+      other,
+      pending: await pending,
+      stats: thrown(() => memory.stats()),
+      add: await settled(memory.add({ role: "user", content: "after" })),
+    };
     const reopened = await this.open("held", inner);
     out.reopened = (await reopened.history()).map((h) => h.message.content);
     return out;

@@ -68,7 +68,11 @@ export function wildClock(random, start) {
   };
 }
 
-const settled = (p) => p.then((value) => ({ ok: true, value }), (error) => ({ ok: false, error }));
+const settled = (p) =>
+  p.then(
+    (value) => ({ ok: true, value }),
+    (error) => ({ ok: false, error }),
+  );
 
 /**
  * One seeded run. `open()` returns a fresh adapter over the same stored
@@ -89,7 +93,8 @@ export async function faultRun({ MemoryController, open, seed, turns = 24 }) {
     const storage = faulty(await open(), random, injected, { fail: 0.12, lostAck: 0.06, life: 8 + Math.floor(random() * 90) });
     const created = await settled(MemoryController.create({ ...options, storage, clock }));
     if (!created.ok) {
-      if (created.error?.code !== "STORAGE_ERROR") failures.push(`seed ${seed} life ${life}: create rejected with ${created.error?.code}: ${created.error?.message}`);
+      if (created.error?.code !== "STORAGE_ERROR")
+        failures.push(`seed ${seed} life ${life}: create rejected with ${created.error?.code}: ${created.error?.message}`);
       continue;
     }
     const memory = created.value;
@@ -97,7 +102,8 @@ export async function faultRun({ MemoryController, open, seed, turns = 24 }) {
       const text = `life ${life} turn ${i} of run ${seed}: 我们 meet at ${Math.floor(random() * 1000)}`;
       const added = await settled(memory.add({ role: i % 2 ? "assistant" : "user", content: text }));
       if (added.ok) acked.push(text);
-      else if (added.error?.code !== "STORAGE_ERROR") failures.push(`seed ${seed}: add rejected with ${added.error?.code}: ${added.error?.message}`);
+      else if (added.error?.code !== "STORAGE_ERROR")
+        failures.push(`seed ${seed}: add rejected with ${added.error?.code}: ${added.error?.message}`);
       else injected.rejected++;
       if (i % 5 === 4) {
         usageTried++;
@@ -110,7 +116,8 @@ export async function faultRun({ MemoryController, open, seed, turns = 24 }) {
         const fact = `fact ${key} = ${life}.${i} (seed ${seed})`;
         const stored = await settled(memory.remember({ text: fact, key }));
         remembered.push({ key, text: fact, acked: stored.ok });
-        if (!stored.ok && stored.error?.code !== "STORAGE_ERROR") failures.push(`seed ${seed}: remember rejected with ${stored.error?.code}`);
+        if (!stored.ok && stored.error?.code !== "STORAGE_ERROR")
+          failures.push(`seed ${seed}: remember rejected with ${stored.error?.code}`);
       }
     }
     // The process dies: whatever the controller still had queued fails
@@ -122,7 +129,13 @@ export async function faultRun({ MemoryController, open, seed, turns = 24 }) {
   const report = memory.loadReport();
   if (report.corrupt.length) failures.push(`seed ${seed}: damaged values ${JSON.stringify(report.corrupt)}`);
   const history = await memory.history();
-  failures.push(...acknowledgedInOrder(history.map((h) => h.message.content), acked, `seed ${seed}`));
+  failures.push(
+    ...acknowledgedInOrder(
+      history.map((h) => h.message.content),
+      acked,
+      `seed ${seed}`,
+    ),
+  );
   for (const key of new Set(remembered.map((r) => r.key))) {
     const tried = remembered.filter((r) => r.key === key);
     const versions = (await memory.factHistory(key)).map((f) => f.text);
@@ -132,10 +145,12 @@ export async function faultRun({ MemoryController, open, seed, turns = 24 }) {
     const lastAcked = tried.findLastIndex((r) => r.acked);
     const allowed = tried.slice(Math.max(lastAcked, 0)).map((r) => r.text);
     const live = (await memory.facts()).find((f) => f.key === key)?.text;
-    if (lastAcked >= 0 && !allowed.includes(live)) failures.push(`seed ${seed}: key ${key} reads ${JSON.stringify(live)}, not the last acknowledged value or a later one`);
+    if (lastAcked >= 0 && !allowed.includes(live))
+      failures.push(`seed ${seed}: key ${key} reads ${JSON.stringify(live)}, not the last acknowledged value or a later one`);
   }
   const calls = memory.stats().cost.byModel.reduce((n, m) => n + m.calls, 0);
-  if (calls < usageAcked || calls > usageTried) failures.push(`seed ${seed}: ${calls} calls charged, ${usageAcked} acknowledged of ${usageTried}`);
+  if (calls < usageAcked || calls > usageTried)
+    failures.push(`seed ${seed}: ${calls} calls charged, ${usageAcked} acknowledged of ${usageTried}`);
   const episodes = await memory.episodes();
   const covered = new Map();
   for (const e of episodes) for (const id of e.messageIds) covered.set(id, (covered.get(id) ?? 0) + 1);
@@ -144,7 +159,8 @@ export async function faultRun({ MemoryController, open, seed, turns = 24 }) {
     if (h.place === "archived" && n !== 1) failures.push(`seed ${seed}: archived ${h.id} is in ${n} episodes`);
   }
   const ctx = await memory.buildContext({ maxTokens: 400 });
-  if (ctx.tokens !== memory.countMessages(ctx.messages)) failures.push(`seed ${seed}: context counted ${ctx.tokens}, its messages cost ${memory.countMessages(ctx.messages)}`);
+  if (ctx.tokens !== memory.countMessages(ctx.messages))
+    failures.push(`seed ${seed}: context counted ${ctx.tokens}, its messages cost ${memory.countMessages(ctx.messages)}`);
   await memory.close();
   return { failures, injected, acked: acked.length, messages: history.length, episodes: episodes.length };
 }

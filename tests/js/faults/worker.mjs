@@ -9,7 +9,9 @@ import { answer, storageObject, toObject } from "../workerd-support.mjs";
 
 const seedsOf = (request) => Array.from({ length: Number(new URL(request.url).searchParams.get("seeds") ?? 5) }, (_, i) => i + 1);
 
-export class FaultsDO extends storageObject((storage, request) => faultRuns({ MemoryController, open: () => durableObjectStorage(storage), seeds: seedsOf(request) })) {}
+export class FaultsDO extends storageObject((storage, request) =>
+  faultRuns({ MemoryController, open: () => durableObjectStorage(storage), seeds: seedsOf(request) }),
+) {}
 export class FaultsDOSql extends FaultsDO {}
 
 export default {

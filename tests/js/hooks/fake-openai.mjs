@@ -16,43 +16,54 @@ export function fakeVector(text, dims = 4) {
 
 // ---- behaviours: (req, res, record) => void -------------------------------
 
-export const json = (status, body, headers = {}) => (req, res) => {
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify(body));
-};
+export const json =
+  (status, body, headers = {}) =>
+  (req, res) => {
+    res.writeHead(status, { "content-type": "application/json", ...headers });
+    res.end(JSON.stringify(body));
+  };
 
-export const text = (status, body, headers = {}) => (req, res) => {
-  res.writeHead(status, { "content-type": "text/plain", ...headers });
-  res.end(body);
-};
+export const text =
+  (status, body, headers = {}) =>
+  (req, res) => {
+    res.writeHead(status, { "content-type": "text/plain", ...headers });
+    res.end(body);
+  };
 
 /** Accepts the request and never answers. */
 export const hang = () => () => {};
 
 /** Sends a 200 with headers and the start of a body, then stalls forever. */
-export const stallBody = (start = '{"choices":[') => (req, res) => {
-  res.writeHead(200, { "content-type": "application/json" });
-  res.write(start);
-};
+export const stallBody =
+  (start = '{"choices":[') =>
+  (req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.write(start);
+  };
 
 /**
  * A /embeddings answer computed from the request: `dims` per vector,
  * `shuffle` reverses `data` (items keep their `index`), `edit(data)` may
  * corrupt the answer before it is sent (as an object or a raw string).
  */
-export const embeddings = ({ dims = 4, shuffle = false, edit, model = "fake-embed" } = {}) => (req, res, record) => {
-  const input = record.body.input;
-  let data = input.map((t, index) => ({ object: "embedding", index, embedding: fakeVector(t, dims) }));
-  if (shuffle) data = data.reverse();
-  const tokens = input.reduce((n, t) => n + t.length, 0);
-  let body = { object: "list", data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
-  if (edit) body = edit(body) ?? body;
-  res.writeHead(200, { "content-type": "application/json" });
-  res.end(typeof body === "string" ? body : JSON.stringify(body));
-};
+export const embeddings =
+  ({ dims = 4, shuffle = false, edit, model = "fake-embed" } = {}) =>
+  (req, res, record) => {
+    const input = record.body.input;
+    let data = input.map((t, index) => ({ object: "embedding", index, embedding: fakeVector(t, dims) }));
+    if (shuffle) data = data.reverse();
+    const tokens = input.reduce((n, t) => n + t.length, 0);
+    let body = { object: "list", data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
+    if (edit) body = edit(body) ?? body;
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(typeof body === "string" ? body : JSON.stringify(body));
+  };
 
 /** A /chat/completions answer whose content is `content`. */
-export const chat = (content, { usage = { prompt_tokens: 120, completion_tokens: 40, total_tokens: 160 }, model = "fake-chat", finish = "stop" } = {}) =>
+export const chat = (
+  content,
+  { usage = { prompt_tokens: 120, completion_tokens: 40, total_tokens: 160 }, model = "fake-chat", finish = "stop" } = {},
+) =>
   json(200, {
     id: "chatcmpl-1",
     object: "chat.completion",

@@ -12,7 +12,10 @@ export const blocks = {
   "ai-sdk-route": {
     script: [
       "Noted: no peanuts for you.",
-      ({ body }) => (turns(body).some(([role, t]) => role === "assistant" && t === "Noted: no peanuts for you.") ? "Try 担担面 without the peanut topping." : "?"),
+      ({ body }) =>
+        turns(body).some(([role, t]) => role === "assistant" && t === "Noted: no peanuts for you.")
+          ? "Try 担担面 without the peanut topping."
+          : "?",
     ],
     check({ api, stdout }) {
       assert.equal(stdout, "user assistant user assistant\n", "each turn stored once");

@@ -14,7 +14,7 @@ export const SECRETS = {
   "stripe-key": "sk_live_PLbOvQDMVCyA2ErMwTXiaqspZTlx4YDE",
   "slack-token": "xoxb-855888803404-668660853110-LrEKqIKAJ0uVXqXmzpZACCVg",
   "url-password": "g2u0zRLQK55KhBcMq0",
-  "jwt": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0MjQyIiwibmFtZSI6IkxpIFdlaSIsImlhdCI6MTc2NDYzMzYwMH0.xtCKE5wY73kW5A3wx0hemtpw9xy61MoW9j_FW8UpBM2",
+  jwt: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0MjQyIiwibmFtZSI6IkxpIFdlaSIsImlhdCI6MTc2NDYzMzYwMH0.xtCKE5wY73kW5A3wx0hemtpw9xy61MoW9j_FW8UpBM2",
 };
 const KEY_LINES = [
   "LvsYGRauKp2c4HsG+hvTlt9EEiTWMnLQkbPddGpu0D33uqZG5n+Qqb80nDo9CJoF",
@@ -23,7 +23,12 @@ const KEY_LINES = [
 ];
 const PRIVATE_KEY = `-----BEGIN RSA PRIVATE KEY-----\n${KEY_LINES.join("\n")}\n-----END RSA PRIVATE KEY-----`;
 
-export const PERSONAL = { email: "li.wei@example.cn", phone: "13912345678", "cn-id": "11010519900307451X", "card-number": "4111 1111 1111 1111" };
+export const PERSONAL = {
+  email: "li.wei@example.cn",
+  phone: "13912345678",
+  "cn-id": "11010519900307451X",
+  "card-number": "4111 1111 1111 1111",
+};
 
 /** Every string that must not be stored or sent to a hook once redacted. */
 export const credentialValues = () => [...Object.values(SECRETS), ...KEY_LINES];
@@ -50,32 +55,70 @@ export async function scenario(MemoryController, storage, extra = {}) {
     return texts.map((t) => Float32Array.from([1 + (t.length % 5), 1, (t.charCodeAt(0) % 7) + 1]));
   };
   let now = 1_700_000_000_000;
-  const options = { namespace: "redact-u", workingMemory: { maxTokens: 400 }, foldAfter: 10, storage, summarizer, embedder, clock: () => (now += 1000), ...extra };
+  const options = {
+    namespace: "redact-u",
+    workingMemory: { maxTokens: 400 },
+    foldAfter: 10,
+    storage,
+    summarizer,
+    embedder,
+    clock: () => (now += 1000),
+    ...extra,
+  };
   const memory = await MemoryController.create(options);
   const results = {};
-  results.user = await memory.add({ role: "user", content: `我的 OpenAI 密钥是 ${S["openai-key"]}，为什么一直 401？My email is ${PERSONAL.email}, phone ${PERSONAL.phone}.` });
+  results.user = await memory.add({
+    role: "user",
+    content: `我的 OpenAI 密钥是 ${S["openai-key"]}，为什么一直 401？My email is ${PERSONAL.email}, phone ${PERSONAL.phone}.`,
+  });
   results.call = await memory.add({
     role: "assistant",
     content: null,
-    tool_calls: [{ id: "call_1", type: "function", function: { name: "run_shell", arguments: JSON.stringify({ cmd: `AWS_ACCESS_KEY_ID=${S["aws-access-key"]} AWS_SECRET_ACCESS_KEY=${S["aws-secret-key"]} aws s3 ls` }) } }],
+    tool_calls: [
+      {
+        id: "call_1",
+        type: "function",
+        function: {
+          name: "run_shell",
+          arguments: JSON.stringify({
+            cmd: `AWS_ACCESS_KEY_ID=${S["aws-access-key"]} AWS_SECRET_ACCESS_KEY=${S["aws-secret-key"]} aws s3 ls`,
+          }),
+        },
+      },
+    ],
   });
   results.tool = await memory.add({
     role: "tool",
     tool_call_id: "call_1",
-    content: JSON.stringify({ env: { DATABASE_URL: `postgres://app:${S["url-password"]}@db.internal:5432/shop`, SESSION: S.jwt }, deploy_key: PRIVATE_KEY }),
+    content: JSON.stringify({
+      env: { DATABASE_URL: `postgres://app:${S["url-password"]}@db.internal:5432/shop`, SESSION: S.jwt },
+      deploy_key: PRIVATE_KEY,
+    }),
   });
-  results.fact = await memory.remember({ key: "ci", text: `CI pushes with ${S["github-token"]}; 身份证 ${PERSONAL["cn-id"]}, 卡号 ${PERSONAL["card-number"]}` });
+  results.fact = await memory.remember({
+    key: "ci",
+    text: `CI pushes with ${S["github-token"]}; 身份证 ${PERSONAL["cn-id"]}, 卡号 ${PERSONAL["card-number"]}`,
+  });
   results.toolAnswer = await memory.callTool("remember", JSON.stringify({ text: `Billing uses the Stripe key ${S["stripe-key"]}` }));
   const draft = await memory.add({ role: "user", content: "draft" });
   results.edit = await memory.replace(draft.id, { role: "user", content: `Post to Slack with ${S["slack-token"]} please` });
   for (let i = 0; i < 30; i++) {
-    await memory.add({ role: i % 2 ? "assistant" : "user", content: `turn ${i}: the deploy to 成都 region step ${i} and its logs, build ${i * 37}` });
+    await memory.add({
+      role: i % 2 ? "assistant" : "user",
+      content: `turn ${i}: the deploy to 成都 region step ${i} and its logs, build ${i * 37}`,
+    });
   }
   await memory.flush();
   // Queries that quote a secret: the embedder gets them redacted.
   await memory.search(`OpenAI 密钥 ${S["openai-key"]} 401`);
   const context = await memory.buildContext({ query: `is ${S.jwt} still valid?`, maxTokens: 3000 });
-  const readable = JSON.stringify([await memory.history(), await memory.facts(), await memory.episodes(), context, await memory.export({ embeddings: true })]);
+  const readable = JSON.stringify([
+    await memory.history(),
+    await memory.facts(),
+    await memory.episodes(),
+    context,
+    await memory.export({ embeddings: true }),
+  ]);
   const summarized = (await memory.episodes()).length;
   await memory.close();
   return { results, hookText: hooks.join("\n"), readable, summarized };

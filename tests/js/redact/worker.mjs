@@ -6,7 +6,16 @@ import { MemoryController, cloudflareKVStorage, durableObjectStorage } from "../
 import { answer, storageObject } from "../workerd-support.mjs";
 import { scenario } from "./scenario.mjs";
 
-const text = (v) => (typeof v === "string" ? v : new TextDecoder().decode(v instanceof ArrayBuffer ? new Uint8Array(v) : ArrayBuffer.isView(v) ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : new TextEncoder().encode(JSON.stringify(v))));
+const text = (v) =>
+  typeof v === "string"
+    ? v
+    : new TextDecoder().decode(
+        v instanceof ArrayBuffer
+          ? new Uint8Array(v)
+          : ArrayBuffer.isView(v)
+            ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
+            : new TextEncoder().encode(JSON.stringify(v)),
+      );
 
 const OPTIONS = { redact: { personal: true } };
 

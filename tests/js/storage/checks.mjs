@@ -3,8 +3,13 @@
 // shows what the browser actually did.
 
 const timeout = (ms, value) => new Promise((resolve) => setTimeout(() => resolve(value), ms));
-const outcome = (p) => p.then(() => "resolved", (e) => `${e?.name}:${e?.code}:${e?.cause?.name ?? ""}`);
-const deleteDb = (name) => Promise.race([new Promise((resolve) => (indexedDB.deleteDatabase(name).onsuccess = () => resolve("deleted"))), timeout(5000, "blocked")]);
+const outcome = (p) =>
+  p.then(
+    () => "resolved",
+    (e) => `${e?.name}:${e?.code}:${e?.cause?.name ?? ""}`,
+  );
+const deleteDb = (name) =>
+  Promise.race([new Promise((resolve) => (indexedDB.deleteDatabase(name).onsuccess = () => resolve("deleted"))), timeout(5000, "blocked")]);
 
 // Fill localStorage until a save fails: the failure is STORAGE_QUOTA, and
 // nothing saved before it, nor the key it was writing, is damaged.

@@ -5,7 +5,11 @@
 import { cloudflareKVStorage, durableObjectStorage } from "../../../dist/workerd.js";
 import { runStorageAdapterTests } from "../../../dist/testing.js";
 
-const outcome = (p) => p.then(() => "resolved", (e) => `${e?.name}:${e?.code}`);
+const outcome = (p) =>
+  p.then(
+    () => "resolved",
+    (e) => `${e?.name}:${e?.code}`,
+  );
 
 async function clearKV(kv) {
   let cursor;
@@ -29,7 +33,8 @@ async function kvChecks(kv) {
   // More keys than one list page (1,000): loadRange must follow the cursor.
   await clearKV(kv);
   const keys = Array.from({ length: 1100 }, (_, i) => ["page", String(i).padStart(4, "0")]);
-  for (let i = 0; i < keys.length; i += 50) await Promise.all(keys.slice(i, i + 50).map((k, j) => a.save(k, new Uint8Array([(i + j) & 0xff]))));
+  for (let i = 0; i < keys.length; i += 50)
+    await Promise.all(keys.slice(i, i + 50).map((k, j) => a.save(k, new Uint8Array([(i + j) & 0xff]))));
   const range = await a.loadRange(["page"]);
   out.paged = range.length;
   out.pagedIntact = range.every((e) => e.data.length === 1 && e.data[0] === (Number(e.key[1]) & 0xff));

@@ -20,20 +20,27 @@ function sameCost(cost, what) {
   near(cost.usd, expected.cost.usd, `${what}: usd`);
   for (const row of expected.cost.byModel) {
     const now = cost.byModel.find((r) => r.model === row.model);
-    for (const field of ["calls", "promptTokens", "cachedPromptTokens", "completionTokens"]) assert.equal(now?.[field], row[field], `${what}: ${row.model}.${field}`);
+    for (const field of ["calls", "promptTokens", "cachedPromptTokens", "completionTokens"])
+      assert.equal(now?.[field], row[field], `${what}: ${row.model}.${field}`);
     near(now.usd, row.usd, `${what}: ${row.model}.usd`);
   }
 }
 
 // 0.1.0's facts carry no validity: each held from when it was stated, and a
 // key's value until the next one was stated.
-const held = (facts) => facts.map((f, i) => ({ ...f, validFrom: f.createdAt, ...(f.key && i + 1 < facts.length ? { validUntil: facts[i + 1].createdAt } : {}) }));
+const held = (facts) =>
+  facts.map((f, i) => ({ ...f, validFrom: f.createdAt, ...(f.key && i + 1 < facts.length ? { validUntil: facts[i + 1].createdAt } : {}) }));
 
 // Everything but the history, which the third open extends.
 function sameKnowledge(state, what) {
   assert.deepEqual(state.corrupt, [], `${what}: nothing damaged`);
-  assert.deepEqual(state.facts, expected.facts.map((f) => ({ ...f, validFrom: f.createdAt })), `${what}: facts`);
-  for (const [key, versions] of Object.entries(expected.factHistory)) assert.deepEqual(state.factHistory[key], held(versions), `${what}: history of ${key}`);
+  assert.deepEqual(
+    state.facts,
+    expected.facts.map((f) => ({ ...f, validFrom: f.createdAt })),
+    `${what}: facts`,
+  );
+  for (const [key, versions] of Object.entries(expected.factHistory))
+    assert.deepEqual(state.factHistory[key], held(versions), `${what}: history of ${key}`);
   assert.equal(state.embeddings, expected.embeddings, `${what}: embeddings`);
   sameCost(state.cost, what);
 }
@@ -47,7 +54,10 @@ function procedures(state, what) {
 /** Asserts that `run` (observeUpgrade's result) shows 0.1.0's data loaded whole, three times. */
 export function checkUpgrade(run, label) {
   const [first, second, third] = run.opens;
-  for (const [state, what] of [[first, `${label}, first open`], [second, `${label}, second open`]]) {
+  for (const [state, what] of [
+    [first, `${label}, first open`],
+    [second, `${label}, second open`],
+  ]) {
     assert.deepEqual(state.history, expected.history, `${what}: ids, timestamps, places and order`);
     assert.ok(!state.history.some((h) => h.id === expected.forgotten), `${what}: what 0.1.0 forgot stays forgotten`);
     assert.deepEqual(state.episodes, expected.episodes, `${what}: episodes`);

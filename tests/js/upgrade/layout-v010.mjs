@@ -32,7 +32,8 @@ export function bytesOf(base64) {
  */
 export async function toFiles(fs, dir, entries) {
   for (const { key, data } of entries) {
-    if (!key.every((s) => /^[a-z0-9_-]+$/.test(s))) throw new Error(`key ${JSON.stringify(key)} needs escaping: restate 0.1.0's file names for it`);
+    if (!key.every((s) => /^[a-z0-9_-]+$/.test(s)))
+      throw new Error(`key ${JSON.stringify(key)} needs escaping: restate 0.1.0's file names for it`);
     const parent = [dir, ...key.slice(0, -1)].join("/");
     await fs.mkdir(parent, { recursive: true });
     await fs.writeFile(`${parent}/${key.at(-1)}.v`, bytesOf(data));

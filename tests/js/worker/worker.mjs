@@ -5,7 +5,13 @@
 import { MemoryController, cloudflareKVStorage, durableObjectStorage } from "../../../dist/workerd.js";
 
 async function write(storage) {
-  const memory = await MemoryController.create({ namespace: "user-7", model: "gpt-4o", workingMemory: { maxTokens: 150 }, foldAfter: 10, storage });
+  const memory = await MemoryController.create({
+    namespace: "user-7",
+    model: "gpt-4o",
+    workingMemory: { maxTokens: 150 },
+    foldAfter: 10,
+    storage,
+  });
   for (let i = 0; i < 25; i++) await memory.add({ role: i % 2 ? "assistant" : "user", content: `turn ${i}: 明天去成都 ${i}` });
   await memory.recordUsage({ promptTokens: 1000, completionTokens: 100 });
   return state(memory);
@@ -16,7 +22,12 @@ async function read(storage) {
 }
 
 async function state(memory) {
-  return { history: await memory.history(), episodes: await memory.episodes(), usd: memory.stats().cost.usd, corrupt: memory.loadReport().corrupt };
+  return {
+    history: await memory.history(),
+    episodes: await memory.episodes(),
+    usd: memory.stats().cost.usd,
+    corrupt: memory.loadReport().corrupt,
+  };
 }
 
 const json = async (f) => {
@@ -33,7 +44,9 @@ export class MemoryObject {
   }
   fetch(request) {
     const path = new URL(request.url).pathname;
-    return json(() => (path.endsWith("/write") ? write(durableObjectStorage(this.ctx.storage)) : read(durableObjectStorage(this.ctx.storage))));
+    return json(() =>
+      path.endsWith("/write") ? write(durableObjectStorage(this.ctx.storage)) : read(durableObjectStorage(this.ctx.storage)),
+    );
   }
 }
 

@@ -1,5 +1,16 @@
 // Type-checks against the installed package's declarations (tsc --strict).
-import { MemoryController, Bm25Index, fromModelMessages, durableObjectStorage, ready, type ChatMessage, type Context, type RankEncoding, type RankSource, type ReadyOptions } from "agent-memory";
+import {
+  MemoryController,
+  Bm25Index,
+  fromModelMessages,
+  durableObjectStorage,
+  ready,
+  type ChatMessage,
+  type Context,
+  type RankEncoding,
+  type RankSource,
+  type ReadyOptions,
+} from "agent-memory";
 import { runStorageAdapterTests, type StorageAdapterTestResult } from "agent-memory/testing";
 
 export async function check(): Promise<[Context, StorageAdapterTestResult[]]> {
@@ -22,5 +33,10 @@ export async function check(): Promise<[Context, StorageAdapterTestResult[]]> {
   void n;
   // @ts-expect-error: role is a closed set
   await memory.add({ role: "wizard", content: "x" });
-  return [await memory.buildContext({ maxTokens: 500 }), await runStorageAdapterTests(async () => { throw new Error("unused"); })];
+  return [
+    await memory.buildContext({ maxTokens: 500 }),
+    await runStorageAdapterTests(async () => {
+      throw new Error("unused");
+    }),
+  ];
 }

@@ -4,7 +4,11 @@ import { MemoryController } from "agent-memory";
 import { createMemoryServer, SERVER_INFO, type MemoryServerOptions } from "agent-memory/mcp";
 
 export function check(): Server {
-  const options: MemoryServerOptions = { memory: () => MemoryController.create({ model: "gpt-4o" }), recallTokens: 300, onError: (e: unknown) => void e };
+  const options: MemoryServerOptions = {
+    memory: () => MemoryController.create({ model: "gpt-4o" }),
+    recallTokens: 300,
+    onError: (e: unknown) => void e,
+  };
   // @ts-expect-error: memory is a function returning a controller
   createMemoryServer({ memory: 42 });
   const name: "agent-memory" = SERVER_INFO.name;

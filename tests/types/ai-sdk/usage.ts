@@ -18,7 +18,11 @@ async function main(): Promise<void> {
   const openai = createOpenAI({ apiKey: "sk-test" });
 
   // The middleware is ai 7's LanguageModelMiddleware; wrapLanguageModel takes it.
-  const middleware: LanguageModelMiddleware = memoryMiddleware(memory, { reserveOutput: 1000, conversation: "full", onStored: (r: StoredReport) => console.log(r.status, r.prompt, r.response, r.superseded, r.droppedToolCalls, r.usd) });
+  const middleware: LanguageModelMiddleware = memoryMiddleware(memory, {
+    reserveOutput: 1000,
+    conversation: "full",
+    onStored: (r: StoredReport) => console.log(r.status, r.prompt, r.response, r.superseded, r.droppedToolCalls, r.usd),
+  });
   const model = wrapLanguageModel({ model: openai.chat("gpt-4o"), middleware });
   const responses = wrapLanguageModel({ model: openai.responses("gpt-4o"), middleware: memoryMiddleware(memory) });
 
