@@ -16,7 +16,7 @@
 // - tests/js/packaging*.test.mjs (npm pack; Next, Vite, webpack, esbuild,
 //   wrangler builds) runs once, as its own step, on the LTS.
 // - At the end: each step's time and the ten slowest test files.
-// - Formatting (`npm run lint`: cargo fmt --check and Biome) runs here only
+// - Formatting (`npm run lint`: cargo fmt --check and Biome) runs
 //   first: a file off the format fails the run (`npm run format` fixes it).
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
