@@ -40,6 +40,8 @@ function timed(title, fn) {
 
 timed("setup", () => run("node", ["scripts/setup.mjs", "--browser", "--nodes", "--embedder"]));
 
+timed("lint (formatting: npm run format rewrites)", () => run("node", ["scripts/lint.mjs"]));
+
 // src/lib.rs denies unwrap, expect and unchecked indexing outside tests (a
 // panic traps the wasm instance every controller shares): clippy enforces it,
 // natively with the tests and examples, and for the wasm target with src/wasm/.
@@ -51,8 +53,6 @@ timed("cargo clippy (no panics reachable from input)", () => {
 timed("cargo test (core: unit, property and tokenizer-equivalence tests)", () => run("cargo", ["test", "--profile", "test-fast"]));
 
 timed("build the package", () => run("node", ["scripts/build.mjs"]));
-
-timed("lint (formatting: npm run format rewrites)", () => run("node", ["scripts/lint.mjs"]));
 
 const dir = join(root, "tests", "js");
 const all = readdirSync(dir)
