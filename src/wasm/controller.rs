@@ -219,11 +219,14 @@ impl MemoryController {
     }
 
     /// The messages with these ids, as `history()` lists them, in the order
-    /// asked; an id no message has is left out.
+    /// asked; an id no message has is left out. Anything but an array of
+    /// strings is `INVALID_INPUT`.
     #[wasm_bindgen(unchecked_return_type = "Promise<HistoryItem[]>")]
-    pub fn messages(&self, ids: Vec<String>) -> Async {
+    pub fn messages(&self, #[wasm_bindgen(unchecked_param_type = "string[]")] ids: JsValue) -> Async {
         let d = self.driver.clone();
+        let ids = from_js::<Vec<String>>(&ids, "messages(ids)");
         self.enqueue(async move {
+            let ids = ids?;
             let reading = d.path.read(Need::Ids(&ids)).await?;
             to_js(&d.path.controller(&reading).messages(&ids))
         })
