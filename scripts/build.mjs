@@ -1,6 +1,7 @@
 // Build: cargo (wasm32, release) → wasm-bindgen CLI → wasm-opt (npm binaryen)
 // → dist/, plus the gzip rank assets, then print what a browser loads.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { gzipSync, constants } from "node:zlib";
 import { root, toolsBin, targetDir, run, step } from "./lib.mjs";
@@ -17,25 +18,43 @@ rmSync(dist, { recursive: true, force: true });
 mkdirSync(wasmOut, { recursive: true });
 mkdirSync(ranksOut, { recursive: true });
 
-step("wasm-bindgen");
+// wasm-bindgen and wasm-opt (most of a warm build) run only when their input
+// changed: the cargo output, the glue rewrite and the build script itself.
+// Their output is kept beside the cargo target, keyed by a hash of those.
 const built = join(targetDir, "wasm32-unknown-unknown", "release", "agent_memory.wasm");
-run(join(toolsBin, "wasm-bindgen"), [built, "--out-dir", wasmOut, "--target", "web", "--omit-default-module-path"]);
-const glue = join(wasmOut, "agent_memory.js");
-writeFileSync(glue, toFactory(readFileSync(glue, "utf8"), readFileSync(join(wasmOut, "agent_memory.d.ts"), "utf8")));
-
-step("wasm-opt -O3");
+const stamp = createHash("sha256")
+  .update(readFileSync(built))
+  .update(readFileSync(join(root, "scripts", "glue-factory.mjs")))
+  .update(readFileSync(join(root, "scripts", "build.mjs")))
+  .digest("hex");
+const cached = join(targetDir, "wasm-out", stamp);
 const bg = join(wasmOut, "agent_memory_bg.wasm");
-run(join(root, "node_modules", ".bin", "wasm-opt"), [
-  bg,
-  "-O3",
-  "--enable-bulk-memory",
-  "--enable-nontrapping-float-to-int",
-  "--enable-sign-ext",
-  "--enable-mutable-globals",
-  "--enable-simd",
-  "-o",
-  bg,
-]);
+if (existsSync(join(cached, "done"))) {
+  step("wasm-bindgen and wasm-opt: unchanged input, their last output reused");
+  for (const f of readdirSync(cached).filter((f) => f !== "done")) copyFileSync(join(cached, f), join(wasmOut, f));
+} else {
+  step("wasm-bindgen");
+  run(join(toolsBin, "wasm-bindgen"), [built, "--out-dir", wasmOut, "--target", "web", "--omit-default-module-path"]);
+  const glue = join(wasmOut, "agent_memory.js");
+  writeFileSync(glue, toFactory(readFileSync(glue, "utf8"), readFileSync(join(wasmOut, "agent_memory.d.ts"), "utf8")));
+
+  step("wasm-opt -O3");
+  run(join(root, "node_modules", ".bin", "wasm-opt"), [
+    bg,
+    "-O3",
+    "--enable-bulk-memory",
+    "--enable-nontrapping-float-to-int",
+    "--enable-sign-ext",
+    "--enable-mutable-globals",
+    "--enable-simd",
+    "-o",
+    bg,
+  ]);
+  rmSync(join(targetDir, "wasm-out"), { recursive: true, force: true });
+  mkdirSync(cached, { recursive: true });
+  for (const f of readdirSync(wasmOut)) copyFileSync(join(wasmOut, f), join(cached, f));
+  writeFileSync(join(cached, "done"), "");
+}
 
 step("rank assets");
 const rankCache = join(targetDir, "ranks");
