@@ -11,6 +11,7 @@ pub mod block;
 pub mod chunk;
 pub mod claim;
 pub mod learn;
+pub mod people;
 pub mod valid;
 pub mod when;
 

@@ -25,35 +25,6 @@ const NOT_NOW: &[&str] = &[
 /// Words between the subject and the cue that change nothing.
 const ADVERBS: &[&str] = &["now", "currently", "just", "recently", "still", "also", "actually", "finally", "officially", "have", "has"];
 
-/// People who are not the user, after "my".
-const RELATIONS: &[&str] = &[
-    "sister",
-    "brother",
-    "mom",
-    "mother",
-    "dad",
-    "father",
-    "parents",
-    "boss",
-    "friend",
-    "husband",
-    "wife",
-    "son",
-    "daughter",
-    "partner",
-    "colleague",
-    "coworker",
-    "girlfriend",
-    "boyfriend",
-    "neighbor",
-    "neighbour",
-    "manager",
-    "roommate",
-    "uncle",
-    "aunt",
-    "cousin",
-];
-
 /// Words that open a sentence without naming anyone.
 const NOT_NAMES: &[&str] =
     &["the", "this", "that", "it", "he", "she", "they", "we", "you", "there", "please", "always", "never", "my", "our", "your"];
@@ -229,7 +200,7 @@ fn subject<'a>(text: &str, lower: &'a str) -> Option<(Subject, &'a str)> {
     for user in ["the user 's ", "the user ", "user 's ", "user ", "my "] {
         if let Some(r) = lower.strip_prefix(user) {
             let next = r.split(' ').next().unwrap_or("");
-            if user == "my " && RELATIONS.contains(&next) {
+            if user == "my " && crate::semantic::people::EN.contains(&next) {
                 return Some((Subject::Other(next.to_string()), r.get(next.len()..)?.trim_start().trim_start_matches("'s ")));
             }
             return Some((Subject::User, r));

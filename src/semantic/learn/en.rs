@@ -84,7 +84,7 @@ fn about_user(c: &[&str], words: &[Word], once: bool, not_now: bool) -> Option<S
     if !matches!(head, "i" | "i'm" | "i've" | "i'd" | "my" | "both" | "we" | "we're" | "we've" | "english") && !taste_subject {
         return None;
     }
-    if head == "my" && c.get(1).is_some_and(|w| RELATIONS.contains(w)) {
+    if head == "my" && c.get(1).is_some_and(|w| crate::semantic::people::EN.contains(w)) {
         return None;
     }
     if !once {
@@ -288,7 +288,7 @@ fn facts(c: &[&str], words: &[Word]) -> Option<Statement> {
 fn standing(first: &[&str], lower: &[&str]) -> bool {
     let head = first.first().copied().unwrap_or("");
     let someone = matches!(head, "she" | "he" | "they" | "she's" | "he's" | "they're" | "we're" | "it" | "it's")
-        || head == "my" && first.get(1).is_some_and(|w| RELATIONS.contains(w))
+        || head == "my" && first.get(1).is_some_and(|w| crate::semantic::people::EN.contains(w))
         || head != "my" && DETERMINERS.contains(&head);
     // Read before `clause`, which drops "so" as a filler.
     let order = |c: &[&str]| match c.first().map(|_| clause(c)).unwrap_or_default().as_slice() {
@@ -346,7 +346,9 @@ fn is_question(w: &[&str]) -> bool {
 /// "my partner and i …" → "we …".
 fn joint_subject<'a>(w: &[&'a str]) -> Vec<&'a str> {
     match w {
-        ["my", r, "and", "i", rest @ ..] if RELATIONS.contains(r) => std::iter::once("we").chain(rest.iter().copied()).collect(),
+        ["my", r, "and", "i", rest @ ..] if crate::semantic::people::EN.contains(r) => {
+            std::iter::once("we").chain(rest.iter().copied()).collect()
+        }
         _ => w.to_vec(),
     }
 }

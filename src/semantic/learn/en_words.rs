@@ -62,47 +62,6 @@ pub(super) const ADVERBS: &[&str] = &[
     "part-time",
 ];
 
-/// Other people: "my sister …" is about her.
-pub(super) const RELATIONS: &[&str] = &[
-    "sister",
-    "brother",
-    "mom",
-    "mother",
-    "dad",
-    "father",
-    "parents",
-    "boss",
-    "friend",
-    "friends",
-    "husband",
-    "wife",
-    "son",
-    "daughter",
-    "kids",
-    "roommate",
-    "partner",
-    "colleague",
-    "coworker",
-    "girlfriend",
-    "boyfriend",
-    "neighbor",
-    "team",
-    "manager",
-    "family",
-    "grandmother",
-    "grandfather",
-    "grandma",
-    "grandpa",
-    "uncle",
-    "aunt",
-    "cousin",
-    "niece",
-    "nephew",
-    "neighbour",
-    "baby",
-    "kid",
-];
-
 /// Words of one occasion: what they qualify is not lasting.
 pub(super) const ONCE: &[&[&str]] = &[
     &["today"],
