@@ -59,6 +59,13 @@ pub struct Stored {
 pub const UNCOUNTED: usize = usize::MAX;
 
 impl Stored {
+    /// A message as loading reads it from storage: in working memory until
+    /// placed, its tokens counted when first asked for.
+    #[must_use]
+    pub fn loaded(id: String, writer: String, seq: u64, lc: u64, ts: f64, message: Message, task_id: Option<String>) -> Stored {
+        Stored { id, writer, seq, lc, ts, message, tokens: UNCOUNTED.into(), tool_turn: false, place: Place::Working, task_id }
+    }
+
     /// Its tokens as sent, counted by `count` the first time they are asked for.
     pub fn tokens(&self, count: impl FnOnce(&Message) -> usize) -> usize {
         if self.tokens.get() == UNCOUNTED {

@@ -325,18 +325,7 @@ impl Controller {
                 // archive segments; anything else in one stays as stored.
                 match r {
                     Record::Msg { writer, seq, lc, ts, id, message, task, .. } => {
-                        return Some(Stored {
-                            id,
-                            writer,
-                            seq,
-                            lc,
-                            ts,
-                            message,
-                            tokens: UNCOUNTED.into(),
-                            tool_turn: false,
-                            place: Place::Working,
-                            task_id: task,
-                        });
+                        return Some(Stored::loaded(id, writer, seq, lc, ts, message, task));
                     }
                     Record::Episode { writer, seq, lc, episode, counted, .. } => episodes.push((lc, writer, seq, episode, counted)),
                     Record::Embedding { writer, seq, item, vector } => vectors.push((writer, seq, item, vector)),

@@ -57,18 +57,7 @@ impl Controller {
                 Record::Embedding { writer, seq, item, vector } => embeddings.push((writer, seq, item, vector)),
                 Record::Procedures { writer, seq, lc, ts, procedures: raw } => procedures.push((lc, ts, writer, seq, raw)),
                 Record::Msg { writer, seq, lc, ts, id, message, task, .. } => {
-                    msgs.push(Stored {
-                        id,
-                        writer,
-                        seq,
-                        lc,
-                        ts,
-                        message,
-                        tokens: UNCOUNTED.into(),
-                        tool_turn: false,
-                        place: Place::Working,
-                        task_id: task,
-                    });
+                    msgs.push(Stored::loaded(id, writer, seq, lc, ts, message, task));
                 }
                 Record::Episode { writer, seq, lc, episode, counted, .. } => {
                     // Counted with this encoding already: kept; else counted below.
