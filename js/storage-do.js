@@ -17,7 +17,7 @@
 // load is one `list` call, a consistent snapshot on its own.
 // Limits: key names ≤ 2048 bytes of UTF-8 (minus 5 for piece suffixes);
 // longer keys fail with STORAGE_KEY_TOO_LONG.
-import { checkKey, copyBytes, decodeKey, encodeKey, memoryError, toMemoryError, utf8Length } from "./storage-shared.js";
+import { checkKey, copyBytes, decodeKey, encodeKey, guard, memoryError, utf8Length } from "./storage-shared.js";
 
 // 1 KiB below the 128 KiB limit: the limit counts V8's serialization header too.
 export const DO_CHUNK_BYTES = 127 * 1024;
@@ -57,15 +57,7 @@ export function durableObjectStorage(storage) {
       throw memoryError("STORAGE_KEY_TOO_LONG", `key encodes to ${bytes} bytes, Durable Object storage allows ${MAX_KEY_BYTES}`);
     return n;
   };
-  const guarded =
-    (what, fn) =>
-    async (...args) => {
-      try {
-        return await fn(...args);
-      } catch (e) {
-        throw toMemoryError(e, `durableObjectStorage ${what}`);
-      }
-    };
+  const guarded = guard("durableObjectStorage");
   // The old manifest's piece names from `first` on: what a write must delete.
   const oldPieces = async (n, first) => {
     const old = await storage.get(n);

@@ -22,7 +22,7 @@
 import { mkdir, open, readFile, readdir, rename, rm, unlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { dirname, join, resolve } from "node:path";
-import { checkKey, copyBytes, escapeSegment, mapLimit, memoryError, toMemoryError, unescapeSegment } from "./storage-shared.js";
+import { checkKey, copyBytes, escapeSegment, guard, mapLimit, memoryError, unescapeSegment } from "./storage-shared.js";
 
 const MAX_SEGMENT = 238;
 const DEVICE = /^(con|prn|aux|nul|com\d|lpt\d)$/;
@@ -56,16 +56,9 @@ export function nodeFileStorage(dir) {
     return { parent: join(root, ...names), base: last, file: join(root, ...names, `${last}.v`) };
   };
 
-  const guarded =
-    (what, fn) =>
-    async (...args) => {
-      try {
-        return await fn(...args);
-      } catch (e) {
-        if (e?.code === "ENAMETOOLONG") throw memoryError("STORAGE_KEY_TOO_LONG", `nodeFileStorage ${what}: path too long`, e);
-        throw toMemoryError(e, `nodeFileStorage ${what}`);
-      }
-    };
+  const guarded = guard("nodeFileStorage", (e, what) =>
+    e?.code === "ENAMETOOLONG" ? memoryError("STORAGE_KEY_TOO_LONG", `nodeFileStorage ${what}: path too long`, e) : undefined,
+  );
 
   async function load(key) {
     checkKey(key);

@@ -16,7 +16,7 @@
 // keys). Each get / put / delete / list is a KV operation, and Workers cap
 // the operations of one invocation (1,000): loadRange costs one list per
 // 1,000 keys plus one get per key.
-import { checkKey, copyBytes, decodeKey, encodeKey, mapLimit, memoryError, toMemoryError, utf8Length } from "./storage-shared.js";
+import { checkKey, copyBytes, decodeKey, encodeKey, guard, mapLimit, memoryError, utf8Length } from "./storage-shared.js";
 
 export const KV_MAX_KEY_BYTES = 512;
 // In-flight KV calls per range operation: Workers allow 6 simultaneous
@@ -39,15 +39,7 @@ export function cloudflareKVStorage(kv) {
     }
     return n;
   };
-  const guarded =
-    (what, fn) =>
-    async (...args) => {
-      try {
-        return await fn(...args);
-      } catch (e) {
-        throw toMemoryError(e, `cloudflareKVStorage ${what}`);
-      }
-    };
+  const guarded = guard("cloudflareKVStorage");
   // Every KV name under `prefix`, following list cursors to the end.
   const names = async (prefix) => {
     const p = encodeKey(prefix);

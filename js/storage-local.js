@@ -7,7 +7,7 @@
 // is atomic, so two tabs writing at once cannot tear an item.
 // Limits: browsers allow about 5 MB of UTF-16 text per origin (Chromium: 10 MB
 // of UTF-16 = 5 M characters); base64 makes 1 MB of bytes 1.33 M characters.
-import { checkKey, copyBytes, decodeKey, encodeKey, memoryError, toMemoryError } from "./storage-shared.js";
+import { checkKey, copyBytes, decodeKey, encodeKey, guard, memoryError } from "./storage-shared.js";
 
 const CHUNK = 0x8000; // bytes per String.fromCharCode call, well below argument-count limits
 
@@ -51,15 +51,7 @@ export function localStorageAdapter(prefix = "agent-memory") {
     }
     return out;
   };
-  const guarded =
-    (what, fn) =>
-    async (...args) => {
-      try {
-        return fn(...args);
-      } catch (e) {
-        throw toMemoryError(e, `localStorageAdapter ${what}`);
-      }
-    };
+  const guarded = guard("localStorageAdapter");
 
   return {
     load: guarded("load", (key) => {

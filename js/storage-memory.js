@@ -1,7 +1,7 @@
 // The default adapter: a Map in this process, gone when it exits. Entries are
 // keyed by the encoded key, so a prefix range is a string-prefix scan; values
 // are copied in and out so a caller can never alias what is stored.
-import { checkKey, copyBytes, encodeKey, toMemoryError } from "./storage-shared.js";
+import { checkKey, copyBytes, encodeKey, guard } from "./storage-shared.js";
 
 /** @returns {import("./storage.js").StorageAdapter} */
 export function memoryStorage() {
@@ -12,15 +12,7 @@ export function memoryStorage() {
     return [...entries].filter(([name]) => name.startsWith(p));
   };
   // Async functions, so a bad key rejects rather than throws synchronously.
-  const guarded =
-    (what, fn) =>
-    async (...args) => {
-      try {
-        return fn(...args);
-      } catch (e) {
-        throw toMemoryError(e, `memoryStorage ${what}`);
-      }
-    };
+  const guarded = guard("memoryStorage");
   return {
     load: guarded("load", (key) => {
       checkKey(key);

@@ -24,6 +24,22 @@ export function toMemoryError(e, what) {
 }
 
 /** Throws INVALID_INPUT unless `key` is an array of strings (non-empty unless `prefix`). */
+/**
+ * The adapter `adapter`'s operation guard: `guard(adapter)(what, fn)` is
+ * `fn` with every failure turned into a MemoryError naming the adapter and
+ * the operation (`translate(e, what)` may name a more precise one first).
+ */
+export function guard(adapter, translate) {
+  return (what, fn) =>
+    async (...args) => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        throw translate?.(e, what) ?? toMemoryError(e, `${adapter} ${what}`);
+      }
+    };
+}
+
 export function checkKey(key, prefix = false) {
   if (!Array.isArray(key) || key.some((s) => typeof s !== "string")) {
     throw memoryError("INVALID_INPUT", `storage key must be an array of strings, got ${describe(key)}`);
