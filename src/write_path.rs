@@ -21,7 +21,7 @@
 //! their failures are not the caller's (the change is saved): memory stays
 //! as storage has it and the step is retried after a later change.
 
-use std::cell::{Ref, RefCell, RefMut};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 pub use crate::controller::Need;
@@ -32,6 +32,9 @@ use crate::error::MemoryError;
 use crate::message::Message;
 use crate::semantic::RememberInput;
 use crate::store::Write;
+
+mod read;
+pub use read::{Held, Reading};
 
 /// The host's storage, as the write path needs it. Keys are opaque segment
 /// lists; a prefix matches whole segments.
@@ -89,102 +92,9 @@ pub struct WritePath<S> {
     pub store: S,
 }
 
-/// Proof that memory holds what a read needs: only [`WritePath::read`]
-/// (and [`WritePath::read_or_partial`], for a read that says it is partial)
-/// returns one, and borrowing the controller takes one.
-#[must_use]
-pub struct Reading(());
-
-/// The controller as it is in memory, for what reads no archived message.
-pub struct Held<'a>(Ref<'a, Controller>);
-
-impl Held<'_> {
-    pub fn options(&self) -> &crate::controller::Options {
-        self.0.options()
-    }
-    pub fn stats(&self) -> crate::controller::Stats {
-        self.0.stats()
-    }
-    pub fn load_report(&self) -> &crate::store::LoadReport {
-        self.0.load_report()
-    }
-    pub fn count_tokens(&self, text: &str) -> usize {
-        self.0.count_tokens(text)
-    }
-    /// # Errors
-    /// See [`Controller::count_messages`].
-    pub fn count_messages(&self, messages: &[serde_json::Value], tools: &[serde_json::Value]) -> crate::Result<usize> {
-        self.0.count_messages(messages, tools)
-    }
-    /// # Errors
-    /// See [`Controller::budget_aware_max_tokens`].
-    pub fn budget_aware_max_tokens(
-        &self,
-        usd_left: f64,
-        model: Option<&str>,
-        prompt_tokens: Option<u64>,
-        floor: u64,
-    ) -> crate::Result<u64> {
-        self.0.budget_aware_max_tokens(usd_left, model, prompt_tokens, floor)
-    }
-    pub fn facts(&self) -> Vec<&crate::semantic::Fact> {
-        self.0.facts()
-    }
-    pub fn fact_history(&self, key: &str) -> Vec<crate::semantic::Fact> {
-        self.0.fact_history(key)
-    }
-    pub fn facts_as_of(&self, as_of: Option<f64>) -> Vec<crate::semantic::Fact> {
-        self.0.facts_as_of(as_of)
-    }
-    /// # Errors
-    /// See [`Controller::plan_tool_call`].
-    pub fn plan_tool_call(&self, name: &str, args_json: &str) -> crate::Result<crate::controller::tools::ToolPlan> {
-        self.0.plan_tool_call(name, args_json)
-    }
-    /// Whether a read of `need` finds it in memory now.
-    pub fn holds(&self, need: Need<'_>) -> bool {
-        self.0.holds(need)
-    }
-}
-
 impl<S: Store> WritePath<S> {
     pub fn new(controller: Controller, store: S) -> WritePath<S> {
         WritePath { controller: Rc::new(RefCell::new(controller)), store }
-    }
-
-    /// Makes memory hold what a read of `need` touches (reading the archive
-    /// segments opening left unread if that is needed): the proof to
-    /// borrow the controller with ([`WritePath::controller`]).
-    ///
-    /// # Errors
-    /// The store's, `FORMAT_TOO_NEW`; memory is unchanged and the next read tries again.
-    pub async fn read(&self, need: Need<'_>) -> Result<Reading, S::Error> {
-        if !self.controller.borrow().holds(need) {
-            self.load_archive().await?;
-        }
-        Ok(Reading(()))
-    }
-
-    /// [`WritePath::read`] for a read that can go on with what memory holds
-    /// and say so (a context whose archive could not be read): the proof,
-    /// and why memory may not hold everything.
-    pub async fn read_or_partial(&self, need: Need<'_>) -> (Reading, Option<S::Error>) {
-        (Reading(()), self.read(need).await.err())
-    }
-
-    /// The controller, for a read [`WritePath::read`] made ready. Not held across an `await`.
-    pub fn controller(&self, _: &Reading) -> Ref<'_, Controller> {
-        self.controller.borrow()
-    }
-
-    /// [`WritePath::controller`], for a read that updates caches (the search index, counts).
-    pub fn controller_mut(&self, _: &Reading) -> RefMut<'_, Controller> {
-        self.controller.borrow_mut()
-    }
-
-    /// The controller as memory holds it, for what reads no archived message.
-    pub fn held(&self) -> Held<'_> {
-        Held(self.controller.borrow())
     }
 
     /// Moves what working memory holds past its threshold out, to be
