@@ -40,6 +40,10 @@ pub enum ForgetTarget {
     /// Everything under the namespace: the write path removes its storage
     /// prefix, then resets memory (`prepare_forget` refuses it).
     Namespace,
+    /// What retention found past its age (`controller::retention`), by id:
+    /// messages and episodes of any thread, facts. An id of none is left
+    /// out; the tombstone says what retention removed.
+    Expired(Vec<String>),
 }
 
 impl ForgetTarget {
@@ -188,6 +192,12 @@ impl Controller {
                     self.others.iter().filter(|r| r.thread() == Some(t.as_str())).filter_map(other_id).map(String::from).collect();
                 HashSet::new()
             }
+            ForgetTarget::Expired(ids) => {
+                let ids: HashSet<&str> = ids.iter().map(String::as_str).collect();
+                doomed_facts = self.semantic.facts.iter().filter(|f| ids.contains(f.id.as_str())).map(|f| f.id.clone()).collect();
+                doomed_others = self.others.iter().filter_map(other_id).filter(|id| ids.contains(id)).map(String::from).collect();
+                self.window.log.iter().filter(|s| ids.contains(s.id.as_str())).map(|s| s.id.clone()).collect()
+            }
             ForgetTarget::Range { from, to } => {
                 // Also refuses NaN bounds, which `from > to` would let through.
                 #[allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -322,11 +332,12 @@ impl Controller {
             ForgetTarget::Thread(t) => vec![t.clone()],
             _ => Vec::new(),
         };
+        let expired = matches!(target, ForgetTarget::Expired(_)).then(|| outcome.expired());
         let lc = next.lc_at(ts, seq);
         // What this writer writes next must come after the tombstone, or a
         // thread's new life would fall under it.
         next.books.last_lc = next.books.last_lc.max(lc);
-        let tombstone = Record::Forget { writer: writer.clone(), seq, ts, ids, threads, lc };
+        let tombstone = Record::Forget { writer: writer.clone(), seq, ts, ids, threads, lc, expired };
         let tombstone_write = Write { key: log_key(ns, &writer, seq), bytes: encode_record(&tombstone) };
         next.books.forgets.push(tombstone);
         next.books.next_seq = seq + 1;

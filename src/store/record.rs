@@ -120,6 +120,10 @@ pub enum Record {
         threads: Vec<String>,
         #[serde(default, skip_serializing_if = "is_zero")]
         lc: u64,
+        /// Set when retention wrote it (`controller::retention`): what it
+        /// removed, which `stats().retention` adds up.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expired: Option<Expired>,
     },
     /// A remembered fact, preference or document chunk.
     Fact {
@@ -160,6 +164,23 @@ pub enum Record {
         ts: f64,
         procedures: serde_json::Value,
     },
+}
+
+/// What one retention pass removed (its tombstone's `expired`), and their
+/// sum over every such tombstone (`stats().retention`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "RetentionStats"))]
+pub struct Expired {
+    /// Messages past their age (or in an episode past its age), removed.
+    pub messages: u64,
+    /// Episodes removed: past their age, or with no message left.
+    pub episodes: u64,
+    /// Episodes summarized again without the messages that expired.
+    pub rewritten: u64,
+    /// Facts removed: past their age, or learned from an expired range
+    /// (learned again from what remains).
+    pub facts: u64,
 }
 
 impl Record {
@@ -461,7 +482,10 @@ mod tests {
                 thread: None,
             },
         );
-        records.insert(20, Record::Forget { writer: "w".into(), seq: 98, ts: 1.0, ids: vec!["x".into()], threads: Vec::new(), lc: 0 });
+        records.insert(
+            20,
+            Record::Forget { writer: "w".into(), seq: 98, ts: 1.0, ids: vec!["x".into()], threads: Vec::new(), lc: 0, expired: None },
+        );
         let one = records.iter().map(|r| encode_indexed_segments(std::slice::from_ref(r), usize::MAX)[0].0.len()).max().unwrap();
         for limit in [1, one, 3 * one, 10 * one, 1 << 20] {
             let mut back = Vec::new();

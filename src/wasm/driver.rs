@@ -126,7 +126,7 @@ impl Driver {
     }
 
     /// After a committed change: compaction (offline at once, or a summary
-    /// in the background), then folding. Failures here lose nothing (the
+    /// in the background), then folding and retention. Failures here lose nothing (the
     /// change is saved) and are retried after the next change.
     pub async fn after_change(&self, now: f64) -> Option<CompactionEvent> {
         if self.summarizer.is_none() {
@@ -136,6 +136,7 @@ impl Driver {
         self.path.queue_compaction();
         self.start_summary(now);
         let _ = self.path.fold().await;
+        let _ = self.path.expire(now).await;
         None
     }
 

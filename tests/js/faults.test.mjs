@@ -20,12 +20,13 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryController, memoryStorage, nodeFileStorage } from "../../dist/node.js";
 import { faultRuns } from "./faults/run.mjs";
 import { crashSweep, seededImportRuns } from "./faults/import-run.mjs";
+import { retentionCrashSweep } from "./faults/retention-run.mjs";
 import { testWorker, withPageResult } from "./harness.mjs";
 
 const seeds = (n) => Array.from({ length: n }, (_, i) => i + 1);
@@ -77,6 +78,35 @@ test("nodeFileStorage: the ChatGPT import crashed at every storage operation, on
     const sweep = await crashSweep({ MemoryController, open: (name) => nodeFileStorage(join(dir, name)), data });
     assert.deepEqual(sweep.failures, []);
     assert.ok(sweep.crashed > 10 && sweep.episodes > 0, `${sweep.crashed} crashes, ${sweep.episodes} episodes`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+// Retention (tests/js/faults/retention-run.mjs): a crash at every storage
+// operation of an opening that expires old turns; after a healthy reopen
+// the expiry completes and nothing that had not expired is lost.
+test("memoryStorage: an expiry crashed at every storage operation completes on reopening and loses nothing else", async () => {
+  const stores = new Map();
+  const open = (name) => stores.get(name) ?? stores.set(name, memoryStorage()).get(name);
+  const raw = async (name) => (await open(name).loadRange([])).map((e) => Buffer.from(e.data).toString("utf8")).join("\n");
+  const sweep = await retentionCrashSweep({ MemoryController, open, raw });
+  assert.deepEqual(sweep.failures, []);
+  assert.ok(sweep.crashed > 10, `${sweep.crashed} crashes over ${sweep.ops} operations`);
+});
+
+test("nodeFileStorage: an expiry crashed at every storage operation, on real files", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "agent-memory-retention-faults-"));
+  try {
+    const raw = async (name) => {
+      const out = [];
+      for (const e of await readdir(join(dir, name), { withFileTypes: true, recursive: true }))
+        if (e.isFile()) out.push(await readFile(join(e.parentPath ?? e.path, e.name), "utf8"));
+      return out.join("\n");
+    };
+    const sweep = await retentionCrashSweep({ MemoryController, open: (name) => nodeFileStorage(join(dir, name)), raw });
+    assert.deepEqual(sweep.failures, []);
+    assert.ok(sweep.crashed > 10, `${sweep.crashed} crashes over ${sweep.ops} operations`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
