@@ -25,7 +25,10 @@ for (const [name, make] of ADAPTERS) {
 
 test("without storage, retention applies to memory at each change", async () => {
   let now = 0;
-  const memory = await MemoryController.create({ clock: () => now, retention: { messages: { maxAgeMs: DAY }, facts: { maxAgeMs: 2 * DAY } } });
+  const memory = await MemoryController.create({
+    clock: () => now,
+    retention: { messages: { maxAgeMs: DAY }, facts: { maxAgeMs: 2 * DAY } },
+  });
   await memory.add({ role: "user", content: "old news" });
   await memory.remember({ text: "an old fact" });
   now = DAY;
@@ -60,7 +63,11 @@ test("bad retention options are INVALID_INPUT and nothing is stored", async () =
     { maxPerCall: 1.5 },
     "30 days",
   ]) {
-    await assert.rejects(MemoryController.create({ storage, retention }), { name: "MemoryError", code: "INVALID_INPUT" }, JSON.stringify(retention));
+    await assert.rejects(
+      MemoryController.create({ storage, retention }),
+      { name: "MemoryError", code: "INVALID_INPUT" },
+      JSON.stringify(retention),
+    );
   }
   assert.deepEqual(await storage.loadRange([]), []);
   await (await MemoryController.create({ storage, retention: {} })).close();

@@ -51,6 +51,16 @@ async function main(): Promise<void> {
   // @ts-expect-error: the policy's keys are typed
   await MemoryController.create({ redact: { pii: true } });
   console.log(id, tokens, recount, stats.cost.usd, usd, bytes, ctx.sections.recent.messageIds);
+  // Retention: ages per kind, what stats() says it removed.
+  const kept = await MemoryController.create({
+    retention: { messages: { maxAgeMs: 30 * 86_400_000 }, episodes: { maxAgeMs: 7 * 86_400_000 }, maxPerCall: 100 },
+  });
+  const expired: number = kept.stats().retention.messages + kept.stats().retention.rewritten;
+  console.log(expired);
+  // @ts-expect-error: a kind is { maxAgeMs }
+  await MemoryController.create({ retention: { messages: 1000 } });
+  // @ts-expect-error: only messages, episodes and facts have ages
+  await MemoryController.create({ retention: { chats: { maxAgeMs: 1000 } } });
 
   // Imports: the export's text, a stream, or parsed conversations; the result is typed.
   const imported: ImportResult = await memory.importConversations("[]", {

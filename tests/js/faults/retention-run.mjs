@@ -68,13 +68,17 @@ export async function retentionCrashSweep({ MemoryController, open, raw }) {
   await expireOnce(MemoryController, counted);
   const want = await held(MemoryController, await open("clean"), () => raw("clean"));
   const failures = want.problems.map((p) => `clean: ${p}`);
-  if (want.texts.length !== 6 || want.texts.some((t) => !t.startsWith("new turn"))) failures.push(`clean: holds ${JSON.stringify(want.texts)}`);
+  if (want.texts.length !== 6 || want.texts.some((t) => !t.startsWith("new turn")))
+    failures.push(`clean: holds ${JSON.stringify(want.texts)}`);
   let crashed = 0;
   for (let at = 0; at < counter.ops; at++) {
     const name = `crash-${at}`;
     await fill(MemoryController, await open(name));
     const injected = { failures: 0, lostAcks: 0, afterCrash: 0 };
-    await expireOnce(MemoryController, faulty(await open(name), () => 1, injected, { fail: 0, lostAck: 0, life: at })).catch((e) => {
+    await expireOnce(
+      MemoryController,
+      faulty(await open(name), () => 1, injected, { fail: 0, lostAck: 0, life: at }),
+    ).catch((e) => {
       if (e.code !== "STORAGE_ERROR") failures.push(`crash at ${at}: opening rejected with ${e.code}: ${e.message}`);
     });
     if (injected.afterCrash > 0) crashed++;
