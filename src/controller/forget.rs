@@ -192,12 +192,7 @@ impl Controller {
                     self.others.iter().filter(|r| r.thread() == Some(t.as_str())).filter_map(other_id).map(String::from).collect();
                 HashSet::new()
             }
-            ForgetTarget::Expired(ids) => {
-                let ids: HashSet<&str> = ids.iter().map(String::as_str).collect();
-                doomed_facts = self.semantic.facts.iter().filter(|f| ids.contains(f.id.as_str())).map(|f| f.id.clone()).collect();
-                doomed_others = self.others.iter().filter_map(other_id).filter(|id| ids.contains(id)).map(String::from).collect();
-                self.window.log.iter().filter(|s| ids.contains(s.id.as_str())).map(|s| s.id.clone()).collect()
-            }
+            ForgetTarget::Expired(ids) => self.expired_doomed(ids, &mut doomed_facts, &mut doomed_others),
             ForgetTarget::Range { from, to } => {
                 // Also refuses NaN bounds, which `from > to` would let through.
                 #[allow(clippy::neg_cmp_op_on_partial_ord)]

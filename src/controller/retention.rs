@@ -83,6 +83,8 @@ fn cutoff(age: Option<MaxAge>, now: f64) -> Option<f64> {
 }
 
 /// The ids one call expires: whole groups, up to `limit` ids, each once.
+/// Written as loops over slices: each iterator chain is code of its own in
+/// the wasm.
 struct Batch<'a> {
     ids: Vec<&'a str>,
     seen: HashSet<&'a str>,
@@ -92,12 +94,15 @@ struct Batch<'a> {
 impl<'a> Batch<'a> {
     /// Adds a group unless it would pass the limit (the first always fits:
     /// a call always makes progress). False once nothing more fits.
-    fn take(&mut self, group: impl IntoIterator<Item = &'a str>) -> bool {
-        let new: Vec<&str> = group.into_iter().filter(|id| !self.seen.contains(id)).collect();
-        if !self.ids.is_empty() && self.ids.len() + new.len() > self.limit {
+    fn take(&mut self, group: &[&'a str]) -> bool {
+        let mut new = 0;
+        for id in group {
+            new += usize::from(!self.seen.contains(id));
+        }
+        if !self.ids.is_empty() && self.ids.len() + new > self.limit {
             return false;
         }
-        for id in new {
+        for &id in group {
             if self.seen.insert(id) {
                 self.ids.push(id);
             }
@@ -124,11 +129,22 @@ impl Controller {
     /// then the write path reads them before asking [`Controller::expired`].
     pub fn retention_needs_archive(&self, now: f64) -> bool {
         let r = &self.opts.retention;
-        let Some(cut) = [cutoff(r.messages, now), cutoff(r.episodes, now)].into_iter().flatten().reduce(f64::max) else {
-            return false;
+        let cut = match (cutoff(r.messages, now), cutoff(r.episodes, now)) {
+            (Some(m), Some(e)) => m.max(e),
+            (Some(c), None) | (None, Some(c)) => c,
+            (None, None) => return false,
         };
-        !self.archive_ready()
-            && super::archive::live_shelved(&self.books.shelves).iter().flat_map(|s| &s.threads).any(|t| t.messages > 0 && t.first_at < cut)
+        if self.archive_ready() {
+            return false;
+        }
+        for s in super::archive::live_shelved(&self.books.shelves) {
+            for t in &s.threads {
+                if t.messages > 0 && t.first_at < cut {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// The records past their age at `now` that memory holds, oldest first,
@@ -140,54 +156,118 @@ impl Controller {
         }
         let r = &self.opts.retention;
         let mut batch = Batch { ids: Vec::new(), seen: HashSet::new(), limit: r.max_per_call.unwrap_or(DEFAULT_PER_CALL) };
-        let mut room = true;
-        if let Some(cut) = cutoff(r.messages, now) {
-            let old = |ts: f64, m: &crate::message::Message| ts < cut && !m.role.is_instruction();
-            let here = self.window.log.iter().filter(|s| old(s.ts, &s.message)).map(|s| s.id.as_str());
-            let others = self.others.iter().filter_map(|rec| match rec {
-                Record::Msg { ts, id, message, .. } if old(*ts, message) => Some(id.as_str()),
-                _ => None,
-            });
-            for id in here.chain(others) {
-                room = batch.take([id]);
-                if !room {
-                    break;
+        let _full = self.expired_messages(cutoff(r.messages, now), &mut batch)
+            || self.expired_episodes(cutoff(r.episodes, now), &mut batch)
+            || self.expired_facts(cutoff(r.facts, now), &mut batch);
+        if batch.ids.is_empty() {
+            return None;
+        }
+        let mut ids = Vec::with_capacity(batch.ids.len());
+        for id in batch.ids {
+            ids.push(id.to_string());
+        }
+        Some(ForgetTarget::Expired(ids))
+    }
+
+    /// Adds the messages (of any thread, instructions aside) added before
+    /// `cut` to `batch`; true once it is full.
+    fn expired_messages<'a>(&'a self, cut: Option<f64>, batch: &mut Batch<'a>) -> bool {
+        let Some(cut) = cut else { return false };
+        for s in &self.window.log {
+            if s.ts < cut && !s.message.role.is_instruction() && !batch.take(&[s.id.as_str()]) {
+                return true;
+            }
+        }
+        for rec in &self.others {
+            if let Record::Msg { ts, id, message, .. } = rec {
+                if *ts < cut && !message.role.is_instruction() && !batch.take(&[id.as_str()]) {
+                    return true;
                 }
             }
         }
-        if let Some(cut) = cutoff(r.episodes, now).filter(|_| room) {
-            room = self.expired_episodes(cut, &mut batch);
-        }
-        if let Some(cut) = cutoff(r.facts, now).filter(|_| room) {
-            for f in self.semantic.facts.iter().filter(|f| f.created_at < cut) {
-                if !batch.take([f.id.as_str()]) {
-                    break;
-                }
-            }
-        }
-        (!batch.ids.is_empty()).then(|| ForgetTarget::Expired(batch.ids.into_iter().map(String::from).collect()))
+        false
     }
 
     /// Adds the episodes written before `cut`, each with its messages, to
-    /// `batch`; false once it is full. This thread's episodes go through
+    /// `batch`; true once it is full. This thread's episodes go through
     /// their messages (the forget drops an episode none of whose messages
     /// remains), so one whose messages are all gone already is left alone.
-    fn expired_episodes<'a>(&'a self, cut: f64, batch: &mut Batch<'a>) -> bool {
-        let mut present: Option<HashSet<&str>> = None;
-        for e in self.episodic.episodes.iter().filter(|e| e.created_at < cut) {
-            let present = present.get_or_insert_with(|| self.window.log.iter().map(|s| s.id.as_str()).collect());
-            let messages: Vec<&str> = e.message_ids.iter().map(String::as_str).filter(|m| present.contains(m)).collect();
-            if !messages.is_empty() && !batch.take(messages) {
-                return false;
+    fn expired_episodes<'a>(&'a self, cut: Option<f64>, batch: &mut Batch<'a>) -> bool {
+        let Some(cut) = cut else { return false };
+        let mut present: HashSet<&str> = HashSet::new();
+        let mut group: Vec<&str> = Vec::new();
+        for e in &self.episodic.episodes {
+            if e.created_at >= cut {
+                continue;
+            }
+            if present.is_empty() {
+                for s in &self.window.log {
+                    present.insert(s.id.as_str());
+                }
+            }
+            group.clear();
+            for m in &e.message_ids {
+                if present.contains(m.as_str()) {
+                    group.push(m);
+                }
+            }
+            if !group.is_empty() && !batch.take(&group) {
+                return true;
             }
         }
         for rec in &self.others {
             let Record::Episode { episode: e, .. } = rec else { continue };
-            if e.created_at < cut && !batch.take(std::iter::once(e.id.as_str()).chain(e.message_ids.iter().map(String::as_str))) {
-                return false;
+            if e.created_at < cut {
+                group.clear();
+                group.push(&e.id);
+                for m in &e.message_ids {
+                    group.push(m);
+                }
+                if !batch.take(&group) {
+                    return true;
+                }
             }
         }
-        true
+        false
+    }
+
+    /// Adds the facts stated before `cut` to `batch`; true once it is full.
+    fn expired_facts<'a>(&'a self, cut: Option<f64>, batch: &mut Batch<'a>) -> bool {
+        let Some(cut) = cut else { return false };
+        for f in &self.semantic.facts {
+            if f.created_at < cut && !batch.take(&[f.id.as_str()]) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// What a [`ForgetTarget::Expired`] names: this thread's messages
+    /// (returned), facts and other threads' records (added to the sets).
+    pub(crate) fn expired_doomed(&self, ids: &[String], facts: &mut HashSet<String>, others: &mut HashSet<String>) -> HashSet<String> {
+        let mut named: HashSet<&str> = HashSet::new();
+        for id in ids {
+            named.insert(id);
+        }
+        for f in &self.semantic.facts {
+            if named.contains(f.id.as_str()) {
+                facts.insert(f.id.clone());
+            }
+        }
+        for r in &self.others {
+            if let Record::Msg { id, .. } | Record::Episode { episode: crate::episodic::Episode { id, .. }, .. } = r {
+                if named.contains(id.as_str()) {
+                    others.insert(id.clone());
+                }
+            }
+        }
+        let mut messages = HashSet::new();
+        for s in &self.window.log {
+            if named.contains(s.id.as_str()) {
+                messages.insert(s.id.clone());
+            }
+        }
+        messages
     }
 
     /// What retention removed from this namespace, by the tombstones it

@@ -39,9 +39,19 @@ impl Controller {
             let log = &self.window.log;
             return log.binary_search_by(|s| s.lc.cmp(lc).then(s.ts.total_cmp(ts))).is_err();
         }
-        !self.others.iter().any(|r| {
-            matches!(r, Record::Msg { lc: l, ts: at, .. } if l == lc && at == ts) && r.thread().unwrap_or(DEFAULT_THREAD) == t.thread
-        })
+        for r in &self.others {
+            if let Record::Msg { lc: l, ts: at, thread, .. } = r {
+                if l == lc && at == ts && thread.as_deref().unwrap_or(DEFAULT_THREAD) == t.thread {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Whether `s` names a removed segment and quotes a message gone.
+    fn stale(&self, s: &Shelved, dead: &[&Key]) -> bool {
+        dead.contains(&&s.key) && s.threads.iter().any(|t| self.title_gone(t))
     }
 
     /// The shelf record restating those that quote a message gone, if any.
@@ -58,16 +68,19 @@ impl Controller {
         if dead.is_empty() {
             return None;
         }
-        let is_dead = |s: &Shelved| dead.contains(&&s.key);
-        let stale = |s: &Shelved| is_dead(s) && s.threads.iter().any(|t| self.title_gone(t));
         let (mut added, mut removed, mut replaced) = (Vec::new(), Vec::new(), Vec::new());
         for r in &self.books.shelves {
             let Record::Shelf { writer, seq, added: a, removed: rm } = r else { continue };
-            if a.iter().any(stale) {
-                added.extend(a.iter().filter(|s| !is_dead(s)).cloned());
-                removed.extend(rm.iter().cloned());
-                replaced.push((writer.clone(), *seq));
+            if !a.iter().any(|s| self.stale(s, &dead)) {
+                continue;
             }
+            for s in a {
+                if !dead.contains(&&s.key) {
+                    added.push(s.clone());
+                }
+            }
+            removed.extend_from_slice(rm);
+            replaced.push((writer.clone(), *seq));
         }
         if replaced.is_empty() {
             return None;
@@ -82,7 +95,12 @@ impl Controller {
     pub fn commit_restate(&mut self, p: PreparedRestate) {
         self.books.next_seq = p.record.uid().1 + 1;
         self.books.folding.logged(&p.write);
-        let gone: Uids = p.replaced.iter().filter_map(|(w, s)| self.books.folding.find(w, *s)).map(|u| (u, 0)).collect();
+        let mut gone = Uids::default();
+        for (w, s) in &p.replaced {
+            if let Some(u) = self.books.folding.find(w, *s) {
+                gone.insert(u, 0);
+            }
+        }
         self.books.shelves.retain(|r| !p.replaced.iter().any(|(w, s)| r.uid() == (w.as_str(), *s)));
         self.books.shelves.push(p.record);
         self.books.folding.rewrite_holding(&gone);
