@@ -228,7 +228,7 @@ impl<S: Store> WritePath<S> {
         }
         // What goes may be in the archive, and every value holding it is rewritten.
         self.load_archive().await?;
-        let p = self.controller.borrow().prepare_forget(target, now)?;
+        let p = self.controller.borrow_mut().prepare_forget(target, now)?;
         self.apply_forget(p).await
     }
 
@@ -246,16 +246,27 @@ impl<S: Store> WritePath<S> {
         now: f64,
     ) -> Result<(Forgotten, (String, usize)), S::Error> {
         self.load_archive().await?;
-        let p = self.controller.borrow().prepare_replace(id, message, task, now)?;
-        let added = p.added.clone().ok_or_else(|| MemoryError::input("replace", "nothing was added"))?;
+        let p = self.controller.borrow_mut().prepare_replace(id, message, task, now)?;
+        let Some(added) = p.added.clone() else {
+            self.controller.borrow_mut().abort_forget(p);
+            return Err(MemoryError::input("replace", "nothing was added").into());
+        };
         Ok((self.apply_forget(p).await?, added))
     }
 
     /// Saves a prepared forget (tombstone, then segments), commits it, then
     /// removes the old values; a key not removed is retried by the next fold.
+    /// Memory shows the forget while it is saved (a read meanwhile does not
+    /// see what is being forgotten); a save that fails puts it back.
     async fn apply_forget(&self, p: crate::controller::PreparedForget) -> Result<Forgotten, S::Error> {
-        self.save(&p.tombstone).await?;
-        self.save_all(&p.segments).await?;
+        let saved = match self.save(&p.tombstone).await {
+            Ok(()) => self.save_all(&p.segments).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = saved {
+            self.controller.borrow_mut().abort_forget(p);
+            return Err(e);
+        }
         let remove = p.remove.clone();
         let mut outcome = self.controller.borrow_mut().commit_forget(p);
         // In order, and none after one that failed (see `controller::placement`).
