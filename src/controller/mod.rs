@@ -44,7 +44,7 @@ pub use threads::ThreadInfo;
 
 pub use batch::{parse_batch, AddedMany, PreparedBatch};
 pub use compaction::{CompactionJob, CurrentFact, PreparedCompaction, SummaryRequest, MAX_CURRENT};
-pub use consolidate::Consolidated;
+pub use consolidate::{Asked, Consolidated, ConsolidationFact, ConsolidationRequest};
 pub use forget::{ForgetTarget, Forgotten, PreparedForget};
 pub use writes::{PreparedAdd, PreparedFold, PreparedUsage};
 
