@@ -134,8 +134,8 @@ export interface SummaryJSON {
 /** What `memory.consolidate()` asks the summarizer: the user's live facts and preferences (the newest, bounded), to merge, supersede and profile. */
 export interface ConsolidationSummarizerRequest {
   purpose: "consolidation";
-  /** Oldest first; `validFrom`: when each began to hold (ms). */
-  facts: { id: string; kind: "fact" | "preference"; key?: string; text: string; validFrom: number }[];
+  /** Oldest first; `kind`: "fact" or "preference"; `validFrom`: when each began to hold (ms). */
+  facts: { id: string; kind: string; key?: string; text: string; validFrom: number }[];
   /** The profile now, if any: its wording is kept where it still holds. */
   profile?: string;
   /** Most tokens the profile may take (a longer one is cut). */
