@@ -12,7 +12,7 @@
 //! `semantic`; `procedures`; `cost`; `index`: search; `others`: the other
 //! threads); `books` (books.rs) is the write path's bookkeeping. The
 //! operations, one file each: `assemble` (the context), `writes` (prepare /
-//! commit of a change), `compaction` and `queue`, `knowledge`, `search`,
+//! commit of a change), `compaction` and `queue`, `knowledge`, `consolidate`, `search`,
 //! `forget`, `restore`, `pages` (bounded reads of the log), `archive` (reading the archive segments opening left unread),
 //! `threads`, `tools`, `stats`, `batch` (many messages as one change: imports).
 

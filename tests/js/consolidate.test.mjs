@@ -302,3 +302,15 @@ test("a fact ended while the model was answering is not merged: the answer is ch
   assert.ok(live.includes(ids.spicy[0]) && live.includes(stop.id));
   await nothingLost(memory, { ...ids, stop: stop.id });
 });
+
+test("openAICompatibleSummarizer: consolidationMaxTokens is checked, and a consolidation request needs its facts", async () => {
+  assert.throws(() => builtIn({ consolidationMaxTokens: 0 }), { code: "INVALID_INPUT" });
+  assert.throws(() => builtIn({ consolidationMaxTokens: 1.5 }), { code: "INVALID_INPUT" });
+  await assert.rejects(builtIn()({ purpose: "consolidation" }), { code: "INVALID_INPUT", message: /request\.facts/ });
+  server.script(chat('{"merges":[],"profile":""}'));
+  await builtIn({ consolidationMaxTokens: 800 })({ purpose: "consolidation", facts: [], profileTokens: 120, language: "Chinese" });
+  const [system] = server.requests[0].body.messages;
+  assert.equal(server.requests[0].body.max_tokens, 800);
+  assert.match(system.content, /at most 120 tokens/);
+  assert.match(system.content, /Write every string value in Chinese/);
+});

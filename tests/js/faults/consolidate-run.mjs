@@ -7,10 +7,16 @@
 // - nothing twice: no two live facts with the same text;
 // - after the rerun, the live facts are those of a clean consolidation;
 // - nothing loaded is damaged.
+// seededConsolidateRuns: random failures and lost acknowledgements (the
+// save lands, the caller hears it failed) during a consolidation retried in
+// the same process, a death at a random operation, then a healthy rerun:
+// the same must hold.
 // With `model: true` a deterministic summarizer answers (merges by text,
 // the newest home ends the others, a profile of what holds), so the rerun's
 // answer is the clean run's; its usage record is one of the operations.
 // Imports only what it is given, like run.mjs.
+
+import { faulty, rng } from "./run.mjs";
 
 const NOW = Date.UTC(2026, 3, 15);
 const OPTIONS = { namespace: "consolidate-faults", model: "gpt-4o", clock: () => NOW };
@@ -76,7 +82,7 @@ const create = (MemoryController, storage, model) =>
   MemoryController.create({ ...OPTIONS, storage, ...(model ? { summarizer: deterministicModel } : {}) });
 
 /** The seed, stored by a healthy process: the ids in order. */
-async function seed(MemoryController, storage) {
+async function storeSeed(MemoryController, storage) {
   const memory = await create(MemoryController, storage, false);
   const ids = [];
   for (const [i, [kind, text]] of SEED.entries())
@@ -101,6 +107,28 @@ async function look(MemoryController, storage, ids, label) {
   return { facts: live.map((f) => JSON.stringify([f.kind, f.key ?? null, f.text])).sort(), problems };
 }
 
+/** The reference: a clean consolidation of the seed, and the storage operations it took. */
+async function clean(MemoryController, open, model) {
+  const storage = await open(`${model ? "model" : "offline"}-clean`);
+  const ids = await storeSeed(MemoryController, storage);
+  const fuse = { lit: false, left: Infinity, ops: 0 };
+  const counted = await create(MemoryController, dying(storage, fuse), model);
+  fuse.lit = true;
+  const first = await counted.consolidate();
+  await counted.close();
+  const want = await look(MemoryController, storage, ids, "clean");
+  const failures = [...want.problems];
+  if (first.source !== (model ? "model" : "fallback")) failures.push(`clean: decided by ${first.source}`);
+  return { want, ops: fuse.ops, failures };
+}
+
+/** The failures of a namespace's live facts against a clean run's. */
+function differs(label, want, got) {
+  return JSON.stringify(got.facts) === JSON.stringify(want.facts)
+    ? got.problems
+    : [...got.problems, `${label}: the rerun holds ${JSON.stringify(got.facts)}, a clean run ${JSON.stringify(want.facts)}`];
+}
+
 /**
  * A crash at every storage operation of a consolidation in turn, then a
  * healthy rerun. `open(name)` returns an adapter over the stored data of
@@ -108,20 +136,12 @@ async function look(MemoryController, storage, ids, label) {
  */
 export async function consolidateSweep({ MemoryController, open, model = false }) {
   const tag = model ? "model" : "offline";
-  const clean = await open(`${tag}-clean`);
-  const ids = await seed(MemoryController, clean);
-  const fuse = { lit: false, left: Infinity, ops: 0 };
-  const counted = await create(MemoryController, dying(clean, fuse), model);
-  fuse.lit = true;
-  const first = await counted.consolidate();
-  await counted.close();
-  const want = await look(MemoryController, clean, ids, "clean");
-  const failures = [...want.problems];
-  if (first.source !== (model ? "model" : "fallback")) failures.push(`clean: decided by ${first.source}`);
+  const { want, ops, failures } = await clean(MemoryController, open, model);
+  const fuse = { ops };
   let crashed = 0;
   for (let at = 0; at < fuse.ops; at++) {
     const storage = await open(`${tag}-crash-${at}`);
-    const seeded = await seed(MemoryController, storage);
+    const seeded = await storeSeed(MemoryController, storage);
     const f = { lit: false, left: at, ops: 0 };
     const memory = await create(MemoryController, dying(storage, f), model);
     f.lit = true;
@@ -141,10 +161,43 @@ export async function consolidateSweep({ MemoryController, open, model = false }
     );
     await rerun.close();
     if (again) failures.push(`crash at ${at}: the rerun rejected with ${again.code}: ${again.message}`);
-    const got = await look(MemoryController, storage, seeded, `crash at ${at}, rerun`);
-    failures.push(...got.problems);
-    if (JSON.stringify(got.facts) !== JSON.stringify(want.facts))
-      failures.push(`crash at ${at}: the rerun holds ${JSON.stringify(got.facts)}, a clean run ${JSON.stringify(want.facts)}`);
+    failures.push(...differs(`crash at ${at}`, want, await look(MemoryController, storage, seeded, `crash at ${at}, rerun`)));
   }
   return { failures, ops: fuse.ops, crashed, live: want.facts.length };
+}
+
+/** Seeded runs: failing saves and lost acknowledgements, retried in one process until it dies; then a healthy rerun. */
+export async function seededConsolidateRuns({ MemoryController, open, seeds, model = false }) {
+  const tag = model ? "model" : "offline";
+  const { want, failures } = await clean(MemoryController, open, model);
+  const injected = { failures: 0, lostAcks: 0, afterCrash: 0 };
+  for (const seed of seeds) {
+    const random = rng(seed);
+    const storage = await open(`${tag}-seed-${seed}`);
+    const seeded = await storeSeed(MemoryController, storage);
+    const gate = { lit: false };
+    const inner = faulty(storage, random, injected, { fail: 0.2, lostAck: 0.15, life: 2 + Math.floor(random() * 12) });
+    const adapter = {};
+    for (const [name, fn] of Object.entries(inner)) adapter[name] = (...args) => (gate.lit ? fn(...args) : storage[name](...args));
+    const memory = await create(MemoryController, adapter, model);
+    gate.lit = true;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const err = await memory.consolidate().then(
+        () => null,
+        (e) => e,
+      );
+      if (!err) break;
+      if (err.code !== "STORAGE_ERROR") failures.push(`seed ${seed}: rejected with ${err.code}: ${err.message}`);
+    }
+    failures.push(...(await look(MemoryController, storage, seeded, `seed ${seed}`)).problems);
+    const rerun = await create(MemoryController, storage, model);
+    const again = await rerun.consolidate().then(
+      () => null,
+      (e) => e,
+    );
+    await rerun.close();
+    if (again) failures.push(`seed ${seed}: the healthy rerun rejected with ${again.code}: ${again.message}`);
+    failures.push(...differs(`seed ${seed}`, want, await look(MemoryController, storage, seeded, `seed ${seed}, rerun`)));
+  }
+  return { failures, injected };
 }
