@@ -74,8 +74,9 @@ fn string<'v>(o: &'v Map<String, Value>, name: &str, what: &str) -> std::result:
 
 impl Controller {
     /// The request for the summarizer, or `None` when there is nothing to
-    /// ask: no live fact or preference, or none stored since the profile
-    /// the last consolidation wrote (it has seen them all).
+    /// ask: no live fact or preference, none stored since the profile the
+    /// last consolidation wrote (it has seen them all), or none that fits
+    /// `summary_input_tokens`.
     ///
     /// # Errors
     /// `CLOSED`.
@@ -106,6 +107,9 @@ impl Controller {
                 text: f.text.clone(),
                 valid_from: starts(f),
             });
+        }
+        if shown.is_empty() {
+            return Ok(None); // the newest alone passes the bound: nothing a model could be shown
         }
         shown.reverse();
         let profile = self.current_profile().map(|f| f.text.clone());
