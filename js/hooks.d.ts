@@ -86,6 +86,8 @@ export declare function openAICompatibleEmbedder(
 export interface OpenAICompatibleSummarizerOptions extends OpenAICompatibleClientOptions {
   /** `max_tokens` of the reply. Default 600. */
   maxTokens?: number;
+  /** `max_tokens` of the reply to a consolidation request (merged texts and a profile). Default 2000. */
+  consolidationMaxTokens?: number;
   /** Default 0.2. */
   temperature?: number;
   /** Send `response_format: { type: "json_object" }`. Default false: many compatible endpoints reject it. */
@@ -94,6 +96,8 @@ export interface OpenAICompatibleSummarizerOptions extends OpenAICompatibleClien
 
 /** What the controller asks the summarizer to compress. */
 export interface SummarizerRequest {
+  /** Set by the controller; a request without it is a summary request too. */
+  purpose?: "summary";
   messages: HookChatMessage[];
   /** The summary of the ranges before this one, to merge in. */
   previousSummary?: string;
@@ -127,19 +131,47 @@ export interface SummaryJSON {
   supersedes?: string[];
 }
 
+/** What `memory.consolidate()` asks the summarizer: the user's live facts and preferences (the newest, bounded), to merge, supersede and profile. */
+export interface ConsolidationSummarizerRequest {
+  purpose: "consolidation";
+  /** Oldest first; `kind`: "fact" or "preference"; `validFrom`: when each began to hold (ms). */
+  facts: { id: string; kind: string; key?: string; text: string; validFrom: number }[];
+  /** The profile now, if any: its wording is kept where it still holds. */
+  profile?: string;
+  /** Most tokens the profile may take (a longer one is cut). */
+  profileTokens: number;
+  /** The language to write in; default: the facts' own. */
+  language?: string;
+}
+
+/**
+ * The JSON the built-in prompt asks for a consolidation. The controller keeps
+ * only groups of ids it sent that still hold, of one kind; an answer without
+ * `merges` or `profile` (or with `summary`) is not a consolidation, and the
+ * offline rules decide.
+ */
+export interface ConsolidationJSON {
+  /** Two or more ids that say the same, and the one text that replaces them. */
+  merges: { ids: string[]; text: string }[];
+  /** `id` no longer holds: `by`, which began no sooner, states another value. */
+  supersedes: { id: string; by: string }[];
+  profile: string;
+}
+
 /** The summarizer hook as the built-in implements it. */
-export type Summarizer = (request: SummarizerRequest) => Promise<SummarizerResult>;
+export type Summarizer = (request: SummarizerRequest | ConsolidationSummarizerRequest) => Promise<SummarizerResult>;
 
 /**
  * A summarizer over an OpenAI-compatible `POST {baseURL}/chat/completions`
  * that asks for `{ summary, keyPoints, pendingTasks, facts, preferences,
- * importance }` as JSON, in the conversation's language.
+ * importance }` as JSON, in the conversation's language; for a consolidation
+ * request, `{ merges, supersedes, profile }` (`ConsolidationJSON`).
  *
  * # Errors
  * Throws `INVALID_INPUT` for bad options. The returned function rejects with
  * a `HookError`: `SUMMARIZER_HTTP`, `SUMMARIZER_TIMEOUT`, `SUMMARIZER_INVALID`
  * (a body that is not JSON, or without a string `choices[0].message.content`),
- * `INVALID_INPUT` (no messages array).
+ * `INVALID_INPUT` (no messages array; a consolidation without a facts array).
  */
 export declare function openAICompatibleSummarizer(options: OpenAICompatibleSummarizerOptions): Summarizer;
 

@@ -18,8 +18,8 @@ use crate::context::{
     Sections, SummarySection, SystemSection,
 };
 use crate::controller::{
-    Added, AddedMany, CompactionEvent, Consolidated, CurrentFact, Forgotten, Found, HistoryItem, Hit, HitKind, LayerTokens, MessageStats,
-    Remembered, Stats, SummaryRequest, ThreadInfo, TokenizerStats,
+    Added, AddedMany, CompactionEvent, Consolidated, ConsolidationFact, ConsolidationRequest, CurrentFact, Forgotten, Found, HistoryItem,
+    Hit, HitKind, LayerTokens, MessageStats, Remembered, Stats, SummaryRequest, ThreadInfo, TokenizerStats,
 };
 use crate::cost::{CostLedger, ModelCost, PurposeCost};
 use crate::episodic::{Episode, SummarySource};
@@ -148,6 +148,8 @@ fn declarations() -> Out {
     declaration::<SummarySource>(&cfg, out);
     declaration::<SummaryRequest>(&cfg, out);
     declaration::<CurrentFact>(&cfg, out);
+    declaration::<ConsolidationRequest>(&cfg, out);
+    declaration::<ConsolidationFact>(&cfg, out);
     declaration::<Consolidated>(&cfg, out);
     declaration::<Stats>(&cfg, out);
     declaration::<TokenizerStats>(&cfg, out);

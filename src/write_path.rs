@@ -163,13 +163,27 @@ impl<S: Store> WritePath<S> {
         Ok(self.controller.borrow_mut().commit_remember(p))
     }
 
-    /// Consolidates facts and preferences offline (see `controller::consolidate`).
+    /// What to ask a summarizer model for a consolidation, if anything
+    /// (see [`Controller::consolidation_request`]).
+    ///
+    /// # Errors
+    /// `CLOSED`.
+    pub fn consolidation_request(&self) -> Result<Option<crate::controller::ConsolidationRequest>, MemoryError> {
+        self.controller.borrow().consolidation_request()
+    }
+
+    /// Consolidates facts and preferences (see `controller::consolidate`):
+    /// as the model's answer to `asked` says when it is usable, else offline.
     ///
     /// # Errors
     /// Those of [`Controller::prepare_consolidate`]; the store's (what was
     /// saved before a failure is read on the next open, and holds).
-    pub async fn consolidate(&self, now: f64) -> Result<crate::controller::Consolidated, S::Error> {
-        let (p, out) = self.controller.borrow().prepare_consolidate(now)?;
+    pub async fn consolidate(
+        &self,
+        now: f64,
+        asked: Option<crate::controller::Asked<'_>>,
+    ) -> Result<crate::controller::Consolidated, S::Error> {
+        let (p, out) = self.controller.borrow().prepare_consolidate(now, asked)?;
         self.save_all(&p.writes).await?;
         self.controller.borrow_mut().commit_consolidate(p);
         Ok(out)
