@@ -237,3 +237,27 @@ fn seed(c: &mut Controller) {
     remember(c, "I live in Shanghai.", None, 5.0);
     remember(c, "I moved to Berlin.", None, 6.0);
 }
+
+/// What consolidation restated from a fact is forgotten with it: the merge
+/// that restates it and the profile written from it; what is not forgotten
+/// stays, and the next consolidation writes a profile without it.
+#[test]
+fn forgetting_a_fact_forgets_what_consolidation_restated_from_it() {
+    use agent_memory::controller::ForgetTarget;
+    let mut c = Controller::new(Options { ..common::options(true) }, common::o200k()).unwrap();
+    let cat: Vec<String> = (0..2).map(|i| remember(&mut c, "My cat is called Mochi.", None, i as f64)).collect();
+    remember(&mut c, "I live in Berlin.", None, 5.0);
+    let out = consolidate(&mut c, 10.0);
+    assert!(out.profile.as_deref().is_some_and(|p| p.contains("Mochi") && p.contains("Berlin")), "{out:?}");
+    assert_eq!(out.merged.len(), 1);
+    for id in &cat {
+        let p = c.prepare_forget(&ForgetTarget::Fact(id.clone()), 20.0).unwrap();
+        c.commit_forget(p);
+    }
+    let export = c.export(true).unwrap();
+    assert!(!export.contains("Mochi"), "{export}");
+    let texts: Vec<String> = c.facts().iter().map(|f| f.text.clone()).collect();
+    assert_eq!(texts, vec!["I live in Berlin.".to_string()]);
+    let again = consolidate(&mut c, 30.0);
+    assert!(again.profile.as_deref().is_some_and(|p| p.contains("Berlin") && !p.contains("Mochi")), "{again:?}");
+}

@@ -40,6 +40,8 @@ pub const MAX_WRITES: usize = 50;
 pub const PROFILE_TOKENS: usize = 200;
 /// The key and tag of the profile.
 pub const PROFILE: &str = "profile";
+/// The `source` of every fact a consolidation writes.
+pub const SOURCE: &str = "consolidate";
 
 /// What a consolidation did.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -128,7 +130,7 @@ impl Controller {
                     text: r.text.clone(),
                     kind: r.same.first().map_or(FactKind::Fact, |f| f.kind),
                     tags: merged_tags(&r.same),
-                    source: Some("consolidate".into()),
+                    source: Some(SOURCE.into()),
                     created_at: ts,
                     valid_from: Some(r.same.iter().map(|g| starts(g)).fold(f64::INFINITY, f64::min)),
                     merges: r.same.iter().map(|g| g.id.clone()).collect(),
@@ -158,7 +160,7 @@ impl Controller {
                 text,
                 kind: FactKind::Preference,
                 tags: vec![PROFILE.into()],
-                source: Some("consolidate".into()),
+                source: Some(SOURCE.into()),
                 created_at: ts,
                 ..Fact::default()
             });

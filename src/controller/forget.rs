@@ -11,7 +11,9 @@
 //! forget made, after which the host removes the old values. Episodes that
 //! summarized a forgotten message are summarized again from what remains
 //! (offline), or dropped when nothing remains; their old ids join the
-//! tombstone so their text cannot return either.
+//! tombstone so their text cannot return either. What consolidation
+//! restated from a forgotten fact (a merge of it, the profiles written
+//! since) goes with it.
 
 use std::collections::HashSet;
 
@@ -23,6 +25,7 @@ use super::search::{SearchIndex, Slot};
 use super::writes::Segmented;
 use super::Controller;
 use crate::error::{MemoryError, Result};
+use crate::semantic::Fact;
 use crate::store::record::doc_key;
 use crate::store::record::{encode_record, Record};
 use crate::store::{log_key, Key, Kind, Uids, Write};
@@ -254,7 +257,31 @@ impl Controller {
             .map(|f| f.id.clone())
             .collect();
         d.facts.extend(taught);
+        self.restated(&mut d.facts);
         Ok(d)
+    }
+
+    /// Adds to `facts` what consolidation wrote from them: the facts that
+    /// restate one (`merges`, a model's may paraphrase it; merges of those
+    /// too), and every profile written since the earliest was stated (a
+    /// profile is written from what held, so it may quote any of them).
+    fn restated(&self, facts: &mut HashSet<String>) {
+        let consolidated = |f: &&Fact| f.source.as_deref() == Some(super::consolidate::SOURCE);
+        loop {
+            let more: Vec<String> = (self.semantic.facts.iter().filter(consolidated))
+                .filter(|f| !facts.contains(&f.id) && f.merges.iter().any(|m| facts.contains(m)))
+                .map(|f| f.id.clone())
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            facts.extend(more);
+        }
+        let since = (self.semantic.facts.iter()).filter(|f| facts.contains(&f.id)).map(|f| f.created_at).fold(f64::INFINITY, f64::min);
+        let profiles = (self.semantic.facts.iter().filter(consolidated))
+            .filter(|f| f.key.as_deref() == Some(super::consolidate::PROFILE) && f.created_at >= since)
+            .map(|f| f.id.clone());
+        facts.extend(profiles.collect::<Vec<_>>());
     }
 
     fn prepare_forget_then(
