@@ -4,7 +4,7 @@
 // `EMBEDDER_TIMEOUT`), reported where the hook's failures are (the episode's
 // `degraded`, search's `degraded`). Done here rather than in the wasm: the
 // runtime's timer is JS, and the core wasm has a size limit.
-import { memoryError } from "./storage-shared.js";
+import { memoryError } from "../internal/errors.js";
 
 const DEFAULT_MS = 60_000;
 const HOOKS = [

@@ -3,7 +3,8 @@
 // vLLM, LM Studio...). It returns one Float32Array per input text, in input
 // order, and rejects with a MemoryError rather than hand the vector index
 // anything it would have to reject itself (NaN, ragged or wrong dimensions).
-import { clientConfig, memoryError, postJSON } from "./hooks-shared.js";
+import { clientConfig, postJSON } from "./hooks-shared.js";
+import { memoryError } from "../internal/errors.js";
 
 const WHAT = "openAICompatibleEmbedder";
 

@@ -15,7 +15,7 @@
 //   messages hold a redacted body excerpt, and no request object, header or
 //   low-level cause is attached (those can hold the Authorization header).
 
-import { MemoryError } from "./errors.js";
+import { memoryError } from "../internal/errors.js";
 
 export const BACKOFF_BASE_MS = 250;
 export const BACKOFF_CAP_MS = 4000;
@@ -34,11 +34,6 @@ export const clock = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (timer) => clearTimeout(timer),
 };
-
-/** A MemoryError carrying `props` (status, attempts), never a cause: one could hold the Authorization header. */
-export function memoryError(code, message, props) {
-  return Object.assign(new MemoryError(code, message), props);
-}
 
 /** Delay before retry number `attempt + 1`: min(cap, base·2^attempt), jittered into [½, 1] of that. */
 export function backoffDelay(attempt, random = Math.random) {
@@ -140,11 +135,11 @@ export async function postJSON(cfg, path, body, prefix) {
 function finalError(outcome, path, prefix, attempts, apiKey) {
   const tries = attempts > 1 ? ` (after ${attempts} attempts)` : "";
   if (outcome.timedOut)
-    return memoryError(`${prefix}_TIMEOUT`, `${path}: no complete answer within ${outcome.timeoutMs} ms${tries}`, { attempts });
+    return memoryError(`${prefix}_TIMEOUT`, `${path}: no complete answer within ${outcome.timeoutMs} ms${tries}`, undefined, { attempts });
   if (outcome.status === undefined)
-    return memoryError(`${prefix}_HTTP`, `${path}: network error: ${excerpt(outcome.reason, apiKey)}${tries}`, { attempts });
+    return memoryError(`${prefix}_HTTP`, `${path}: network error: ${excerpt(outcome.reason, apiKey)}${tries}`, undefined, { attempts });
   const text = excerpt(outcome.text, apiKey);
-  return memoryError(`${prefix}_HTTP`, `${path}: HTTP ${outcome.status}${text ? `: ${text}` : ""}${tries}`, {
+  return memoryError(`${prefix}_HTTP`, `${path}: HTTP ${outcome.status}${text ? `: ${text}` : ""}${tries}`, undefined, {
     status: outcome.status,
     attempts,
   });

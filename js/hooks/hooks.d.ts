@@ -1,9 +1,9 @@
-// Types of the built-in hook clients (js/embedder.js, js/summarizer.js). They
+// Types of the built-in hook clients (js/hooks/embedder.js, js/hooks/summarizer.js). They
 // are hand-written JS, so their types live here rather than coming from the
 // Rust side.
 
 /** A message in the OpenAI chat shape (the controller's own message type). */
-type HookChatMessage = import("./wasm/agent_memory.js").ChatMessage;
+type HookChatMessage = import("../wasm/agent_memory.js").ChatMessage;
 
 /** Options both OpenAI-compatible clients accept. */
 export interface OpenAICompatibleClientOptions {

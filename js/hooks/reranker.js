@@ -5,7 +5,8 @@
 // stands and the result's `degraded` says why (nothing is dropped).
 // Plus a built-in client for Cohere-style `POST {baseURL}/rerank`
 // endpoints (Cohere v2, Jina, Voyage, vLLM, Infinity, llama.cpp, TEI).
-import { clientConfig, memoryError, postJSON } from "./hooks-shared.js";
+import { clientConfig, postJSON } from "./hooks-shared.js";
+import { memoryError } from "../internal/errors.js";
 
 const WHAT = "rerankClient";
 
@@ -44,26 +45,27 @@ export function rerankClient(options) {
 const depth = (k) => Math.min(Math.max(3 * k, 20), 100);
 
 /**
- * Wraps `memory.search` so its results are reranked by `reranker`.
- *
- * # Errors
- * `INVALID_INPUT` if `reranker` is not a function. A failing reranker never
- * fails the search: the fused order is returned with `degraded`.
+ * `search` (a controller method) composed with the reranker hook: when
+ * `rerankerOf(controller)` gives one, the index is asked for more
+ * candidates, the reranker scores them and the best `k` are kept. The
+ * controller is not changed: every controller's `search` is this one
+ * function, and a controller opened without a reranker searches as before.
+ * A failing reranker never fails the search: the fused order is returned
+ * with `degraded`.
  */
-export function withReranker(memory, reranker) {
-  if (typeof reranker !== "function")
-    throw memoryError("INVALID_INPUT", "options.reranker: expected an async function (query, texts) => scores");
-  const search = memory.search.bind(memory);
-  memory.search = async function (query, options) {
+export function withReranking(search, rerankerOf) {
+  return async function (query, options) {
+    const reranker = rerankerOf(this);
+    if (reranker === undefined) return search.call(this, query, options);
     const k = options?.k ?? 10;
-    const hits = await search(query, Number.isInteger(k) && k > 0 ? { ...options, k: depth(k) } : options);
+    const hits = await search.call(this, query, Number.isInteger(k) && k > 0 ? { ...options, k: depth(k) } : options);
     const keep = (list, extra) => Object.assign(list.slice(0, k), { mode: hits.mode }, hits.degraded && { degraded: hits.degraded }, extra);
     if (hits.length < 2) return keep(hits);
     let scores;
     try {
       // The query as memory stores text: redacted, like the candidates.
       scores = await reranker(
-        typeof query === "string" ? (await memory.redact(query)).text : query,
+        typeof query === "string" ? (await this.redact(query)).text : query,
         hits.map((h) => h.text),
       );
       if (!Array.isArray(scores) || scores.length !== hits.length || scores.some((s) => typeof s !== "number" || Number.isNaN(s))) {
@@ -82,5 +84,4 @@ export function withReranker(memory, reranker) {
       { reranked: true },
     );
   };
-  return memory;
 }

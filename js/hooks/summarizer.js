@@ -4,7 +4,8 @@
 // model's text *as is*: the Rust core does the robust parsing (fenced JSON,
 // JSON in prose, partial JSON, plain text) and the fallback, so the rules
 // live in one place and are tested with `cargo test`.
-import { clientConfig, memoryError, postJSON } from "./hooks-shared.js";
+import { clientConfig, postJSON } from "./hooks-shared.js";
+import { memoryError } from "../internal/errors.js";
 
 const WHAT = "openAICompatibleSummarizer";
 const TOOL_RESULT_CHARS = 500;

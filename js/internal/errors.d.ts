@@ -1,5 +1,5 @@
-// The package's error type (js/errors.js).
-import type { MemoryErrorCode } from "./wasm/agent_memory.js";
+// The package's error type (js/internal/errors.js).
+import type { MemoryErrorCode } from "../wasm/agent_memory.js";
 
 /**
  * Every error the package throws or rejects with: `name` "MemoryError" and a

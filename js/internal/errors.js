@@ -21,7 +21,13 @@ export class MemoryError extends Error {
   }
 }
 
-/** A MemoryError with `code`; `cause` (when given) is the failure underneath. */
-export function memoryError(code, message, cause) {
-  return new MemoryError(code, message, cause === undefined ? undefined : { cause });
+/**
+ * The package's one MemoryError factory: `code`, `message`; `cause` (when
+ * given) is the failure underneath; `fields` are set on the error (a hook's
+ * `status`, `attempts`). A hook's HTTP failure passes fields and never a
+ * cause, which could hold the Authorization header.
+ */
+export function memoryError(code, message, cause, fields) {
+  const error = new MemoryError(code, message, cause === undefined ? undefined : { cause });
+  return fields === undefined ? error : Object.assign(error, fields);
 }

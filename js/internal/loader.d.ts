@@ -1,4 +1,4 @@
-// Types of js/loader.js: loading the WebAssembly module on first use.
+// Types of js/internal/loader.js: loading the WebAssembly module on first use.
 
 /** Where the WebAssembly module (`wasm/agent_memory_bg.wasm` in the package) comes from. */
 export interface ReadyOptions {

@@ -24,11 +24,11 @@
 // that on the next fresh stack (see scripts/glue-factory.mjs); the instance
 // is retired, every call on it rejects with `INSTANCE_RESET`, and `create`
 // checks before opening, so it opens on a fresh instance.
-import { ASYNC_METHODS, STATIC_METHODS, createBinding } from "./wasm/agent_memory.js";
-import { withReranker } from "./reranker.js";
+import { ASYNC_METHODS, STATIC_METHODS, createBinding } from "../wasm/agent_memory.js";
+import { withReranking } from "../hooks/reranker.js";
 import { gunzip } from "./gunzip.js";
-import { memoryError } from "./storage-shared.js";
-import { withDeadlines } from "./deadline.js";
+import { memoryError } from "./errors.js";
+import { withDeadlines } from "../hooks/deadline.js";
 
 let runtime;
 let loading; // the promise of the load in progress or done; cleared when it fails or its instance traps
@@ -254,6 +254,8 @@ function adopt(b, cls, name) {
     if (typeof d.value === "function" && key !== "constructor") d.value = guard(b, what, d.value);
     else if (d.get) d.get = guard(b, what, d.get);
     else continue;
+    // The reranker hook is composed into search, for the controllers opened with one.
+    if (name === "MemoryController" && key === "search") d.value = withReranking(d.value, (memory) => rerankers.get(memory));
     Object.defineProperty(generated.prototype, key, d);
   }
 }
@@ -292,10 +294,9 @@ async function live() {
 
 /**
  * `MemoryController[method](...args, options)` on the live instance: the
- * rank source checked, the hooks given their deadlines (js/deadline.js), the
+ * rank source checked, the hooks given their deadlines (js/hooks/deadline.js), the
  * module loaded (a fresh instance if the last one trapped), and a reranker
- * (a JS-side hook, js/reranker.js: the core never sees it) wrapped around
- * the controller.
+ * kept for the controller's search (`withReranking`).
  */
 async function open(method, args, options) {
   if (typeof options?.ranks !== "function") checkRankSource(options?.ranks, "options.ranks");
@@ -306,8 +307,12 @@ async function open(method, args, options) {
   const b = await live();
   const memory = await guard(b, `MemoryController.${method}`, b.MemoryController[method]).call(b.MemoryController, ...args, hooked);
   createdWith.set(memory, rest);
-  return reranker === undefined ? memory : withReranker(memory, reranker);
+  if (reranker !== undefined) rerankers.set(memory, reranker);
+  return memory;
 }
+
+/** The reranker each controller was opened with, if any (js/hooks/reranker.js: the core never sees it). */
+const rerankers = new WeakMap();
 
 /** The options each controller was opened with (its reranker aside): importConversations opens its threads alike. */
 const createdWith = new WeakMap();
@@ -335,7 +340,7 @@ export class MemoryController {
   /**
    * Imports a ChatGPT or Claude export, or OpenAI messages with times: one
    * thread per conversation, opened with this controller's options
-   * (js/import.js, loaded on first use: bundles of apps that never import
+   * (js/internal/import.js, loaded on first use: bundles of apps that never import
    * do not carry the export readers).
    */
   async importConversations(data, options) {

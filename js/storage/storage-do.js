@@ -17,7 +17,8 @@
 // load is one `list` call, a consistent snapshot on its own.
 // Limits: key names ≤ 2048 bytes of UTF-8 (minus 5 for piece suffixes);
 // longer keys fail with STORAGE_KEY_TOO_LONG.
-import { checkKey, copyBytes, decodeKey, encodeKey, guard, memoryError, utf8Length } from "./storage-shared.js";
+import { checkKey, copyBytes, decodeKey, encodeKey, guard, utf8Length } from "./storage-shared.js";
+import { memoryError } from "../internal/errors.js";
 
 // 1 KiB below the 128 KiB limit: the limit counts V8's serialization header too.
 export const DO_CHUNK_BYTES = 127 * 1024;
@@ -44,7 +45,7 @@ const batches = (items) => Array.from({ length: Math.ceil(items.length / BATCH) 
 
 /**
  * @param {DurableObjectStorage} storage `ctx.storage` of a Durable Object
- * @returns {import("./storage.js").StorageAdapter}
+ * @returns {import("../storage.js").StorageAdapter}
  */
 export function durableObjectStorage(storage) {
   if (!storage || typeof storage.get !== "function" || typeof storage.list !== "function") {

@@ -1,4 +1,4 @@
-// Types of js/storage-file.js, which only the Node entry exports.
+// Types of js/storage/storage-file.js, which only the Node entry exports.
 import type { StorageAdapter } from "./storage.js";
 
 /**

@@ -22,7 +22,8 @@
 import { mkdir, open, readFile, readdir, rename, rm, unlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { dirname, join, resolve } from "node:path";
-import { checkKey, copyBytes, escapeSegment, guard, mapLimit, memoryError, unescapeSegment } from "./storage-shared.js";
+import { checkKey, copyBytes, escapeSegment, guard, mapLimit, unescapeSegment } from "./storage-shared.js";
+import { memoryError } from "../internal/errors.js";
 
 const MAX_SEGMENT = 238;
 const DEVICE = /^(con|prn|aux|nul|com\d|lpt\d)$/;
@@ -44,7 +45,7 @@ const segmentOf = (name) => (name === "%" ? "" : unescapeSegment(name));
 
 /**
  * @param {string} dir the directory that holds the files (created on first save)
- * @returns {import("./storage.js").StorageAdapter}
+ * @returns {import("../storage.js").StorageAdapter}
  */
 export function nodeFileStorage(dir) {
   if (typeof dir !== "string" || dir === "") throw memoryError("INVALID_INPUT", "nodeFileStorage(dir) needs a directory path");

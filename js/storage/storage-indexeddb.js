@@ -14,13 +14,14 @@
 // (flushed to disk before "complete"): Chromium (since 121), Firefox and
 // Safari default to "relaxed", which survives a tab crash but not a power cut.
 // Errors become MemoryError STORAGE_ERROR (QuotaExceededError: STORAGE_QUOTA).
-import { checkKey, copyBytes, memoryError, toMemoryError } from "./storage-shared.js";
+import { checkKey, copyBytes, toMemoryError } from "./storage-shared.js";
+import { memoryError } from "../internal/errors.js";
 
 const STORE = "entries";
 
 /**
  * @param {string} [dbName] the database (one per namespace group; created on first use)
- * @returns {import("./storage.js").StorageAdapter}
+ * @returns {import("../storage.js").StorageAdapter}
  */
 export function indexedDBStorage(dbName = "agent-memory") {
   if (typeof dbName !== "string") throw memoryError("INVALID_INPUT", "indexedDBStorage(dbName) needs a string");

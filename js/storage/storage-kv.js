@@ -16,7 +16,8 @@
 // keys). Each get / put / delete / list is a KV operation, and Workers cap
 // the operations of one invocation (1,000): loadRange costs one list per
 // 1,000 keys plus one get per key.
-import { checkKey, copyBytes, decodeKey, encodeKey, guard, mapLimit, memoryError, utf8Length } from "./storage-shared.js";
+import { checkKey, copyBytes, decodeKey, encodeKey, guard, mapLimit, utf8Length } from "./storage-shared.js";
+import { memoryError } from "../internal/errors.js";
 
 export const KV_MAX_KEY_BYTES = 512;
 // In-flight KV calls per range operation: Workers allow 6 simultaneous
@@ -25,7 +26,7 @@ const PARALLEL = 6;
 
 /**
  * @param {KVNamespace} kv a KV namespace binding (env.MY_KV)
- * @returns {import("./storage.js").StorageAdapter}
+ * @returns {import("../storage.js").StorageAdapter}
  */
 export function cloudflareKVStorage(kv) {
   if (!kv || typeof kv.get !== "function" || typeof kv.list !== "function") {

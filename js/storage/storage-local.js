@@ -7,7 +7,8 @@
 // is atomic, so two tabs writing at once cannot tear an item.
 // Limits: browsers allow about 5 MB of UTF-16 text per origin (Chromium: 10 MB
 // of UTF-16 = 5 M characters); base64 makes 1 MB of bytes 1.33 M characters.
-import { checkKey, copyBytes, decodeKey, encodeKey, guard, memoryError } from "./storage-shared.js";
+import { checkKey, copyBytes, decodeKey, encodeKey, guard } from "./storage-shared.js";
+import { memoryError } from "../internal/errors.js";
 
 const CHUNK = 0x8000; // bytes per String.fromCharCode call, well below argument-count limits
 
@@ -30,7 +31,7 @@ export function base64ToBytes(text) {
 
 /**
  * @param {string} [prefix] namespace of this adapter's items
- * @returns {import("./storage.js").StorageAdapter}
+ * @returns {import("../storage.js").StorageAdapter}
  */
 export function localStorageAdapter(prefix = "agent-memory") {
   if (typeof prefix !== "string") throw memoryError("INVALID_INPUT", "localStorageAdapter(prefix) needs a string prefix");

@@ -3,7 +3,7 @@
 // are copied in and out so a caller can never alias what is stored.
 import { checkKey, copyBytes, encodeKey, guard } from "./storage-shared.js";
 
-/** @returns {import("./storage.js").StorageAdapter} */
+/** @returns {import("../storage.js").StorageAdapter} */
 export function memoryStorage() {
   /** @type {Map<string, { key: string[], data: Uint8Array }>} */
   const entries = new Map();

@@ -13,8 +13,7 @@
 // Each segment is escaped and then terminated by "/": "/" never occurs inside
 // an escaped segment, so the terminators split the string unambiguously.
 
-import { memoryError } from "./errors.js";
-export { memoryError };
+import { memoryError } from "../internal/errors.js";
 
 /** Maps whatever a backend threw to a MemoryError; quota failures keep their own code. */
 export function toMemoryError(e, what) {

@@ -6,7 +6,7 @@
 // → string, file media types, tool arguments) we follow it, so what the
 // memory stores and counts is what that provider sends. The table and the
 // lossy corners are documented in ai-sdk.d.ts.
-import { memoryError } from "./storage-shared.js";
+import { memoryError } from "../../internal/errors.js";
 
 /**
  * The extra field memoryMiddleware stores a response's parts in, with their

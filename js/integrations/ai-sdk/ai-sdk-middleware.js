@@ -11,7 +11,7 @@
 //
 // Calls on one controller run their memory work one at a time (a queue per
 // controller), so two concurrent requests cannot both store the same turn.
-import { memoryError } from "./storage-shared.js";
+import { memoryError } from "../../internal/errors.js";
 import { CONTENT_FIELD, fromModelMessages, toPrompt } from "./ai-sdk-messages.js";
 import { alignTail, fingerprint } from "./ai-sdk-align.js";
 import { isAbort, recorded } from "./ai-sdk-stream.js";

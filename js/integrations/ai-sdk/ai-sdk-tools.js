@@ -4,7 +4,7 @@
 // the tools check and answer lives in the core (controller/tools.rs). The
 // input schema is a Standard Schema with its JSON Schema, which ai 6 and 7
 // take as they take a zod schema, so this entry imports nothing from `ai`.
-import { memoryError } from "./storage-shared.js";
+import { memoryError } from "../../internal/errors.js";
 
 /** The memory tools for `generateText({ tools: { ...memoryTools(memory) } })`. */
 export function memoryTools(memory, options = {}) {

@@ -6,7 +6,7 @@
 // reads them the way ai 7's convertToModelMessages does, so a chat restored
 // with toUIMessages and sent back through useChat reaches the middleware as
 // the turns memory already holds.
-import { memoryError } from "./storage-shared.js";
+import { memoryError } from "../../internal/errors.js";
 import { fromModelMessages } from "./ai-sdk-messages.js";
 
 const isObject = (v) => v !== null && typeof v === "object";

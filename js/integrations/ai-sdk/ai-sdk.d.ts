@@ -2,8 +2,8 @@
 // restated structurally (ai 7's `ModelMessage`, `UIMessage`, the middleware
 // shape) so the package does not depend on `ai`; tests/types/ai-sdk checks
 // them against ai 7's (and, for the middleware, ai 6's). The main entry
-// re-exports the two ModelMessage mappings (aisdk.d.ts).
-import type { ChatMessage, ContextOptions, HistoryItem, MemoryController } from "./wasm/agent_memory.js";
+// re-exports the two ModelMessage mappings (index.d.ts, the main entries).
+import type { ChatMessage, ContextOptions, HistoryItem, MemoryController } from "../../wasm/agent_memory.js";
 
 // ---------------------------------------------------------------- ModelMessage
 

@@ -9,7 +9,7 @@
 // The SDK is an optional peer dependency of the package (browser and Worker
 // users do not install it); without it this says how to run with it.
 import { parseArgs } from "node:util";
-import { MemoryController, nodeFileStorage } from "./node.js";
+import { MemoryController, nodeFileStorage } from "../../node.js";
 
 const USAGE = `usage: agent-memory-mcp --dir DIR --namespace NAME [--thread NAME] [--model MODEL] [--recall-tokens N]
 

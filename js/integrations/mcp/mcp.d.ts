@@ -1,7 +1,7 @@
-// Types of the MCP server (js/mcp.js), entry `agent-memory/mcp`. Needs the
+// Types of the MCP server (js/integrations/mcp/mcp.js), entry `agent-memory/mcp`. Needs the
 // optional peer dependency `@modelcontextprotocol/sdk` (1.x).
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { MemoryController } from "./wasm/agent_memory.js";
+import type { MemoryController } from "../../wasm/agent_memory.js";
 
 export interface MemoryServerOptions {
   /**

@@ -20,7 +20,7 @@
 // request, so a host can reopen one (after INSTANCE_RESET) or open it late.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { memoryError } from "./errors.js";
+import { memoryError } from "../../internal/errors.js";
 
 /** What the server says it is (serverInfo); equal to package.json's version (tested). */
 export const SERVER_INFO = { name: "agent-memory", version: "0.1.0" };

@@ -1,7 +1,7 @@
-// Types of the OpenAI Responses API mapping (js/openai.js), entry
+// Types of the OpenAI Responses API mapping (js/integrations/openai/openai.js), entry
 // `agent-memory/openai`. The Responses types are restated structurally so the
 // package does not depend on `openai`; its `Response` is assignable to `ResponseLike`.
-import type { AssistantMessage, ChatMessage, Context, MemoryController } from "./wasm/agent_memory.js";
+import type { AssistantMessage, ChatMessage, Context, MemoryController } from "../../wasm/agent_memory.js";
 
 /**
  * An output item of a response, as returned (`reasoning`, `message`,

@@ -11,7 +11,7 @@
 // they produced; earlier turns go back in plain form, without ids and
 // without reasoning items (the API drops earlier reasoning anyway, and an
 // item with an id cannot come back without the reasoning item before it).
-import { memoryError } from "./storage-shared.js";
+import { memoryError } from "../../internal/errors.js";
 
 /** The extra field of a stored assistant message that keeps a response's output items. */
 export const RESPONSE_FIELD = "openai_response";
