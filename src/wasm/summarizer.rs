@@ -1,6 +1,6 @@
 //! The host's summarizer hook: `(request) => Promise<string | { text, usage? } | { summary, ... }>`
 //! for a summary, the same shapes (`{ merges, supersedes, profile }` as the object) for a consolidation,
-//! raced against `summarizerTimeoutMs` (in `js/deadline.js`) so a hook that never settles cannot stall compaction.
+//! raced against `summarizerTimeoutMs` (in `js/hooks/deadline.js`) so a hook that never settles cannot stall compaction.
 
 use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;

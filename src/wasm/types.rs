@@ -113,7 +113,7 @@ export interface CreateOptions {
   /** Milliseconds since the epoch; default Date.now. */
   clock?: () => number;
   /** Where records are saved; default: none (state lives in this instance only). */
-  storage?: import("../storage.js").StorageAdapter;
+  storage?: import("../storage/storage.js").StorageAdapter;
   /** Fold the log into a new segment once it holds this many records (or a quarter of segmentBytes). Default 1024. */
   foldAfter?: number;
   /** No stored value is larger (but a single record that is larger alone); at least 1024. Default 1048576 (1 MiB). */

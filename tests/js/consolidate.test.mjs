@@ -8,7 +8,7 @@
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { MemoryController, openAICompatibleSummarizer } from "../../dist/node.js";
-import { clock } from "../../dist/hooks-shared.js";
+import { clock } from "../../dist/hooks/hooks-shared.js";
 import { startFakeOpenAI, chat, json, hang } from "./hooks/fake-openai.mjs";
 import { manualClock, recordingFetch, until, watch } from "./hooks/check.mjs";
 

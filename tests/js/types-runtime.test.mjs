@@ -7,7 +7,7 @@
 // declared method must be exercised, so a new one cannot go unchecked. The
 // result types are derived from the Rust types (src/typescript.rs); this
 // checks what they do not cover: what the binding and the JS around it
-// (js/reranker.js, js/loader.js) make of the values.
+// (js/hooks/reranker.js, js/internal/loader.js) make of the values.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
