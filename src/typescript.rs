@@ -20,8 +20,9 @@ use crate::context::{
     Sections, SummarySection, SystemSection,
 };
 use crate::controller::{
-    Added, AddedMany, CompactionEvent, Consolidated, CreateOptions, CurrentFact, Forgotten, Found, HistoryItem, Hit, HitKind, LayerTokens,
-    MaxAge, MessageStats, Remembered, Retention, Stats, SummaryRequest, ThreadInfo, TokenizerStats, WorkingMemory,
+    Added, AddedMany, CompactionEvent, Consolidated, ConsolidationFact, ConsolidationRequest, CreateOptions, CurrentFact, Forgotten, Found,
+    HistoryItem, Hit, HitKind, LayerTokens, MaxAge, MessageStats, Remembered, Retention, Stats, SummaryRequest, ThreadInfo, TokenizerStats,
+    WorkingMemory,
 };
 use crate::cost::{CostLedger, ModelCost, PurposeCost};
 use crate::episodic::recall::RecallWeights;
@@ -161,6 +162,8 @@ fn declarations() -> Out {
     declaration::<SummarySource>(&cfg, out);
     declaration::<SummaryRequest>(&cfg, out);
     declaration::<CurrentFact>(&cfg, out);
+    declaration::<ConsolidationRequest>(&cfg, out);
+    declaration::<ConsolidationFact>(&cfg, out);
     declaration::<Consolidated>(&cfg, out);
     declaration::<Stats>(&cfg, out);
     declaration::<TokenizerStats>(&cfg, out);

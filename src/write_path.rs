@@ -163,13 +163,27 @@ impl<S: Store> WritePath<S> {
         Ok(self.controller.borrow_mut().commit_remember(p))
     }
 
-    /// Consolidates facts and preferences offline (see `controller::consolidate`).
+    /// What to ask a summarizer model for a consolidation, if anything
+    /// (see [`Controller::consolidation_request`]).
+    ///
+    /// # Errors
+    /// `CLOSED`.
+    pub fn consolidation_request(&self) -> Result<Option<crate::controller::ConsolidationRequest>, MemoryError> {
+        self.controller.borrow().consolidation_request()
+    }
+
+    /// Consolidates facts and preferences (see `controller::consolidate`):
+    /// as the model's answer to `asked` says when it is usable, else offline.
     ///
     /// # Errors
     /// Those of [`Controller::prepare_consolidate`]; the store's (what was
     /// saved before a failure is read on the next open, and holds).
-    pub async fn consolidate(&self, now: f64) -> Result<crate::controller::Consolidated, S::Error> {
-        let (p, out) = self.controller.borrow().prepare_consolidate(now)?;
+    pub async fn consolidate(
+        &self,
+        now: f64,
+        asked: Option<crate::controller::Asked<'_>>,
+    ) -> Result<crate::controller::Consolidated, S::Error> {
+        let (p, out) = self.controller.borrow().prepare_consolidate(now, asked)?;
         self.save_all(&p.writes).await?;
         self.controller.borrow_mut().commit_consolidate(p);
         Ok(out)
@@ -228,7 +242,7 @@ impl<S: Store> WritePath<S> {
         }
         // What goes may be in the archive, and every value holding it is rewritten.
         self.load_archive().await?;
-        let p = self.controller.borrow().prepare_forget(target, now)?;
+        let p = self.controller.borrow_mut().prepare_forget(target, now)?;
         self.apply_forget(p).await
     }
 
@@ -269,17 +283,28 @@ impl<S: Store> WritePath<S> {
         now: f64,
     ) -> Result<(Forgotten, (String, usize)), S::Error> {
         self.load_archive().await?;
-        let p = self.controller.borrow().prepare_replace(id, message, task, now)?;
-        let added = p.added.clone().ok_or_else(|| MemoryError::input("replace", "nothing was added"))?;
+        let p = self.controller.borrow_mut().prepare_replace(id, message, task, now)?;
+        let Some(added) = p.added.clone() else {
+            self.controller.borrow_mut().abort_forget(p);
+            return Err(MemoryError::input("replace", "nothing was added").into());
+        };
         Ok((self.apply_forget(p).await?, added))
     }
 
     /// Saves a prepared forget (tombstone, then segments), commits it, then
     /// removes the old values (a key not removed is retried by the next
     /// fold), then folds: shelf records quoting what went are rewritten.
+    /// Memory shows the forget while it is saved (a read meanwhile does not
+    /// see what is being forgotten); a save that fails puts it back.
     async fn apply_forget(&self, p: crate::controller::PreparedForget) -> Result<Forgotten, S::Error> {
-        self.save(&p.tombstone).await?;
-        self.save_all(&p.segments).await?;
+        let saved = match self.save(&p.tombstone).await {
+            Ok(()) => self.save_all(&p.segments).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = saved {
+            self.controller.borrow_mut().abort_forget(p);
+            return Err(e);
+        }
         let remove = p.remove.clone();
         let mut outcome = self.controller.borrow_mut().commit_forget(p);
         // In order, and none after one that failed (see `controller::placement`).

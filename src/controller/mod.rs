@@ -12,7 +12,7 @@
 //! `semantic`; `procedures`; `cost`; `index`: search; `others`: the other
 //! threads); `books` (books.rs) is the write path's bookkeeping. The
 //! operations, one file each: `assemble` (the context), `writes` (prepare /
-//! commit of a change), `compaction` and `queue`, `knowledge`, `search`,
+//! commit of a change), `compaction` and `queue`, `knowledge`, `consolidate`, `search`,
 //! `forget`, `restore`, `pages` (bounded reads of the log), `archive` (reading the archive segments opening left unread),
 //! `threads`, `tools`, `stats`, `batch` (many messages as one change: imports),
 //! `retention` (what is past its age, forgotten as `forget` forgets),
@@ -53,7 +53,7 @@ pub use threads::ThreadInfo;
 
 pub use batch::{parse_batch, AddedMany, PreparedBatch};
 pub use compaction::{CompactionJob, CurrentFact, PreparedCompaction, SummaryRequest, MAX_CURRENT};
-pub use consolidate::Consolidated;
+pub use consolidate::{Asked, Consolidated, ConsolidationFact, ConsolidationRequest};
 pub use forget::{ForgetTarget, Forgotten, PreparedForget};
 pub use writes::{PreparedAdd, PreparedFold, PreparedUsage};
 

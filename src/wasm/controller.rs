@@ -289,15 +289,18 @@ impl MemoryController {
         })
     }
 
-    /// Merges live facts and preferences that say the same, ends those the
-    /// offline rules see contradicted by a newer one, and writes a short
-    /// pinned user profile (key `profile`) from the facts that hold;
-    /// nothing is deleted (merged and ended facts stay in history).
-    /// Bounded; a second call on unchanged memory writes nothing.
+    /// Merges live facts and preferences that say the same, ends those
+    /// contradicted by a newer one, and writes a short pinned user profile
+    /// (key `profile`) from the facts that hold; nothing is deleted (merged
+    /// and ended facts stay in history). With a summarizer the model
+    /// decides (a request with `purpose: "consolidation"`, charged to
+    /// `cost.byPurpose`), asked only when facts changed since the last
+    /// consolidation; without one, or when it fails, times out or answers
+    /// garbage, the offline rules do (`degraded` says why). Bounded.
     #[wasm_bindgen(unchecked_return_type = "Promise<Consolidated>")]
     pub fn consolidate(&self) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
-        self.enqueue(async move { to_js(&d.path.consolidate(now).await?) })
+        Ok(spawn(Box::pin(async move { d.consolidate(now).await })))
     }
 
     /// Searches facts, document chunks and every message ever added (working

@@ -636,6 +636,10 @@ export type SummarySource = "model" | "fallback";
  * What the summarizer hook is asked.
  */
 export type SummaryRequest = {
+  /**
+   * Always "summary" (a consolidation's request says "consolidation").
+   */
+  purpose: "summary";
   messages: Array<ChatMessage>;
   previousSummary?: string;
   /**
@@ -663,6 +667,43 @@ export type CurrentFact = {
 };
 
 /**
+ * What the summarizer hook is asked for a consolidation.
+ */
+export type ConsolidationRequest = {
+  /**
+   * Always "consolidation" (a summary's request says "summary").
+   */
+  purpose: "consolidation";
+  /**
+   * The live facts and preferences, oldest first: the newest, at most
+   * 200 and `summaryInputTokens` of text.
+   */
+  facts: Array<ConsolidationFact>;
+  /**
+   * The profile now, if there is one.
+   */
+  profile?: string;
+  /**
+   * Most tokens the profile may take (a longer one is cut).
+   */
+  profileTokens: number;
+};
+
+/**
+ * A live fact or preference as a consolidation request shows it.
+ */
+export type ConsolidationFact = {
+  id: string;
+  kind: FactKind;
+  key?: string;
+  text: string;
+  /**
+   * When it began to hold (ms).
+   */
+  validFrom: number;
+};
+
+/**
  * What a consolidation did.
  */
 export type Consolidated = {
@@ -675,9 +716,20 @@ export type Consolidated = {
    */
   superseded: Array<string>;
   /**
-   * The profile written, if it changed.
+   * The profile written, if one was.
    */
   profile?: string;
+  /**
+   * Who decided: the summarizer model, or the offline rules ("fallback":
+   * no summarizer, or its answer was not usable). Absent when a model was
+   * not asked because nothing was stored since the last consolidation.
+   */
+  source?: SummarySource;
+  /**
+   * Why the model's answer was not used: its error's code
+   * (`SUMMARIZER_TIMEOUT`, `SUMMARIZER_HTTP`, ...) or `SUMMARIZER_INVALID`.
+   */
+  degraded?: Degraded;
 };
 
 /**

@@ -89,7 +89,7 @@ export interface CreateOptions extends CreateDataOptions {
   /** Milliseconds since the epoch; default Date.now. */
   clock?: () => number;
   /** Where records are saved; default: none (state lives in this instance only). */
-  storage?: import("../storage.js").StorageAdapter;
+  storage?: import("../storage/storage.js").StorageAdapter;
   /**
    * Turns texts into vectors; with it search is hybrid (BM25 + vectors), without it lexical.
    * `kind` says whether the texts are search queries or stored documents (messages, facts,
@@ -104,12 +104,15 @@ export interface CreateOptions extends CreateDataOptions {
    */
   reranker?: (query: string, texts: string[]) => Promise<number[]>;
   /**
-   * Writes episode summaries, in the background; without it (or when it fails,
-   * times out or answers garbage) the offline extractive summary is used.
-   * May return the model's text, `{ text, usage? }`, or a summary object.
+   * Writes episode summaries, in the background, and answers `consolidate()`'s
+   * requests (`request.purpose` says which); without it (or when it fails,
+   * times out or answers garbage) the offline extractive summary, or the
+   * offline consolidation, is used. May return the model's text,
+   * `{ text, usage? }`, a summary object, or a consolidation object.
+   * (A method, so a function written for `SummaryRequest` alone still fits.)
    */
-  summarizer?: (request: SummaryRequest) => Promise<string | { text: string; usage?: { promptTokens: number; completionTokens: number; model: string } } | { summary: string; keyPoints?: string[]; pendingTasks?: string[]; facts?: { key: string; value: string }[]; preferences?: { key: string; value: string }[]; importance?: number }>;
-  /** A summarizer that has not answered by then counts as failed (`SUMMARIZER_TIMEOUT` on the episode). Default 60000. */
+  summarizer?(request: SummaryRequest | ConsolidationRequest): Promise<string | { text: string; usage?: { promptTokens: number; completionTokens: number; model: string } } | { summary: string; keyPoints?: string[]; pendingTasks?: string[]; facts?: { key: string; value: string }[]; preferences?: { key: string; value: string }[]; importance?: number } | { merges?: { ids: string[]; text: string }[]; supersedes?: { id: string; by: string }[]; profile?: string }>;
+  /** A summarizer that has not answered by then counts as failed (`SUMMARIZER_TIMEOUT` on the episode, or on `consolidate()`'s result). Default 60000. */
   summarizerTimeoutMs?: number;
   /** An embedder that has not answered by then counts as failed: search is lexical, `degraded.code` is `EMBEDDER_TIMEOUT`. Default 60000. */
   embedderTimeoutMs?: number;

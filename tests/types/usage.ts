@@ -1,7 +1,17 @@
 // Compiled with `tsc --noEmit` by tests/js/types.test.mjs against the
 // generated declarations: the public API must stay typed, not `any`.
 import { MemoryController, MemoryError, isMemoryError, redactText, wasmMemoryBytes } from "agent-memory";
-import type { ChatMessage, Context, ImportResult, MemoryErrorCode, Stats } from "agent-memory";
+import type {
+  ChatMessage,
+  Consolidated,
+  ConsolidationRequest,
+  Context,
+  ImportResult,
+  MemoryErrorCode,
+  Stats,
+  SummaryRequest,
+} from "agent-memory";
+import { openAICompatibleSummarizer } from "agent-memory";
 
 async function main(): Promise<void> {
   const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 4000 }, clock: () => Date.now() });
@@ -74,6 +84,25 @@ async function main(): Promise<void> {
   await memory.importConversations("[]", { format: "gemini" });
   // @ts-expect-error: addMany needs each message's time
   await memory.addMany([{ message: { role: "user", content: "hi" } }]);
+
+  // The summarizer: one written for summaries alone still fits; one that
+  // answers both tells them apart by purpose; the built-in fits.
+  const summaries = async (request: SummaryRequest) => `${request.messages.length} messages`;
+  const both = async (request: SummaryRequest | ConsolidationRequest) =>
+    request.purpose === "consolidation"
+      ? { merges: [{ ids: request.facts.map((f) => f.id), text: "x" }], profile: "User profile:" }
+      : "a summary";
+  await MemoryController.create({ summarizer: summaries });
+  await MemoryController.create({ summarizer: both });
+  await MemoryController.create({
+    summarizer: openAICompatibleSummarizer({ baseURL: "http://x", model: "m", consolidationMaxTokens: 1500 }),
+  });
+  const consolidated: Consolidated = await memory.consolidate();
+  const decidedBy: "model" | "fallback" | undefined = consolidated.source;
+  const why: string | undefined = consolidated.degraded?.code;
+  console.log(decidedBy, why, consolidated.merged, consolidated.profile);
+  // @ts-expect-error: a summarizer answers with text or an object
+  await MemoryController.create({ summarizer: async () => 42 });
 
   // @ts-expect-error: an unknown role is a type error
   await memory.add({ role: "robot", content: "x" });
