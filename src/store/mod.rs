@@ -23,6 +23,7 @@ pub mod crc;
 pub mod record;
 pub mod segments;
 pub mod shelf;
+pub mod skim;
 pub mod snapshot;
 pub mod tombstones;
 mod vector;
