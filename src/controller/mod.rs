@@ -14,6 +14,7 @@
 //! operations, one file each: `assemble` (the context), `writes` (prepare /
 //! commit of a change), `compaction` and `queue`, `knowledge`, `search`,
 //! `forget`, `restore`, `pages` (bounded reads of the log), `archive` (reading the archive segments opening left unread),
+//! `partial` (the archive as a lexical query reads it: its stored terms, the segments holding the hits),
 //! `threads`, `tools`, `stats`, `batch` (many messages as one change: imports).
 
 pub(crate) mod archive;
@@ -25,6 +26,7 @@ mod consolidate;
 mod forget;
 mod knowledge;
 mod pages;
+mod partial;
 mod placement;
 mod queue;
 mod recall;
@@ -38,6 +40,7 @@ mod writes;
 pub use archive::{recent_keys, Need, RECENT_EPISODES};
 pub use knowledge::{PreparedEmbeddings, PreparedProcedures, PreparedRemember, Remembered};
 pub use pages::Page;
+pub use partial::{Query, Step, DECODED};
 pub use search::{Found, Held, Hit, HitKind, Scope, SearchIndex, SearchOptions};
 pub use stats::{LayerTokens, MessageStats, Stats, TokenizerStats};
 pub use threads::ThreadInfo;
@@ -204,6 +207,8 @@ pub struct Controller {
     others: Vec<Record>,
     /// Persistence bookkeeping (see `books`).
     books: Books,
+    /// The archive as a lexical query read it, until it is read whole (see `partial`).
+    partial: Option<Box<partial::Partial>>,
 }
 
 /// The episodic layer: summaries of archived ranges, oldest first, and the
@@ -286,6 +291,7 @@ impl Controller {
             index: SearchIndex::default(),
             others: Vec::new(),
             books: Books::default(),
+            partial: None,
         })
     }
 
@@ -366,7 +372,7 @@ impl Controller {
             return self.window.log.iter().rposition(|s| s.id == id && !s.message.role.is_instruction());
         }
         match search::Slot::of(self.index.slot_of(id)?) {
-            search::Slot::Message(i) => self.window.log.get(i).is_some_and(|s| s.id == id).then_some(i),
+            search::Slot::Message(p) => self.log_pos(p).filter(|&i| self.window.log.get(i).is_some_and(|s| s.id == id)),
             _ => None,
         }
     }
