@@ -108,6 +108,7 @@ fn a_query_reads_only_what_it_finds_and_answers_as_a_whole_read() {
     for req in [
         ContextRequest { max_tokens: 1200, query: Some("周五起飞".into()), now: Some(9000.0), ..Default::default() },
         ContextRequest { max_tokens: 8000, reserve_output: 500, query: Some("hotel near the river".into()), ..Default::default() },
+        ContextRequest { max_tokens: 8000, semantic_tokens: Some(4000), query: Some("ok thanks, the trip".into()), ..Default::default() },
     ] {
         assert_eq!(d.build_context(&req).unwrap(), whole.build_context(&req).unwrap());
     }
@@ -184,5 +185,15 @@ fn a_forget_or_a_replace_after_a_partial_read_scrubs_everything() {
     assert_eq!(*map.borrow(), *twin.borrow(), "storage holds the same after either");
     for q in QUERIES {
         assert_eq!(e.search(q, &opts).unwrap(), f.search(q, &opts).unwrap(), "{q} (after the replace)");
+    }
+}
+
+#[test]
+fn a_message_line_of_the_recall_block_takes_at_least_min_line_tokens() {
+    // The shortest: a one-letter name, no content (`controller::recall`'s lines).
+    for counter in [common::o200k(), common::estimator()] {
+        for line in ["\n- 1970-01-01 a: ", "\n- 2026-12-31 a (another conversation): "] {
+            assert!(counter.count(line) >= agent_memory::context::MIN_LINE, "{line:?}: {}", counter.count(line));
+        }
     }
 }

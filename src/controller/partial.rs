@@ -36,8 +36,8 @@ use crate::store::record::Record;
 use crate::store::tombstones::Tombstones;
 use crate::store::{Key, Loader, Uids};
 
-/// Most decoded archive segments kept for later queries (the oldest go first).
-pub const DECODED: usize = 32;
+/// Most archived messages kept decoded for later queries (the oldest go first).
+pub const DECODED: usize = 4096;
 
 /// The archive as a lexical query reads it (see the module docs).
 #[derive(Clone, Debug)]
@@ -56,14 +56,15 @@ pub(crate) struct Partial {
     /// Each frozen document's segment and time.
     doc_segment: Vec<u32>,
     doc_ts: Vec<f64>,
-    /// Each segment of messages: its key and its message records' slots
-    /// (`u64::MAX`: left out, a copy of a record read before).
-    segments: Vec<(Key, Vec<u64>)>,
-    /// Messages of the decoded segments, by slot; the segments, oldest first.
+    /// Each segment of messages: its key, its message records' slots
+    /// (`u64::MAX`: left out, a copy of a record read before) and their
+    /// places among its records.
+    segments: Vec<(Key, Vec<u64>, Vec<u32>)>,
+    /// Archived messages decoded, by slot, and their slots, oldest first.
     cache: FxHashMap<u64, Record>,
-    decoded: Vec<u32>,
-    /// The segments the query being read for finds its hits in: kept.
-    needed: Vec<u32>,
+    decoded: std::collections::VecDeque<u64>,
+    /// The slots the query being read for needs: kept.
+    needed: Vec<u64>,
     /// The episodes merged here: a whole read leaves them out.
     pub merged: HashSet<(String, u64)>,
 }
@@ -86,8 +87,8 @@ pub enum Step {
     Whole,
     /// Read the archive for a lexical query (`store::indexing`).
     Index,
-    /// Decode these segments.
-    Decode(Vec<Key>),
+    /// Decode the records at these places of these segments.
+    Decode(Vec<(Key, Vec<u32>)>),
 }
 
 impl Controller {
@@ -106,14 +107,20 @@ impl Controller {
         self.ensure_index();
         // (a query that fails fails on its own, with the same error)
         let needed = self.needed_for(query).unwrap_or_default();
-        let Some(p) = self.partial.as_mut() else { return Step::Held };
-        let missing: Vec<Key> = needed
-            .iter()
-            .filter(|&&s| !p.decoded.contains(&s))
-            .filter_map(|&s| p.segments.get(s as usize))
-            .map(|(k, _)| k.clone())
-            .collect();
-        p.needed = needed;
+        let mut missing: Vec<(Key, Vec<u32>)> = Vec::new();
+        for &slot in needed.iter().filter(|s| self.archived(Slot::of(**s)).is_none()) {
+            let Some((key, at)) = self.place_of(slot) else { continue };
+            match missing.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, places)) => places.push(at),
+                None => missing.push((key, vec![at])),
+            }
+        }
+        for (_, places) in &mut missing {
+            places.sort_unstable();
+        }
+        if let Some(p) = self.partial.as_mut() {
+            p.needed = needed;
+        }
         if missing.is_empty() {
             Step::Held
         } else {
@@ -128,7 +135,7 @@ impl Controller {
             || self
                 .partial
                 .as_ref()
-                .is_some_and(|p| !self.index.stale && self.needed_for(query).is_ok_and(|n| n.iter().all(|s| p.decoded.contains(s))))
+                .is_some_and(|p| !self.index.stale && self.needed_for(query).is_ok_and(|n| n.iter().all(|s| p.cache.contains_key(s))))
     }
 
     /// The loader of a lexical query's read of the archive.
@@ -219,7 +226,7 @@ impl Controller {
                         r => Slot::Other(others_from + (r & !OTHER) as usize).id(),
                     })
                     .collect();
-                (s.key, msgs)
+                (s.key, msgs, s.records)
             })
             .collect();
         frozen.shrink_to_fit();
@@ -240,7 +247,7 @@ impl Controller {
             doc_ts,
             segments,
             cache: FxHashMap::default(),
-            decoded: Vec::new(),
+            decoded: std::collections::VecDeque::new(),
             needed: Vec::new(),
             merged,
         }));
@@ -319,67 +326,70 @@ impl Controller {
         self.partial.as_ref().map(|p| &p.frozen)
     }
 
-    /// The segments holding what `query` finds (of the archive not in memory).
+    /// The archived messages memory does not hold that `query` shows,
+    /// by slot, best first: a search's hits; for a context, the first of
+    /// its hits the recall block may look at (`context::recall::most_examined`).
     ///
     /// # Errors
     /// As the query itself (`Controller::search`, `Controller::build_context`).
-    fn needed_for(&self, query: Query<'_>) -> crate::Result<Vec<u32>> {
-        let Some(p) = &self.partial else { return Ok(Vec::new()) };
-        let ranked = match query {
-            Query::Search(q, opts) => self.ranked(q, opts, None)?,
+    fn needed_for(&self, query: Query<'_>) -> crate::Result<Vec<u64>> {
+        if self.partial.is_none() {
+            return Ok(Vec::new());
+        }
+        let (ranked, most) = match query {
+            Query::Search(q, opts) => (self.ranked(q, opts, None)?, usize::MAX),
             Query::Context(req) => match req.query.as_deref().filter(|q| !q.trim().is_empty()) {
                 Some(q) => {
                     let mut req = req.clone();
                     req.max_tokens = req.max_tokens.min(self.model.context_window as usize);
-                    self.recall_ranked(&req, q)?
+                    let cap = req.semantic_tokens.unwrap_or(crate::context::RECALL_TOKENS);
+                    (self.recall_ranked(&req, q)?, crate::context::recall::most_examined(cap))
                 }
-                None => Vec::new(),
+                None => (Vec::new(), 0),
             },
         };
-        let mut out: Vec<u32> = Vec::new();
-        for (slot, _) in ranked {
-            let Some(&seg) = self.archived_doc(Slot::of(slot)).and_then(|d| p.doc_segment.get(d as usize)) else { continue };
-            if !out.contains(&seg) {
-                out.push(seg);
-            }
-        }
-        Ok(out)
+        // (what memory holds, facts among it, is shown from memory)
+        let archived = ranked.into_iter().map(|(slot, _)| slot).filter(|&slot| self.archived_doc(Slot::of(slot)).is_some());
+        Ok(archived.take(most).collect())
     }
 
-    /// Keeps the messages of segments decoded for a query (`Loader::values`);
-    /// `false` when one is not a segment read for queries, or holds other
-    /// messages than were read (the archive must then be read whole).
-    pub fn cache_decoded(&mut self, values: Vec<(Key, Vec<Record>)>) -> bool {
+    /// Where an archived message's record is stored: its segment and its
+    /// place among the segment's records.
+    fn place_of(&self, slot: u64) -> Option<(Key, u32)> {
+        let p = self.partial.as_ref()?;
+        let seg = *p.doc_segment.get(self.archived_doc(Slot::of(slot))? as usize)?;
+        let (key, slots, places) = p.segments.get(seg as usize)?;
+        let at = slots.iter().position(|&s| s == slot)?;
+        Some((key.clone(), *places.get(at)?))
+    }
+
+    /// Keeps archived messages decoded for a query (`Loader::values`:
+    /// each segment's key and its records decoded, by place); `false` when
+    /// one is not a message this read knows (the archive must then be read whole).
+    pub fn cache_decoded(&mut self, values: Vec<(Key, Vec<(u32, Record)>)>) -> bool {
         let Some(p) = self.partial.as_mut() else { return false };
-        let batch: Vec<u32> =
-            values.iter().filter_map(|(key, _)| p.segments.iter().position(|(k, _)| k == key).map(|i| i as u32)).collect();
-        if batch.len() != values.len() {
-            return false;
-        }
-        // The oldest decoded go first; those the query being read for needs stay.
-        let mut at = 0;
-        while p.decoded.len() + batch.len() > DECODED && at < p.decoded.len() {
-            let seg = p.decoded.get(at).copied().unwrap_or(u32::MAX);
-            if p.needed.contains(&seg) {
-                at += 1;
-                continue;
-            }
-            p.decoded.remove(at);
-            for slot in p.segments.get(seg as usize).map(|(_, s)| s.as_slice()).unwrap_or_default() {
-                p.cache.remove(slot);
+        for (key, records) in values {
+            let Some((_, slots, places)) = p.segments.iter().find(|(k, _, _)| *k == key) else { return false };
+            for (at, r) in records {
+                let slot = places.iter().position(|&x| x == at).and_then(|i| slots.get(i)).copied().unwrap_or(u64::MAX);
+                if slot == u64::MAX || !matches!(r, Record::Msg { .. }) {
+                    return false;
+                }
+                if p.cache.insert(slot, r).is_none() {
+                    p.decoded.push_back(slot);
+                }
             }
         }
-        for ((_, records), seg) in values.into_iter().zip(batch) {
-            let slots = p.segments.get(seg as usize).map(|(_, s)| s.clone()).unwrap_or_default();
-            let messages: Vec<Record> = records.into_iter().filter(|r| matches!(r, Record::Msg { .. })).collect();
-            if messages.len() != slots.len() {
-                return false;
+        // The oldest go first; those the query being read for needs stay.
+        let mut kept = 0;
+        while p.decoded.len() > DECODED.max(p.needed.len()) + kept {
+            let Some(slot) = p.decoded.pop_front() else { break };
+            if p.needed.contains(&slot) {
+                p.decoded.push_back(slot);
+                kept += 1;
+            } else {
+                p.cache.remove(&slot);
             }
-            for (slot, r) in slots.into_iter().zip(messages).filter(|(s, _)| *s != u64::MAX) {
-                p.cache.insert(slot, r);
-            }
-            p.decoded.retain(|&d| d != seg);
-            p.decoded.push(seg);
         }
         true
     }

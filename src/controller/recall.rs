@@ -104,16 +104,21 @@ impl Controller {
             crate::store::record::Record::Msg { id, message: m, ts, .. } => Some(message(id, *ts, m, other)),
             _ => None,
         };
+        // An archived message a read for this query did not decode: past
+        // what the recall block looks at (`context::recall::most_examined`),
+        // it is counted among what the block left out, never shown.
+        let empty = crate::message::Message::text(crate::message::Role::User, "");
+        let unread = |s: Slot| self.archived_ts(s).map(|ts| message("", ts, &empty, false));
         Ok(ranked
             .into_iter()
             .filter_map(|(slot, _)| match Slot::of(slot) {
                 s @ Slot::Message(p) => match self.log_pos(p) {
                     Some(i) => self.window.log.get(i).map(|s| message(&s.id, s.ts, &s.message, false)),
-                    None => record(self.archived(s)?, false),
+                    None => self.archived(s).map_or_else(|| unread(s), |r| record(r, false)),
                 },
                 s @ Slot::Other(q) => match self.others.get(q) {
                     Some(r) => record(r, true),
-                    None => record(self.archived(s)?, true),
+                    None => self.archived(s).map_or_else(|| unread(s), |r| record(r, true)),
                 },
                 Slot::Fact(i) => self.semantic.facts.get(i).map(|f| Recalled {
                     id: f.id.clone(),

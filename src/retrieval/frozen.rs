@@ -113,13 +113,18 @@ impl FrozenIndex {
             })
             .collect();
         for (key, range) in &read.terms {
-            for &(doc, tf) in read.postings.get(range.clone()).unwrap_or_default() {
-                let Some(Some(d)) = docs.get(doc as usize) else { continue };
-                let p = self.terms.entry(*key).or_default();
-                // Grown by a quarter: these lists are most of the index.
-                if p.bytes.len() == p.bytes.capacity() {
-                    p.bytes.reserve_exact(p.bytes.len() / 4 + 8);
-                }
+            let postings = read.postings.get(range.clone()).unwrap_or_default();
+            let mut kept = postings.iter().filter_map(|&(doc, tf)| Some((docs.get(doc as usize).copied().flatten()?, tf))).peekable();
+            if kept.peek().is_none() {
+                continue;
+            }
+            let p = self.terms.entry(*key).or_default();
+            // Room for the segment's postings at once (about two bytes each),
+            // and a quarter more: these lists are most of the index.
+            if p.bytes.capacity() - p.bytes.len() < 2 * postings.len() {
+                p.bytes.reserve_exact(2 * postings.len() + p.bytes.len() / 4);
+            }
+            for (d, tf) in kept {
                 let tf = tf.min(255);
                 put_varint(&mut p.bytes, u64::from(d + 1 - p.last) << 1 | u64::from(tf > 1));
                 if tf > 1 {

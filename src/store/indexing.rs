@@ -47,6 +47,8 @@ pub struct Segment {
     /// Per message record, in order: `MINE | i` (`Indexing::mine[i]`),
     /// `OTHER | j` (`Indexing::others[j]`), or `u64::MAX` (left out).
     pub msgs: Vec<u64>,
+    /// Each message record's place among the segment's records.
+    pub records: Vec<u32>,
 }
 
 pub const MINE: u64 = 1 << 62;
@@ -152,7 +154,8 @@ impl Indexing {
         let mut msgs = Vec::with_capacity(messages);
         let mut keep = Vec::with_capacity(messages);
         let mut times = Vec::with_capacity(messages);
-        for h in heads {
+        let mut records = Vec::with_capacity(messages);
+        for (r, h) in heads.iter().enumerate() {
             match h {
                 Head::Embedding { writer, seq } => {
                     self.first(writer, *seq);
@@ -166,6 +169,7 @@ impl Indexing {
                     }
                     keep.push(first);
                     times.push(m.ts);
+                    records.push(r as u32);
                     msgs.push(if !first {
                         u64::MAX
                     } else if thread == self.thread {
@@ -199,7 +203,7 @@ impl Indexing {
                 *o = doc;
             }
         }
-        self.segments.push(Segment { key, msgs });
+        self.segments.push(Segment { key, msgs, records });
     }
 
     /// A value without stored terms: episodes, decoded whole.

@@ -160,9 +160,9 @@ enum Mode {
     Load,
     /// A lexical query's read of the archive (`indexing`).
     Index(Box<indexing::Indexing>),
-    /// Each value's records as stored, its terms not read (a query's
-    /// segments, decoded after `indexing`).
-    Values(Vec<(Key, Vec<Record>)>),
+    /// The records at the places wanted of each value (a query's hits,
+    /// decoded after `indexing`), each value's other records skipped.
+    Values(Vec<(Key, Vec<u32>)>, Vec<(Key, Vec<(u32, Record)>)>),
 }
 
 impl Loader {
@@ -178,9 +178,10 @@ impl Loader {
         match &mut self.mode {
             Mode::Load => {}
             Mode::Index(ix) => return ix.push(key, bytes),
-            Mode::Values(values) => {
-                match record::decode_value(bytes) {
-                    Ok((_, records)) => values.push((key, records)),
+            Mode::Values(wanted, values) => {
+                let Some((_, places)) = wanted.iter().find(|(k, _)| *k == key) else { return Ok(()) };
+                match skim::decode_some(bytes, places) {
+                    Ok(records) => values.push((key, records)),
                     Err(DecodeError::TooNew(version)) => {
                         return Err(MemoryError::FormatTooNew { key: key.join("/"), version, supported: record::FORMAT_VERSION });
                     }
@@ -248,10 +249,10 @@ impl Loader {
         Loader { skip: keys, mode: Mode::Index(Box::new(ix)), ..Loader::default() }
     }
 
-    /// A loader keeping each value's records as stored, without reading
-    /// their terms or leaving out copies.
-    pub fn values() -> Loader {
-        Loader { mode: Mode::Values(Vec::new()), ..Loader::default() }
+    /// A loader decoding the records at the places `wanted` of each value
+    /// named (ascending), without reading their terms or leaving out copies.
+    pub fn values(wanted: Vec<(Key, Vec<u32>)>) -> Loader {
+        Loader { mode: Mode::Values(wanted, Vec::new()), ..Loader::default() }
     }
 
     /// What an `indexing` loader read.
@@ -262,10 +263,10 @@ impl Loader {
         }
     }
 
-    /// What a `values` loader read: each value's key and records.
-    pub fn into_values(self) -> Vec<(Key, Vec<Record>)> {
+    /// What a `values` loader read: each value's key and records, by place.
+    pub fn into_values(self) -> Vec<(Key, Vec<(u32, Record)>)> {
         match self.mode {
-            Mode::Values(v) => v,
+            Mode::Values(_, v) => v,
             _ => Vec::new(),
         }
     }

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 
-use super::record::{checked_parts, is_indexed, DecodeError};
+use super::record::{checked_parts, is_indexed, DecodeError, Record};
 
 /// What one record of an indexed segment is, as far as a query needs.
 #[derive(Debug, PartialEq)]
@@ -132,6 +132,44 @@ pub fn skim(bytes: &[u8]) -> Result<Option<Skimmed<'_>>, DecodeError> {
     Ok(Some((version, heads, terms)))
 }
 
+/// The records of an indexed segment at the places `wanted` (ascending),
+/// decoded; the others are skipped as `skim` skips messages.
+///
+/// # Errors
+/// As `record::decode`.
+pub fn decode_some(bytes: &[u8], wanted: &[u32]) -> Result<Vec<(u32, Record)>, DecodeError> {
+    let (_, _, json, _) = checked_parts(bytes)?;
+    let mut de = serde_json::Deserializer::from_slice(json);
+    let out = de.deserialize_seq(Wanted(wanted)).and_then(|out| de.end().map(|()| out));
+    out.map_err(|e| DecodeError::Corrupt(format!("unreadable payload: {e}")))
+}
+
+/// The places of the records to decode.
+struct Wanted<'a>(&'a [u32]);
+
+impl<'de> Visitor<'de> for Wanted<'_> {
+    type Value = Vec<(u32, Record)>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of records")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let wanted = self.0;
+        let mut out = Vec::with_capacity(wanted.len());
+        let mut at = 0u32;
+        loop {
+            let more = if wanted.binary_search(&at).is_ok() {
+                seq.next_element::<Record>()?.map(|r| out.push((at, r)))
+            } else {
+                seq.next_element::<IgnoredAny>()?.map(|_| ())
+            };
+            if more.is_none() {
+                return Ok(out);
+            }
+            at += 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,6 +210,9 @@ mod tests {
         assert_eq!(heads[1], Head::Embedding { writer: "w".into(), seq: 2 });
         let Head::Msg(third) = &heads[2] else { panic!("{heads:?}") };
         assert_eq!((third.role.instruction, third.thread.as_deref()), (true, Some("旅行")));
+        let some = decode_some(&bytes, &[0, 2]).unwrap();
+        let all = decode_indexed(&bytes).unwrap().1;
+        assert_eq!(some, vec![(0, all[0].clone()), (2, all[2].clone())]);
         // Another kind is decoded whole by the caller.
         assert_eq!(skim(&encode_segments(&records, 1 << 20)[0].0).unwrap(), None);
     }

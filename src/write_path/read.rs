@@ -97,8 +97,9 @@ impl<S: Store> WritePath<S> {
                         break;
                     }
                 }
-                Step::Decode(keys) => {
-                    let mut loader = crate::store::Loader::values();
+                Step::Decode(wanted) => {
+                    let keys: Vec<_> = wanted.iter().map(|(k, _)| k.clone()).collect();
+                    let mut loader = crate::store::Loader::values(wanted);
                     for key in &keys {
                         self.store.load_into(key, &mut loader).await?;
                     }
