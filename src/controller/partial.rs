@@ -39,6 +39,10 @@ use crate::store::{Key, Loader, Uids};
 /// Most archived messages kept decoded for later queries (the oldest go first).
 pub const DECODED: usize = 4096;
 
+/// How many of a context's hits a read decodes first (then twice as many
+/// while the recall block would show one not decoded).
+pub const FIRST_DECODED: usize = 24;
+
 /// The archive as a lexical query reads it (see the module docs).
 #[derive(Clone, Debug)]
 pub(crate) struct Partial {
@@ -107,8 +111,9 @@ impl Controller {
         self.ensure_index();
         // (a query that fails fails on its own, with the same error)
         let needed = self.needed_for(query).unwrap_or_default();
+        let batch = self.to_decode(query, &needed);
         let mut missing: Vec<(Key, Vec<u32>)> = Vec::new();
-        for &slot in needed.iter().filter(|s| self.archived(Slot::of(**s)).is_none()) {
+        for slot in batch {
             let Some((key, at)) = self.place_of(slot) else { continue };
             match missing.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, places)) => places.push(at),
@@ -128,14 +133,35 @@ impl Controller {
         }
     }
 
+    /// Which of `needed` (`needed_for`) to decode next: none once the
+    /// answer shows no undecoded one (a context's recall block looks at
+    /// the first few only, see `relevant`); else a search's all, a
+    /// context's next ones, twice as many as it holds already (at least
+    /// [`FIRST_DECODED`]).
+    fn to_decode(&self, query: Query<'_>, needed: &[u64]) -> Vec<u64> {
+        let missing: Vec<u64> = needed.iter().copied().filter(|&s| self.archived(Slot::of(s)).is_none()).collect();
+        match query {
+            _ if missing.is_empty() => missing,
+            Query::Search(..) => missing,
+            Query::Context(req) => {
+                // (a context that fails fails on its own)
+                let shows_unread = self.draft_context(req).is_ok_and(|(ctx, _)| ctx.sections.knowledge.ids.iter().any(String::is_empty));
+                if !shows_unread {
+                    return Vec::new();
+                }
+                let held = needed.len() - missing.len();
+                missing.into_iter().take(held.max(FIRST_DECODED)).collect()
+            }
+        }
+    }
+
     /// Whether memory holds what `query` reads: the archive read for
     /// queries, and the segments holding what it finds decoded.
     pub(crate) fn holds_query(&self, query: Query<'_>) -> bool {
         self.archive_ready()
-            || self
-                .partial
-                .as_ref()
-                .is_some_and(|p| !self.index.stale && self.needed_for(query).is_ok_and(|n| n.iter().all(|s| p.cache.contains_key(s))))
+            || (self.partial.is_some()
+                && !self.index.stale
+                && self.needed_for(query).is_ok_and(|needed| self.to_decode(query, &needed).is_empty()))
     }
 
     /// The loader of a lexical query's read of the archive.

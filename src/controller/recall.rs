@@ -104,11 +104,15 @@ impl Controller {
             crate::store::record::Record::Msg { id, message: m, ts, .. } => Some(message(id, *ts, m, other)),
             _ => None,
         };
-        // An archived message a read for this query did not decode: past
-        // what the recall block looks at (`context::recall::most_examined`),
-        // it is counted among what the block left out, never shown.
-        let empty = crate::message::Message::text(crate::message::Role::User, "");
-        let unread = |s: Slot| self.archived_ts(s).map(|ts| message("", ts, &empty, false));
+        // An archived message a read for this query did not decode (past
+        // what the recall block looks at: `controller::partial`): counted
+        // among what the block left out, never shown.
+        // Its line is shorter than any real one, so the block takes it
+        // where it would take the message: a read sees that and decodes it.
+        let unread = |s: Slot| {
+            let at = Some(self.archived_ts(s)?);
+            Some(Recalled { id: String::new(), text: String::new(), at, message: Some(String::new()), episode: false, covers: vec![] })
+        };
         Ok(ranked
             .into_iter()
             .filter_map(|(slot, _)| match Slot::of(slot) {
