@@ -12,7 +12,9 @@
 //! `stats()`, `threads()` and the memory note count them; the write path
 //! reads them the first time something needs archived messages or old
 //! episodes (`WritePath::read`): search, recall, a query, a task's
-//! history that a shelf lists, history, episodes, export, forget. Opening
+//! history that a shelf lists, history, episodes, export, forget; a
+//! lexical query (`Need::Query`) reads only their stored terms and their
+//! episodes, and the messages it shows (`controller::partial`). Opening
 //! then costs the working set, not the history.
 //!
 //! Invariants: until the archive is read, no plan folds an archive segment
