@@ -357,13 +357,16 @@ pub fn decode_indexed(bytes: &[u8]) -> Result<Indexed<'_>, DecodeError> {
     parsed.map(|r| (version, r, terms)).map_err(|e| DecodeError::Corrupt(format!("unreadable payload: {e}")))
 }
 
-/// A value's version, kind, records' JSON and (kind 3) stored terms, its
+/// A value's version, kind, records' JSON and (kind 3) stored terms.
+pub(crate) type Parts<'a> = (u8, u8, &'a [u8], Option<&'a [u8]>);
+
+/// A value's [`Parts`], its
 /// header and checksum checked, nothing parsed (`store::skim` reads an
 /// indexed segment's record headers from it).
 ///
 /// # Errors
 /// As [`decode`] (a payload is not parsed, so not found unreadable here).
-pub(crate) fn checked_parts(bytes: &[u8]) -> Result<(u8, u8, &[u8], Option<&[u8]>), DecodeError> {
+pub(crate) fn checked_parts(bytes: &[u8]) -> Result<Parts<'_>, DecodeError> {
     let (version, kind, payload) = parts(bytes)?;
     if crc32(payload) != checksum(bytes) {
         return Err(DecodeError::Corrupt("checksum mismatch".into()));
