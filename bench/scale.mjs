@@ -194,7 +194,7 @@ export async function run() {
   out.push(
     "Built through the package (`add` after `add` with the default options: working memory 4,000 tokens, offline summaries, default segment size), counting every byte given to `save`. " +
       "Open: `create` on the stored namespace in a process whose wasm module and ranks are already loaded (median of " +
-      `${opensFor(SIZES.at(-1))} processes; ${opensFor(SIZES[0])} for ${int(SIZES[0])} messages). First query: the \`buildContext\` after it, which reads the archive segments (archived messages with their stored lexical index, old episodes) and finishes the search index, analyzing only the messages opening read (opening leaves both to the first search, recall or query). Memory: \`wasmMemoryBytes()\` after open, \`buildContext\` with the question as query, and \`search\`. ` +
+      `${opensFor(SIZES.at(-1))} processes; ${opensFor(SIZES[0])} for ${int(SIZES[0])} messages). First query: the \`buildContext\` after it, which reads of the archive segments their stored terms (each segment's messages skimmed, not decoded) and the old episodes, builds the search index of what opening read, and decodes only the hits its recall block may show (opening leaves all of it to the first search, recall or query). Later query: another \`buildContext\` with a query, after a \`search\`. Memory: \`wasmMemoryBytes()\` after open, \`buildContext\` with the question as query, and \`search\`. ` +
       `Found: \`search(${JSON.stringify(QUESTION)})\` returns the message stating the fact (${JSON.stringify(FACT.slice(0, 40))}…, message ${int(Math.floor(SIZES.at(-1) * 0.33))}) in its top 10.\n`,
   );
   out.push(

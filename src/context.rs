@@ -33,11 +33,11 @@ use crate::window::{Group, Window};
 
 mod note;
 mod options;
-mod recall;
+pub(crate) mod recall;
 mod sections;
 pub use note::{civil_parts, days_from_civil, utc_day, utc_minute, utc_month};
 pub use options::ContextOptions;
-pub use recall::{Recalled, HEADER as KNOWLEDGE_HEADER};
+pub use recall::{most_examined, Recalled, HEADER as KNOWLEDGE_HEADER, MIN_LINE};
 pub use sections::{
     Budget, CacheHint, Context, Degraded, KnowledgeSection, OmitReason, Omitted, RecentSection, RetrievalMode, Sections, SummarySection,
     SystemSection,

@@ -9,7 +9,8 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use crate::controller::{Added, Controller, ForgetTarget, Forgotten, Options, Remembered};
+use crate::context::ContextRequest;
+use crate::controller::{Added, Controller, ForgetTarget, Forgotten, Hit, Options, Query, Remembered, SearchOptions};
 use crate::cost::Usage;
 use crate::error::{MemoryError, Result};
 use crate::message::Message;
@@ -110,6 +111,31 @@ impl<S: Storage> Durable<S> {
     pub fn read(&self, need: Need<'_>) -> Result<Ref<'_, Controller>> {
         let reading = ready(self.path.read(need))??;
         Ok(self.path.controller(&reading))
+    }
+
+    /// Searches as [`Controller::search`] (lexical), reading of the archive
+    /// only its stored terms and episodes and the segments holding the hits
+    /// (`controller::partial`).
+    ///
+    /// # Errors
+    /// As [`Durable::controller`]; those of [`Controller::search`].
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
+        let reading = ready(self.path.read(Need::Query(Query::Search(query, opts))))??;
+        self.path.controller_mut(&reading).search(query, opts, None)
+    }
+
+    /// Builds a context as [`Controller::build_context`], reading of the
+    /// archive what its query needs (as [`Durable::search`]).
+    ///
+    /// # Errors
+    /// As [`Durable::controller`]; those of [`Controller::build_context`].
+    pub fn build_context(&self, req: &ContextRequest) -> Result<crate::context::Context> {
+        let need = match req.query {
+            Some(_) => Need::Query(Query::Context(req)),
+            None => Need::Context { query: false, task: req.task_id.as_deref() },
+        };
+        let reading = ready(self.path.read(need))??;
+        self.path.controller_mut(&reading).build_context(req)
     }
 
     /// The controller as memory holds it, for what reads no archived message.

@@ -40,6 +40,19 @@ pub struct Recalled {
 /// smaller one further down may still fit, a few tries bound the cost.
 const MISSES: usize = 8;
 
+/// Fewest tokens a message's line takes (`"\n- 2026-03-04 user: …"`: a
+/// newline, a dash, a date in five pieces, a speaker: more than this with
+/// every counter: tests/partial_read.rs).
+pub const MIN_LINE: usize = 4;
+
+/// Most messages [`fill`] looks at within `room` tokens: each it takes
+/// costs [`MIN_LINE`] tokens or more, and it stops after [`MISSES`] that do
+/// not fit. A read that shows a context's hits decodes only these
+/// (`controller::partial`).
+pub fn most_examined(room: usize) -> usize {
+    room / MIN_LINE + MISSES
+}
+
 /// The block for the best of `items` that fit `room` tokens, its tokens,
 /// and the ids shown (in the block's order); `None` when nothing fits. An
 /// episode whose messages the block or the turns (`shown`) quote is skipped.

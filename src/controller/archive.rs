@@ -12,7 +12,9 @@
 //! `stats()`, `threads()` and the memory note count them; the write path
 //! reads them the first time something needs archived messages or old
 //! episodes (`WritePath::read`): search, recall, a query, a task's
-//! history that a shelf lists, history, episodes, export, forget. Opening
+//! history that a shelf lists, history, episodes, export, forget; a
+//! lexical query (`Need::Query`) reads only their stored terms and their
+//! episodes, and the messages it shows (`controller::partial`). Opening
 //! then costs the working set, not the history.
 //!
 //! Invariants: until the archive is read, no plan folds an archive segment
@@ -100,6 +102,10 @@ pub enum Need<'a> {
     Ids(&'a [String]),
     /// A context with a query or for a task (`Controller::needs_archive`).
     Context { query: bool, task: Option<&'a str> },
+    /// A lexical query, and a context's task (`controller::partial`): the
+    /// archive's stored terms and episodes, and the segments holding what
+    /// it finds. Only without an embedder: its vectors are the archive's.
+    Query(super::Query<'a>),
 }
 
 impl Controller {
@@ -110,6 +116,7 @@ impl Controller {
             Need::Page(page) => self.page_in_memory(page),
             Need::Ids(ids) => self.ids_in_memory(ids),
             Need::Context { query, task } => !self.needs_archive(query, task),
+            Need::Query(query) => self.holds_query(query),
         }
     }
 
@@ -284,6 +291,8 @@ impl Controller {
     pub fn merge_archive(&mut self, loaded: Loaded) {
         let Loaded { records, folding: read, report, terms, .. } = loaded;
         let Archive { seen, .. } = std::mem::take(&mut self.books.archive);
+        // Episodes a query's read merged already (`controller::partial`).
+        let merged = self.take_partial().map(|p| p.merged).unwrap_or_default();
         let damaged: Vec<Key> = report.corrupt.iter().map(|c| c.key.clone()).collect();
         let r = &mut self.books.load_report;
         r.keys += report.keys;
@@ -313,6 +322,9 @@ impl Controller {
                     return None;
                 }
                 self.books.load_report.records += 1;
+                if matches!(r, Record::Episode { .. }) && merged.contains(&(r.uid().0.to_string(), r.uid().1)) {
+                    return None;
+                }
                 if forgotten.covers(&r) {
                     purge.insert(uid, 0);
                     return None;
@@ -386,7 +398,7 @@ impl Controller {
 
     /// Adds the episodes read from the archive to those in memory, in the
     /// order and with the superseding rules of `restore`.
-    fn merge_episodes(&mut self, read: Vec<super::restore::LoadedEpisode>, purge: &mut Uids) {
+    pub(super) fn merge_episodes(&mut self, read: Vec<super::restore::LoadedEpisode>, purge: &mut Uids) {
         if read.is_empty() {
             return;
         }

@@ -22,18 +22,7 @@ impl Controller {
         if let Some(now) = req.now {
             self.stamp(now)?;
         }
-        let mut req = req.clone();
-        req.max_tokens = req.max_tokens.min(self.model.context_window as usize);
-        if let Some(p) = &self.procedures {
-            req.tools.splice(0..0, p.parsed.tools.iter().cloned());
-        }
-        let extras = self.extras(&req)?;
-        // The note shows the newest episodes: among those opening reads, so
-        // the choice is the same before the archive is read and after.
-        let all = &self.episodic.episodes;
-        let thread: Vec<&Episode> =
-            all.get(all.len().saturating_sub(super::archive::RECENT_EPISODES)..).unwrap_or_default().iter().collect();
-        let ctx = context::build(&self.window, &thread, &self.counter, &req, &extras)?;
+        let (ctx, req) = self.draft_context(req)?;
         // Recalling an episode refreshes its recency.
         let now = req.now.unwrap_or(self.books.last_ts.max(0.0));
         for e in self.episodic.episodes.iter_mut().filter(|e| ctx.sections.knowledge.ids.contains(&e.id)) {
@@ -45,6 +34,27 @@ impl Controller {
         self.last_context.raw = Some(raw);
         self.last_context.tokens = Some(ctx.tokens);
         Ok(ctx)
+    }
+
+    /// The context `req` gets from memory as it is, and the request as
+    /// built (within the model's window, with the procedures' tools),
+    /// changing nothing (`build_context` then notes what it recalled).
+    ///
+    /// # Errors
+    /// As [`Controller::build_context`].
+    pub(super) fn draft_context(&self, req: &ContextRequest) -> Result<(Context, ContextRequest)> {
+        let mut req = req.clone();
+        req.max_tokens = req.max_tokens.min(self.model.context_window as usize);
+        if let Some(p) = &self.procedures {
+            req.tools.splice(0..0, p.parsed.tools.iter().cloned());
+        }
+        let extras = self.extras(&req)?;
+        // The note shows the newest episodes: among those opening reads, so
+        // the choice is the same before the archive is read and after.
+        let all = &self.episodic.episodes;
+        let thread: Vec<&Episode> =
+            all.get(all.len().saturating_sub(super::archive::RECENT_EPISODES)..).unwrap_or_default().iter().collect();
+        Ok((context::build(&self.window, &thread, &self.counter, &req, &extras)?, req))
     }
 
     /// A task's completed steps (its episodes, in order) and its pending

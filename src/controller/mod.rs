@@ -14,6 +14,7 @@
 //! operations, one file each: `assemble` (the context), `writes` (prepare /
 //! commit of a change), `compaction` and `queue`, `knowledge`, `consolidate`, `search`,
 //! `forget`, `restore`, `pages` (bounded reads of the log), `archive` (reading the archive segments opening left unread),
+//! `partial` (the archive as a lexical query reads it: its stored terms, the segments holding the hits),
 //! `threads`, `tools`, `stats`, `batch` (many messages as one change: imports),
 //! `retention` (what is past its age, forgotten as `forget` forgets),
 //! `shelves` (shelf records restated when they quote what is gone);
@@ -29,6 +30,7 @@ mod forget;
 mod knowledge;
 mod options;
 mod pages;
+mod partial;
 mod placement;
 mod queue;
 mod recall;
@@ -46,6 +48,7 @@ pub use knowledge::{PreparedEmbeddings, PreparedProcedures, PreparedRemember, Re
 pub use options::{CreateOptions, WorkingMemory};
 pub use pages::Page;
 pub use retention::{MaxAge, Retention};
+pub use partial::{Query, Step, DECODED};
 pub use search::{Found, Held, Hit, HitKind, Scope, SearchIndex, SearchOptions};
 pub use shelves::PreparedRestate;
 pub use stats::{LayerTokens, MessageStats, Stats, TokenizerStats};
@@ -217,6 +220,8 @@ pub struct Controller {
     others: Vec<Record>,
     /// Persistence bookkeeping (see `books`).
     books: Books,
+    /// The archive as a lexical query read it, until it is read whole (see `partial`).
+    partial: Option<Box<partial::Partial>>,
 }
 
 /// The episodic layer: summaries of archived ranges, oldest first, and the
@@ -300,6 +305,7 @@ impl Controller {
             index: SearchIndex::default(),
             others: Vec::new(),
             books: Books::default(),
+            partial: None,
         })
     }
 
@@ -380,7 +386,7 @@ impl Controller {
             return self.window.log.iter().rposition(|s| s.id == id && !s.message.role.is_instruction());
         }
         match search::Slot::of(self.index.slot_of(id)?) {
-            search::Slot::Message(i) => self.window.log.get(i).is_some_and(|s| s.id == id).then_some(i),
+            search::Slot::Message(p) => self.log_pos(p).filter(|&i| self.window.log.get(i).is_some_and(|s| s.id == id)),
             _ => None,
         }
     }

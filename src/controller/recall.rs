@@ -36,6 +36,14 @@ impl Controller {
     /// # Errors
     /// As [`Controller::search`].
     pub(super) fn recalled(&self, req: &ContextRequest, query: &str) -> Result<Vec<Recalled>> {
+        let (k, when, query) = self.recall_query(req, query);
+        let hits = self.relevant(&query, req.query_vector.as_deref(), k, &["fact", "chunk", "message"], None, when)?;
+        Ok(interleave(hits, self.recalled_episodes(req, &query)))
+    }
+
+    /// How many hits a context's query considers, the time it asks about,
+    /// and the query without a time phrase.
+    pub(super) fn recall_query(&self, req: &ContextRequest, query: &str) -> (usize, Option<(f64, f64)>, String) {
         let k = (req.max_tokens.saturating_sub(req.reserve_output) / 16).clamp(20, MAX_RECALLED);
         let now = req.now.unwrap_or(self.books.last_ts.max(0.0));
         let (when, query) = match (req.as_of, crate::semantic::when::phrase(query, now)) {
@@ -43,8 +51,7 @@ impl Controller {
             (None, Some((span, rest))) => (Some(span), rest),
             (None, None) => (None, query.to_string()),
         };
-        let hits = self.relevant(&query, req.query_vector.as_deref(), k, &["fact", "chunk", "message"], None, when)?;
-        Ok(interleave(hits, self.recalled_episodes(req, &query)))
+        (k, when, query)
     }
 
     /// What memory knows about `query`, best first: facts of `kinds` (a
@@ -77,6 +84,77 @@ impl Controller {
         search: Option<Scope>,
         when: Option<(f64, f64)>,
     ) -> Result<Vec<Recalled>> {
+        let ranked = self.relevant_ranked(query, vector, k, kinds, search, when)?;
+        let validity = self.semantic.validity();
+        let message = |id: &str, ts: f64, m: &crate::message::Message, other: bool| Recalled {
+            id: id.to_string(),
+            text: format!(
+                "{} {}{}: {}",
+                crate::context::utc_day(ts),
+                m.name.as_deref().unwrap_or(m.role.as_str()),
+                if other { " (another conversation)" } else { "" },
+                m.content_text()
+            ),
+            at: Some(ts),
+            message: Some(id.to_string()),
+            episode: false,
+            covers: vec![],
+        };
+        let record = |r: &crate::store::record::Record, other: bool| match r {
+            crate::store::record::Record::Msg { id, message: m, ts, .. } => Some(message(id, *ts, m, other)),
+            _ => None,
+        };
+        // An archived message a read for this query did not decode (past
+        // what the recall block looks at: `controller::partial`): counted
+        // among what the block left out, never shown.
+        // Its line is shorter than any real one, so the block takes it
+        // where it would take the message: a read sees that and decodes it.
+        let unread = |s: Slot| {
+            let at = Some(self.archived_ts(s)?);
+            Some(Recalled { id: String::new(), text: String::new(), at, message: Some(String::new()), episode: false, covers: vec![] })
+        };
+        Ok(ranked
+            .into_iter()
+            .filter_map(|(slot, _)| match Slot::of(slot) {
+                s @ Slot::Message(p) => match self.log_pos(p) {
+                    Some(i) => self.window.log.get(i).map(|s| message(&s.id, s.ts, &s.message, false)),
+                    None => self.archived(s).map_or_else(|| unread(s), |r| record(r, false)),
+                },
+                s @ Slot::Other(q) => match self.others.get(q) {
+                    Some(r) => record(r, true),
+                    None => self.archived(s).map_or_else(|| unread(s), |r| record(r, true)),
+                },
+                Slot::Fact(i) => self.semantic.facts.get(i).map(|f| Recalled {
+                    id: f.id.clone(),
+                    text: {
+                        let text = f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text));
+                        match validity.get(i).filter(|v| f.kind != crate::semantic::FactKind::Chunk && (when.is_some() || !v.current())) {
+                            Some(v) => format!("{text} ({})", held(v, when.is_some())),
+                            None => text,
+                        }
+                    },
+                    at: None,
+                    message: None,
+                    episode: false,
+                    covers: vec![],
+                }),
+            })
+            .collect())
+    }
+
+    /// [`Controller::relevant`]'s hits as slots and scores, best first.
+    ///
+    /// # Errors
+    /// As [`Controller::search`].
+    pub(super) fn relevant_ranked(
+        &self,
+        query: &str,
+        vector: Option<&[f32]>,
+        k: usize,
+        kinds: &[&str],
+        search: Option<Scope>,
+        when: Option<(f64, f64)>,
+    ) -> Result<Vec<(u64, f32)>> {
         let opts = SearchOptions {
             k: Some(k),
             kinds: Some(kinds.iter().map(|k| k.to_string()).collect()),
@@ -88,7 +166,10 @@ impl Controller {
         // Working memory is in view (the turns): before the floor, or the
         // newest turn, often the query itself, would set it. The `search`
         // tool (`search: Some`) shows it: its caller sees no turns.
-        ranked.retain(|&(slot, _)| search.is_some() || !matches!(Slot::of(slot), Slot::Message(i) if self.window.log.get(i).is_some_and(|s| s.place == crate::window::Place::Working)));
+        // (an archived message memory does not hold is not in working memory)
+        let working =
+            |p: usize| self.log_pos(p).and_then(|i| self.window.log.get(i)).is_some_and(|s| s.place == crate::window::Place::Working);
+        ranked.retain(|&(slot, _)| search.is_some() || !matches!(Slot::of(slot), Slot::Message(p) if working(p)));
         let validity = self.semantic.validity();
         let then = |i: usize| {
             validity.get(i).is_none_or(|v| match when {
@@ -98,7 +179,8 @@ impl Controller {
         };
         let hybrid = vector.is_some() && !self.index.vectors.is_empty();
         let [of_best, of_query] = if hybrid { RELEVANCE_FLOOR.hybrid } else { RELEVANCE_FLOOR.lexical };
-        let floor = (ranked.first().map_or(0.0, |h| h.1) * of_best).max(of_query * self.index.lexical.query_weight(query, 1));
+        let floor =
+            (ranked.first().map_or(0.0, |h| h.1) * of_best).max(of_query * self.index.lexical.query_weight_with(self.frozen(), query, 1));
         // The floor reads how well a hit matches; when it held only orders.
         ranked.retain(|&(_, score)| score >= floor);
         // A value that did not hold brings the one that replaced it (and
@@ -130,44 +212,7 @@ impl Controller {
             }
         }
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let message = |id: &str, ts: f64, m: &crate::message::Message, other: bool| Recalled {
-            id: id.to_string(),
-            text: format!(
-                "{} {}{}: {}",
-                crate::context::utc_day(ts),
-                m.name.as_deref().unwrap_or(m.role.as_str()),
-                if other { " (another conversation)" } else { "" },
-                m.content_text()
-            ),
-            at: Some(ts),
-            message: Some(id.to_string()),
-            episode: false,
-            covers: vec![],
-        };
-        Ok(ranked
-            .into_iter()
-            .filter_map(|(slot, _)| match Slot::of(slot) {
-                Slot::Message(i) => self.window.log.get(i).map(|s| message(&s.id, s.ts, &s.message, false)),
-                Slot::Other(q) => match self.others.get(q)? {
-                    crate::store::record::Record::Msg { id, message: m, ts, .. } => Some(message(id, *ts, m, true)),
-                    _ => None,
-                },
-                Slot::Fact(i) => self.semantic.facts.get(i).map(|f| Recalled {
-                    id: f.id.clone(),
-                    text: {
-                        let text = f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text));
-                        match validity.get(i).filter(|v| f.kind != crate::semantic::FactKind::Chunk && (when.is_some() || !v.current())) {
-                            Some(v) => format!("{text} ({})", held(v, when.is_some())),
-                            None => text,
-                        }
-                    },
-                    at: None,
-                    message: None,
-                    episode: false,
-                    covers: vec![],
-                }),
-            })
-            .collect())
+        Ok(ranked)
     }
 
     /// The episodes relevant to `query`, best first (recency × importance ×

@@ -212,8 +212,9 @@ impl Controller {
     /// Indexes the message at log position `pos` (instructions are not
     /// searched); `read`: as in `index_text`.
     pub(crate) fn index_message(&mut self, pos: usize, read: bool) {
+        let slot = self.log_slot(pos);
         if let Some(s) = self.window.log.get(pos) {
-            self.index.index_text(Slot::Message(pos), &s.id, &s.message, read);
+            self.index.index_text(slot, &s.id, &s.message, read);
         }
     }
 
@@ -268,7 +269,7 @@ impl Controller {
         use crate::store::record::{doc_key, Record};
         // (copied only if a clone of this controller still holds it)
         let mut read = std::sync::Arc::try_unwrap(read).unwrap_or_else(|shared| (*shared).clone());
-        let log = self.window.log.iter().enumerate().map(|(p, s)| (doc_key(&s.writer, s.seq), Slot::Message(p).id()));
+        let log = self.window.log.iter().enumerate().map(|(p, s)| (doc_key(&s.writer, s.seq), self.log_slot(p).id()));
         let others = self.others.iter().enumerate().filter_map(|(q, r)| match r {
             Record::Msg { writer, seq, .. } => Some((doc_key(writer, *seq), Slot::Other(q).id())),
             _ => None,
@@ -291,7 +292,7 @@ impl Controller {
             items.extend(vector(slot, &f.id).map(|v| (slot, script_of(&f.text), v.as_slice())));
         }
         for (p, s) in self.window.log.iter().enumerate() {
-            let slot = Slot::Message(p).id();
+            let slot = self.log_slot(p).id();
             items.extend(vector(slot, &s.id).map(|v| (slot, script_of(&s.message.content_text()), v.as_slice())));
         }
         for (q, r) in self.others.iter().enumerate() {
@@ -418,11 +419,22 @@ impl Controller {
                 })
         };
         // (instructions are never indexed, see `index_text`)
+        // (an archived message memory does not hold: by its time as the archive's read found it)
         let filter = |id: u64| match Slot::of(id) {
-            Slot::Message(i) => self.window.log.get(i).is_some_and(|s| want("message") && untagged && in_time(s.ts)),
-            Slot::Other(q) => {
-                opts.scope == Scope::User
-                    && matches!(self.others.get(q), Some(crate::store::record::Record::Msg { ts, .. }) if want("message") && untagged && in_time(*ts))
+            s @ Slot::Message(p) => {
+                let ts = match self.log_pos(p) {
+                    Some(i) => self.window.log.get(i).map(|s| s.ts),
+                    None => self.archived_ts(s),
+                };
+                ts.is_some_and(|ts| want("message") && untagged && in_time(ts))
+            }
+            s @ Slot::Other(q) => {
+                let ts = match self.others.get(q) {
+                    Some(crate::store::record::Record::Msg { ts, .. }) => Some(*ts),
+                    Some(_) => None,
+                    None => self.archived_ts(s),
+                };
+                opts.scope == Scope::User && ts.is_some_and(|ts| want("message") && untagged && in_time(ts))
             }
             Slot::Fact(i) => self.semantic.facts.get(i).is_some_and(|f| {
                 want(HitKind::from(f.kind).name())
@@ -437,7 +449,7 @@ impl Controller {
                 let v = self.index.centres.centre(script_of(query), v);
                 hybrid_search(&self.index.lexical, &self.index.vectors, query, Some(&v), k, HybridParams::default(), filter)?
             }
-            None => self.index.lexical.search(query, k, filter),
+            None => self.index.lexical.search_with(self.frozen(), query, k, filter),
         };
         Ok(ranked)
     }
@@ -469,12 +481,18 @@ impl Controller {
             tags: vec![],
             thread,
         };
+        let record = |r: &crate::store::record::Record| match r {
+            r @ crate::store::record::Record::Msg { id, message: m, .. } => {
+                Some(message(id, m, r.thread().filter(|t| *t != self.opts.thread).map(String::from)))
+            }
+            _ => None,
+        };
         Some(match Slot::of(id) {
-            Slot::Message(i) => self.window.log.get(i).map(|s| message(&s.id, &s.message, None))?,
-            Slot::Other(q) => match self.others.get(q)? {
-                r @ crate::store::record::Record::Msg { id, message: m, .. } => message(id, m, r.thread().map(String::from)),
-                _ => return None,
+            s @ Slot::Message(p) => match self.log_pos(p) {
+                Some(i) => self.window.log.get(i).map(|s| message(&s.id, &s.message, None))?,
+                None => record(self.archived(s)?)?,
             },
+            s @ Slot::Other(q) => record(self.others.get(q).or_else(|| self.archived(s))?)?,
             Slot::Fact(i) => {
                 let f = self.semantic.facts.get(i)?;
                 Hit {

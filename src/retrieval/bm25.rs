@@ -15,6 +15,7 @@
 //! emitted, CJK unigrams and bigrams included.
 
 use super::analyzer::analyze;
+use super::frozen::FrozenIndex;
 use super::hash::FxHashMap;
 use super::terms::{doc_terms, term_key, ReadTerms};
 use super::topk::TopK;
@@ -40,6 +41,14 @@ impl Default for Bm25Params {
 /// repetitions count), in four bytes: postings are most of an index's
 /// memory (about 60 per chat message). Ordered by slot, as `u32`s.
 type Posting = u32;
+
+/// A distinct term of a query that some document holds: its key, its id
+/// here (if this index holds it), and its documents in both indexes.
+struct QueryTerm {
+    key: u64,
+    id: Option<u32>,
+    df: usize,
+}
 
 /// Most documents an index holds at once (slots are 24 bits); more are not indexed.
 pub const MAX_DOCS: usize = 1 << 24;
@@ -279,10 +288,19 @@ impl Bm25Index {
     /// returned. `filter` runs only on documents that would otherwise enter
     /// the top k, so an expensive predicate costs little.
     pub fn search(&self, query: &str, k: usize, filter: impl Fn(u64) -> bool) -> Vec<(u64, f32)> {
-        if k == 0 || self.n_docs == 0 {
+        self.search_with(None, query, k, filter)
+    }
+
+    /// [`Bm25Index::search`] over this index and `frozen` together, scored
+    /// as one index holding the documents of both (their counts, lengths
+    /// and document frequencies summed), bit for bit; ids must differ
+    /// between the two.
+    pub fn search_with(&self, frozen: Option<&FrozenIndex>, query: &str, k: usize, filter: impl Fn(u64) -> bool) -> Vec<(u64, f32)> {
+        let n_frozen = frozen.map_or(0, FrozenIndex::len);
+        if k == 0 || self.n_docs as usize + n_frozen == 0 {
             return Vec::new();
         }
-        let (terms, _) = self.query_terms(query);
+        let (terms, _) = self.query_terms(query, frozen);
         if terms.is_empty() {
             return Vec::new();
         }
@@ -291,12 +309,21 @@ impl Bm25Index {
         // queries touch a large share of slots, where a dense array beats a
         // hash map of partial scores.
         let mut acc = vec![0f32; self.ids.len()];
-        self.accumulate(&terms, &mut acc);
+        let mut acc_frozen = vec![0f32; n_frozen];
+        self.accumulate(&terms, frozen, &mut acc, &mut acc_frozen);
 
         let mut top = TopK::new(k);
         for (&score, &id) in acc.iter().zip(&self.ids) {
             if score > 0.0 && top.would_keep(score, id) && filter(id) {
                 top.push(score, id);
+            }
+        }
+        if let Some(f) = frozen {
+            for (doc, &score) in acc_frozen.iter().enumerate() {
+                let Some((_, id)) = f.doc(doc as u32).filter(|d| d.1 != u64::MAX) else { continue };
+                if score > 0.0 && top.would_keep(score, id) && filter(id) {
+                    top.push(score, id);
+                }
             }
         }
         top.into_sorted()
@@ -313,46 +340,64 @@ impl Bm25Index {
     /// documents then weighs the words it lacks five times the ones it
     /// holds, so that no hit passes.
     pub fn query_weight(&self, query: &str, unseen_df: usize) -> f32 {
-        let (terms, unseen) = self.query_terms(query);
-        let idf = |df: usize| (1.0 + (self.n_docs as f32 - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
-        terms.iter().map(|&t| idf(self.postings.get(t as usize).map_or(0, Vec::len))).sum::<f32>() + unseen as f32 * idf(unseen_df)
+        self.query_weight_with(None, query, unseen_df)
+    }
+
+    /// [`Bm25Index::query_weight`] over this index and `frozen` together.
+    pub fn query_weight_with(&self, frozen: Option<&FrozenIndex>, query: &str, unseen_df: usize) -> f32 {
+        let (terms, unseen) = self.query_terms(query, frozen);
+        let n = (self.n_docs as usize + frozen.map_or(0, FrozenIndex::len)) as f32;
+        let idf = |df: usize| (1.0 + (n - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
+        terms.iter().map(|t| idf(t.df)).sum::<f32>() + unseen as f32 * idf(unseen_df)
     }
 
     /// The distinct terms of `query` some document holds, in query order,
     /// and the count of its other terms (repeats included).
-    fn query_terms(&self, query: &str) -> (Vec<u32>, usize) {
-        let mut terms: Vec<u32> = Vec::new();
+    fn query_terms(&self, query: &str, frozen: Option<&FrozenIndex>) -> (Vec<QueryTerm>, usize) {
+        let mut terms: Vec<QueryTerm> = Vec::new();
         let mut unseen = 0;
-        // A term whose documents are all gone counts as one never seen, so
-        // that an index after removals weighs a query as one built from the survivors.
-        let live = |t: &u32| self.postings.get(*t as usize).is_some_and(|l| !l.is_empty());
-        analyze(query, |term| match self.vocab.get(&term_key(term)).filter(|t| live(t)) {
+        analyze(query, |term| {
+            let key = term_key(term);
+            let id = self.vocab.get(&key).copied();
+            // A term whose documents are all gone counts as one never seen, so
+            // that an index after removals weighs a query as one built from the survivors.
+            let df = id.and_then(|t| self.postings.get(t as usize)).map_or(0, Vec::len) + frozen.map_or(0, |f| f.df(key));
             // Deduplicated in query order, not by term id: ids depend on the
             // order terms were first seen, and f32 sums in a different order
             // would make an updated index and a fresh one break ties differently.
-            Some(t) if !terms.contains(t) => terms.push(*t),
-            Some(_) => {}
-            None => unseen += 1,
+            if df == 0 {
+                unseen += 1;
+            } else if !terms.iter().any(|t| t.key == key) {
+                terms.push(QueryTerm { key, id, df });
+            }
         });
         (terms, unseen)
     }
 
-    /// Adds each term's BM25 contribution into `acc[slot]`.
-    fn accumulate(&self, terms: &[u32], acc: &mut [f32]) {
+    /// Adds each term's BM25 contribution into `acc[slot]` (and, for the
+    /// documents of `frozen`, into `acc_frozen[doc]`).
+    fn accumulate(&self, terms: &[QueryTerm], frozen: Option<&FrozenIndex>, acc: &mut [f32], acc_frozen: &mut [f32]) {
         let Bm25Params { k1, b } = self.params;
-        let n = self.n_docs as f32;
-        let avgdl = self.total_len as f32 / n;
+        let n = (self.n_docs as usize + frozen.map_or(0, FrozenIndex::len)) as f32;
+        let avgdl = (self.total_len + frozen.map_or(0, FrozenIndex::total_len)) as f32 / n;
         // tf + k1·(1 − b + b·dl/avgdl) = tf + c0 + c1·dl
         let c0 = k1 * (1.0 - b);
         let c1 = if avgdl > 0.0 { k1 * b / avgdl } else { 0.0 };
-        for list in terms.iter().filter_map(|&t| self.postings.get(t as usize)) {
-            let df = list.len() as f32;
+        for t in terms {
+            let df = t.df as f32;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
             let w = idf * (k1 + 1.0);
-            for &p in list {
+            for &p in t.id.and_then(|id| self.postings.get(id as usize)).map_or(&[][..], Vec::as_slice) {
                 let s = (p >> 8) as usize;
                 let tf = (p & 0xFF) as f32;
                 if let (Some(a), Some(&dl)) = (acc.get_mut(s), self.lens.get(s)) {
+                    *a += w * tf / (tf + c0 + c1 * dl as f32);
+                }
+            }
+            let Some(f) = frozen else { continue };
+            for (doc, tf) in f.postings(t.key) {
+                let tf = tf as f32;
+                if let (Some(a), Some((dl, _))) = (acc_frozen.get_mut(doc as usize), f.doc(doc)) {
                     *a += w * tf / (tf + c0 + c1 * dl as f32);
                 }
             }

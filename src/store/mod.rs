@@ -20,9 +20,11 @@
 //! replaced leave duplicates, never losses.
 
 pub mod crc;
+pub mod indexing;
 pub mod record;
 pub mod segments;
 pub mod shelf;
+pub mod skim;
 pub mod snapshot;
 pub mod tombstones;
 mod vector;
@@ -146,6 +148,21 @@ pub struct Loader {
     loaded: Loaded,
     /// Keys read already: left out.
     skip: Vec<Key>,
+    /// What the values read go to, when not to `loaded`.
+    mode: Mode,
+}
+
+/// Where a [`Loader`]'s values go.
+#[derive(Debug, Default)]
+enum Mode {
+    /// Records, deduplicated, and their stored terms (opening, a whole read).
+    #[default]
+    Load,
+    /// A lexical query's read of the archive (`indexing`).
+    Index(Box<indexing::Indexing>),
+    /// The records at the places wanted of each value (a query's hits,
+    /// decoded after `indexing`), each value's other records skipped.
+    Values(Vec<(Key, Vec<u32>)>, Vec<(Key, Vec<(u32, Record)>)>),
 }
 
 impl Loader {
@@ -157,6 +174,22 @@ impl Loader {
     pub fn push(&mut self, key: Key, bytes: &[u8]) -> Result<()> {
         if self.skip.contains(&key) {
             return Ok(());
+        }
+        match &mut self.mode {
+            Mode::Load => {}
+            Mode::Index(ix) => return ix.push(key, bytes),
+            Mode::Values(wanted, values) => {
+                let Some((_, places)) = wanted.iter().find(|(k, _)| *k == key) else { return Ok(()) };
+                match skim::decode_some(bytes, places) {
+                    Ok(records) => values.push((key, records)),
+                    Err(DecodeError::TooNew(version)) => {
+                        return Err(MemoryError::FormatTooNew { key: key.join("/"), version, supported: record::FORMAT_VERSION });
+                    }
+                    // (not answered: the caller reads the archive whole, which reports it)
+                    Err(DecodeError::Corrupt(_)) => {}
+                }
+                return Ok(());
+            }
         }
         let loaded = &mut self.loaded;
         loaded.report.keys += 1;
@@ -208,6 +241,34 @@ impl Loader {
         loader.loaded.records.reserve_exact(records);
         loader.loaded.seen.reserve(records);
         loader
+    }
+
+    /// A loader for a lexical query's read of the archive (`indexing`),
+    /// leaving out the values under `keys` (read already).
+    pub fn indexing(keys: Vec<Key>, ix: indexing::Indexing) -> Loader {
+        Loader { skip: keys, mode: Mode::Index(Box::new(ix)), ..Loader::default() }
+    }
+
+    /// A loader decoding the records at the places `wanted` of each value
+    /// named (ascending), without reading their terms or leaving out copies.
+    pub fn values(wanted: Vec<(Key, Vec<u32>)>) -> Loader {
+        Loader { mode: Mode::Values(wanted, Vec::new()), ..Loader::default() }
+    }
+
+    /// What an `indexing` loader read.
+    pub fn into_indexing(self) -> Option<indexing::Indexing> {
+        match self.mode {
+            Mode::Index(ix) => Some(*ix),
+            _ => None,
+        }
+    }
+
+    /// What a `values` loader read: each value's key and records, by place.
+    pub fn into_values(self) -> Vec<(Key, Vec<(u32, Record)>)> {
+        match self.mode {
+            Mode::Values(_, v) => v,
+            _ => Vec::new(),
+        }
     }
 
     /// The records read so far.

@@ -378,29 +378,45 @@ pub type Indexed<'a> = (u8, Vec<Record>, Option<&'a [u8]>);
 /// # Errors
 /// As [`decode`].
 pub fn decode_indexed(bytes: &[u8]) -> Result<Indexed<'_>, DecodeError> {
-    let (version, kind, payload) = parts(bytes)?;
-    if crc32(payload) != checksum(bytes) {
-        return Err(DecodeError::Corrupt("checksum mismatch".into()));
-    }
-    let (json, terms) = match kind {
-        KIND_INDEXED => {
-            let Some((len, rest)) = payload.split_first_chunk::<4>() else {
-                return Err(DecodeError::Corrupt("indexed segment shorter than its length".into()));
-            };
-            let len = u32::from_le_bytes(*len) as usize;
-            let (Some(json), Some(terms)) = (rest.get(..len), rest.get(len..)) else {
-                return Err(DecodeError::Corrupt("indexed segment shorter than its records".into()));
-            };
-            (json, Some(terms))
-        }
-        _ => (payload, None),
-    };
+    let (version, kind, json, terms) = checked_parts(bytes)?;
     let parsed = match kind {
         KIND_RECORD => serde_json::from_slice::<Record>(json).map(|r| vec![r]),
         KIND_PACK | KIND_INDEXED => serde_json::from_slice::<Vec<Record>>(json),
         other => return Err(DecodeError::Corrupt(format!("unknown record kind {other}"))),
     };
     parsed.map(|r| (version, r, terms)).map_err(|e| DecodeError::Corrupt(format!("unreadable payload: {e}")))
+}
+
+/// A value's version, kind, records' JSON and (kind 3) stored terms.
+pub(crate) type Parts<'a> = (u8, u8, &'a [u8], Option<&'a [u8]>);
+
+/// A value's [`Parts`], its
+/// header and checksum checked, nothing parsed (`store::skim` reads an
+/// indexed segment's record headers from it).
+///
+/// # Errors
+/// As [`decode`] (a payload is not parsed, so not found unreadable here).
+pub(crate) fn checked_parts(bytes: &[u8]) -> Result<Parts<'_>, DecodeError> {
+    let (version, kind, payload) = parts(bytes)?;
+    if crc32(payload) != checksum(bytes) {
+        return Err(DecodeError::Corrupt("checksum mismatch".into()));
+    }
+    if kind != KIND_INDEXED {
+        return Ok((version, kind, payload, None));
+    }
+    let Some((len, rest)) = payload.split_first_chunk::<4>() else {
+        return Err(DecodeError::Corrupt("indexed segment shorter than its length".into()));
+    };
+    let len = u32::from_le_bytes(*len) as usize;
+    let (Some(json), Some(terms)) = (rest.get(..len), rest.get(len..)) else {
+        return Err(DecodeError::Corrupt("indexed segment shorter than its records".into()));
+    };
+    Ok((version, kind, json, Some(terms)))
+}
+
+/// Whether a value's kind is a segment of records with their stored terms (kind 3).
+pub(crate) fn is_indexed(kind: u8) -> bool {
+    kind == KIND_INDEXED
 }
 
 fn checksum(bytes: &[u8]) -> u32 {

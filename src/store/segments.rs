@@ -115,6 +115,11 @@ impl Folding {
         id << 44 | seq & ((1 << 44) - 1)
     }
 
+    /// The writers known so far, by the number their records' identities carry.
+    pub(crate) fn writers(&self) -> HashMap<String, u64> {
+        self.writer_ids.clone()
+    }
+
     /// The identity of a record some known value holds, if its writer is known.
     pub fn find(&self, writer: &str, seq: u64) -> Option<Uid> {
         self.writer_ids.get(writer).map(|&id| id << 44 | seq & ((1 << 44) - 1))

@@ -66,6 +66,12 @@ impl Tombstones {
         self.threads.get(thread).is_some_and(|&up_to| lc <= up_to)
     }
 
+    /// Whether a tombstone removed the message `id` of `thread` (its `lc`),
+    /// as [`Tombstones::covers`] says of its record.
+    pub fn covers_message(&self, id: &str, thread: &str, lc: u64) -> bool {
+        self.ids.contains(id) || self.forgot_thread(thread, lc)
+    }
+
     /// Whether `r` is content a tombstone removed.
     pub fn covers(&self, r: &Record) -> bool {
         item_id(r).is_some_and(|id| self.ids.contains(id)) || self.covers_thread(r)

@@ -16,7 +16,7 @@ use super::storage::Storage;
 use super::summarizer::Summarizer;
 use super::{array_with_fields, degraded_by, from_js, js_error, ranks, to_js, to_json};
 use crate::context::{ContextOptions, ContextRequest};
-use crate::controller::{Added, Controller, ForgetTarget, Need, Page};
+use crate::controller::{Added, Controller, ForgetTarget, Need, Page, Query};
 use crate::error::MemoryError;
 use crate::models::Tokenizer;
 use crate::tokens::estimate::Family;
@@ -255,13 +255,20 @@ impl MemoryController {
         let options = read::<ContextOptions>(&options, "buildContext");
         self.enqueue(async move {
             let options = options?;
-            let (query, task_id) = (options.query.as_deref(), options.task_id.as_deref());
+            let (query, task_id) = (options.query.clone(), options.task_id.clone());
+            let max_tokens = d.path.held().options().working.max_tokens;
             // A query searches the archive too, and a task's history may be
             // there; if it cannot be read, the context is built from what is
-            // in memory and says so.
-            let (reading, unread) = d.path.read_or_partial(Need::Context { query: query.is_some(), task: task_id }).await;
+            // in memory and says so. Without an embedder, a query reads only
+            // the archive's stored terms and episodes and what it finds.
+            let lexical = ContextRequest::new(options.clone(), max_tokens, now, None, None);
+            let need = match (&query, &d.embedder) {
+                (Some(_), None) => Need::Query(Query::Context(&lexical)),
+                _ => Need::Context { query: query.is_some(), task: task_id.as_deref() },
+            };
+            let (reading, unread) = d.path.read_or_partial(need).await;
             let unread = unread.map(|e| degraded_by(&e));
-            let (query_vector, degraded) = match query {
+            let (query_vector, degraded) = match query.as_deref() {
                 Some(q) => match d.embed_query(q, &reading).await {
                     Ok(v) => (v, unread),
                     Err(f) => (None, Some(f)),
@@ -269,7 +276,7 @@ impl MemoryController {
                 None => (None, None),
             };
             let mut inner = d.path.controller_mut(&reading);
-            let req = ContextRequest::new(options, inner.options().working.max_tokens, now, query_vector, degraded);
+            let req = ContextRequest::new(options, max_tokens, now, query_vector, degraded);
             to_js(&inner.build_context(&req).map_err(js_error)?)
         })
     }
@@ -312,7 +319,9 @@ impl MemoryController {
         let opts = search_options(&options);
         self.enqueue(async move {
             let opts = opts?;
-            let reading = d.path.read(Need::Everything).await?;
+            // Without an embedder: the archive's stored terms and the segments holding the hits.
+            let need = if d.embedder.is_none() { Need::Query(Query::Search(&query, &opts)) } else { Need::Everything };
+            let reading = d.path.read(need).await?;
             let embedded = d.embed_query(&query, &reading).await;
             let found = d.path.controller_mut(&reading).find(&query, &opts, embedded).map_err(js_error)?;
             array_with_fields(to_js(&found)?, "hits")

@@ -1,14 +1,16 @@
 //! How a host reaches the controller to read: [`WritePath::read`] makes
 //! memory hold what a read touches (reading the archive segments opening
-//! left unread when that is needed) and returns the [`Reading`] that
-//! borrowing the controller takes; [`Held`] serves what reads no archived
+//! left unread when that is needed; for a lexical query, only their
+//! stored terms, their episodes and the segments holding what it finds:
+//! `controller::partial`) and returns the [`Reading`] that borrowing the
+//! controller takes; [`Held`] serves what reads no archived
 //! message. So a reading method a host adds sees the whole archive without
 //! calling anything by hand.
 
 use std::cell::{Ref, RefMut};
 
 use super::{Store, WritePath};
-use crate::controller::{Controller, Need};
+use crate::controller::{Controller, Need, Step};
 
 /// Proof that memory holds what a read needs: only [`WritePath::read`]
 /// (and [`WritePath::read_or_partial`], for a read that says it is partial)
@@ -76,10 +78,51 @@ impl<S: Store> WritePath<S> {
     /// # Errors
     /// The store's, `FORMAT_TOO_NEW`; memory is unchanged and the next read tries again.
     pub async fn read(&self, need: Need<'_>) -> Result<Reading, S::Error> {
-        if !self.controller.borrow().holds(need) {
-            self.load_archive().await?;
+        // A lexical query reads the archive's terms, then decodes the
+        // segments holding what it finds (`controller::partial`): two or
+        // three steps; more, and the archive is read whole.
+        if !matches!(need, Need::Query(_)) {
+            if !self.controller.borrow().holds(need) {
+                self.load_archive().await?;
+            }
+            return Ok(Reading(()));
         }
+        for _ in 0..4 {
+            let step = self.controller.borrow_mut().read_step(need);
+            match step {
+                Step::Held => return Ok(Reading(())),
+                Step::Whole => break,
+                Step::Index => {
+                    if !self.index_archive().await? {
+                        break;
+                    }
+                }
+                Step::Decode(wanted) => {
+                    let keys: Vec<_> = wanted.iter().map(|(k, _)| k.clone()).collect();
+                    let mut loader = crate::store::Loader::values(wanted);
+                    for key in &keys {
+                        self.store.load_into(key, &mut loader).await?;
+                    }
+                    if !self.controller.borrow_mut().cache_decoded(loader.into_values()) {
+                        break;
+                    }
+                }
+            }
+        }
+        self.load_archive().await?;
         Ok(Reading(()))
+    }
+
+    /// Reads the archive for lexical queries (`store::indexing`); `false`
+    /// when it must be read whole instead.
+    ///
+    /// # Errors
+    /// The store's, `FORMAT_TOO_NEW`; memory is unchanged.
+    async fn index_archive(&self) -> Result<bool, S::Error> {
+        let prefix = crate::store::archive_prefix(&self.controller.borrow().options().namespace);
+        let mut loader = self.controller.borrow().indexing_loader();
+        self.store.load_into(&prefix, &mut loader).await?;
+        Ok(self.controller.borrow_mut().finish_indexing(loader))
     }
 
     /// [`WritePath::read`] for a read that can go on with what memory holds

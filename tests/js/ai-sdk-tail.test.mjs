@@ -79,6 +79,19 @@ test("a tail that starts inside a tool group, or holds only a single match, read
   assert.deepEqual(alignTail(["u-new"], ["a1", "u2", "a2"], 5), { from: 0, supersede: 3 }, "one new message is new whatever is older");
 });
 
+test("a whole conversation is placed reading only its start and its end", () => {
+  const rand = rng(7);
+  const held = conversationOf(rand, 5000);
+  const whole = [...held, "u-new"];
+  const read = new Set();
+  const prompt = { length: whole.length, at: (i) => (read.add(i), whole[i]) };
+  const tail = held.slice(-8);
+  assert.deepEqual(alignTail(prompt, tail, held.length - 8), { from: held.length, supersede: 8 });
+  const far = [...read].filter((i) => i >= 10 && i < whole.length - 2 * 8 - 3);
+  assert.deepEqual(far, [], "no message between the prompt's start and its end is read");
+  assert.ok(read.size <= 2 + 2 * 8 + 3, `${read.size} messages read`);
+});
+
 // ---------------------------------------------------------------- through the middleware
 
 const mock = () =>

@@ -116,8 +116,13 @@ export function align(prompt, held, mode = "auto") {
  * these messages cannot place the prompt and more of memory must be read.
  *
  * Besides the anchors of `align`, the prompt may hold the tail: a place in
- * the prompt where the tail's first (or second) message is anchors it, so a
- * whole conversation is recognised from its end. A prompt of one message
+ * the prompt's end (its last `2 × held.length + 2` messages) where the
+ * tail's first (or second) message is anchors it, so a whole conversation
+ * is recognised from its end; a tail further back is found by a wider one.
+ * `prompt` may be an array or anything with `length` and `at(i)`: only the
+ * prompts the alignment compares are read (its start, as far as the tail
+ * reaches from there, and its end), so a caller may fingerprint lazily. A
+ * prompt of one message
  * the tail does not hold is new whatever came before it (rule 2 never takes
  * one message); anything else the tail cannot place, or places only by a
  * single match, is left to more of memory. With `mode: "full"` the prompt
@@ -139,7 +144,7 @@ function place(prompt, held, mode, before) {
     let matches = 0;
     let last = -1;
     for (let i = Math.max(0, -j); i < n && j + i < m; i++) {
-      if (prompt[i] === held[j + i]) {
+      if (prompt.at(i) === held[j + i]) {
         matches++;
         last = i;
       }
@@ -167,11 +172,16 @@ function anchors(prompt, held, mode, before) {
   if (mode === "full") return held.length > 0 && prompt.length > before ? [-before] : [];
   const out = new Set();
   for (let t = 0; t < Math.min(prompt.length, 2); t++) {
-    held.forEach((h, k) => h === prompt[t] && out.add(k - t));
+    const p = prompt.at(t);
+    held.forEach((h, k) => h === p && out.add(k - t));
   }
   if (before > 0) {
-    for (let k = 0; k < Math.min(held.length, 2); k++) {
-      prompt.forEach((p, i) => p === held[k] && out.add(k - i));
+    // Only the prompt's end: a tail that meets it further back is found
+    // by a wider tail, whose end reaches further.
+    const end = Math.max(0, prompt.length - 2 * held.length - 2);
+    for (let i = prompt.length - 1; i >= end; i--) {
+      const p = prompt.at(i);
+      for (let k = 0; k < Math.min(held.length, 2); k++) if (p === held[k]) out.add(k - i);
     }
   }
   return [...out].sort((a, b) => a - b);

@@ -120,7 +120,7 @@ async function prepare(memory, params, model, opts) {
   const prompt = params.prompt ?? [];
   const system = prompt.filter((m) => m.role === "system").map((m) => m.content);
   const incoming = fromModelMessages(prompt.filter((m) => m.role !== "system"));
-  const { held, from, supersede } = await recognise(memory, incoming.map(fingerprint), opts.conversation);
+  const { held, from, supersede } = await recognise(memory, incoming, opts.conversation);
 
   // Newest first: a tool result goes before the call it answers.
   const superseded = held.slice(supersede).map((h) => h.id);
@@ -156,7 +156,11 @@ async function prepare(memory, params, model, opts) {
 const TAIL = 8;
 const instruction = (h) => h.message.role === "system" || h.message.role === "developer";
 
-async function recognise(memory, raw, mode) {
+async function recognise(memory, incoming, mode) {
+  // Fingerprints are taken as the alignment reads them: a whole conversation
+  // is placed by its end, so its older turns are never fingerprinted.
+  const prints = [];
+  const raw = (i) => (prints[i] ??= fingerprint(incoming[i]));
   const redacted = new Map(); // prompt index -> its print as memory would hold it
   for (let limit = TAIL; ; limit *= 4) {
     const page = await memory.history({ limit });
@@ -167,20 +171,19 @@ async function recognise(memory, raw, mode) {
     // redacted (each print once), not a whole conversation per call.
     const heldPrints = held.map((h) => fingerprint(h.message));
     const known = new Set(heldPrints);
-    const end = Math.max(0, raw.length - 2 * limit);
-    const asHeld = (p, i) => {
-      if (i < end || known.has(p)) return p;
-      if (!redacted.has(i))
+    const end = Math.max(0, incoming.length - 2 * limit - 2);
+    for (let i = end; i < incoming.length; i++) {
+      const p = raw(i);
+      if (!known.has(p) && !redacted.has(i))
         redacted.set(
           i,
-          memory.redact(p).then(
+          await memory.redact(p).then(
             (r) => r.text,
             () => p,
           ),
         );
-      return redacted.get(i);
-    };
-    const prompt = await Promise.all(raw.map(asHeld));
+    }
+    const prompt = { length: incoming.length, at: (i) => (i < end || known.has(raw(i)) ? raw(i) : redacted.get(i)) };
     // Held messages (instructions aside) older than the page: whether there
     // are any is all "auto" asks; "full" lays the prompt on memory by
     // position, so it counts them (stats() walks the log: only then).

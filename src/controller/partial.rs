@@ -1,0 +1,436 @@
+//! A lexical query over an archive not read: the first query after opening
+//! reads what it needs, not the history (`WritePath::read` with
+//! [`Need::Query`]).
+//!
+//! The read (`store::indexing`) skims each archive segment of messages
+//! (record heads, not messages) and keeps its stored terms in a
+//! [`FrozenIndex`], which the search scores with the index of what memory
+//! holds as one index (`Bm25Index::search_with`); it decodes the segments
+//! of episodes, whose episodes join memory as a whole read merges them.
+//! Then each query decodes the segments holding what it finds, and keeps
+//! the newest [`DECODED`] of them. The messages stay out of the log: what
+//! the context shows and counts is unchanged.
+//!
+//! Invariants: every search slot is the one a whole read gives
+//! (`Slot::Message(p)` with `p` the message's place in the log of the
+//! whole thread, `Slot::Other(q)` its place in `others`), so scores, ties
+//! and results equal a whole read's; a message of the log at position `i`
+//! is slot `i` plus the archived messages before it (`log_slot`). Anything
+//! a whole read would do more than merge (a record a tombstone covers, an
+//! episode superseded, a message no episode covers, a segment without
+//! terms: `store::indexing`) makes the archive be read whole instead; so
+//! does a whole read's `Need`. A whole read (`merge_archive`) ends this
+//! state, leaving out the episodes merged here.
+
+use std::collections::HashSet;
+
+use super::archive::Need;
+use super::restore::LoadedEpisode;
+use super::search::{SearchOptions, Slot};
+use super::Controller;
+use crate::context::ContextRequest;
+use crate::retrieval::hash::{FxHashMap, FxHashSet};
+use crate::retrieval::FrozenIndex;
+use crate::store::indexing::{Indexing, MINE, NONE, OTHER};
+use crate::store::record::Record;
+use crate::store::tombstones::Tombstones;
+use crate::store::{Key, Loader, Uids};
+
+/// Most archived messages kept decoded for later queries (the oldest go first).
+pub const DECODED: usize = 4096;
+
+/// How many of a context's hits a read decodes first (then twice as many
+/// while the recall block would show one not decoded).
+pub const FIRST_DECODED: usize = 24;
+
+/// The archive as a lexical query reads it (see the module docs).
+#[derive(Clone, Debug)]
+pub(crate) struct Partial {
+    pub frozen: FrozenIndex,
+    /// The log positions (in the whole thread's log) of this thread's
+    /// archived messages, ascending, and each one's frozen document.
+    unread: Vec<u32>,
+    unread_doc: Vec<u32>,
+    /// Per log position when the archive was read: archived messages before it.
+    offsets: Vec<u32>,
+    /// Other threads' archived records: from this place of `others` on,
+    /// each one's frozen document.
+    others_from: usize,
+    others_doc: Vec<u32>,
+    /// Each frozen document's segment and time.
+    doc_segment: Vec<u32>,
+    doc_ts: Vec<f64>,
+    /// Each segment of messages: its key, its message records' slots
+    /// (`u64::MAX`: left out, a copy of a record read before) and their
+    /// places among its records.
+    segments: Vec<(Key, Vec<u64>, Vec<u32>)>,
+    /// Archived messages decoded, by slot, and their slots, oldest first.
+    cache: FxHashMap<u64, Record>,
+    decoded: std::collections::VecDeque<u64>,
+    /// The slots the query being read for needs: kept.
+    needed: Vec<u64>,
+    /// The episodes merged here: a whole read leaves them out.
+    pub merged: HashSet<(String, u64)>,
+}
+
+/// What a query to be answered is (`Need::Query`).
+#[derive(Clone, Copy, Debug)]
+pub enum Query<'a> {
+    /// `build_context` with a query.
+    Context(&'a ContextRequest),
+    /// `search`, lexical.
+    Search(&'a str, &'a SearchOptions),
+}
+
+/// The next step of a read (`WritePath::read`).
+#[derive(Debug, PartialEq)]
+pub enum Step {
+    /// Memory holds what the read needs.
+    Held,
+    /// Read the whole archive.
+    Whole,
+    /// Read the archive for a lexical query (`store::indexing`).
+    Index,
+    /// Decode the records at these places of these segments.
+    Decode(Vec<(Key, Vec<u32>)>),
+}
+
+impl Controller {
+    /// What to read next for `need` (building the search index first if a
+    /// query needs it and it is stale).
+    pub fn read_step(&mut self, need: Need<'_>) -> Step {
+        if self.archive_ready() {
+            return Step::Held;
+        }
+        let Need::Query(query) = need else {
+            return if self.holds(need) { Step::Held } else { Step::Whole };
+        };
+        if self.partial.is_none() {
+            return Step::Index;
+        }
+        self.ensure_index();
+        // (a query that fails fails on its own, with the same error)
+        let needed = self.needed_for(query).unwrap_or_default();
+        let batch = self.to_decode(query, &needed);
+        let mut missing: Vec<(Key, Vec<u32>)> = Vec::new();
+        for slot in batch {
+            let Some((key, at)) = self.place_of(slot) else { continue };
+            match missing.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, places)) => places.push(at),
+                None => missing.push((key, vec![at])),
+            }
+        }
+        for (_, places) in &mut missing {
+            places.sort_unstable();
+        }
+        if let Some(p) = self.partial.as_mut() {
+            p.needed = needed;
+        }
+        if missing.is_empty() {
+            Step::Held
+        } else {
+            Step::Decode(missing)
+        }
+    }
+
+    /// Which of `needed` (`needed_for`) to decode next: none once the
+    /// answer shows no undecoded one (a context's recall block looks at
+    /// the first few only, see `relevant`); else a search's all, a
+    /// context's next ones, twice as many as it holds already (at least
+    /// [`FIRST_DECODED`]).
+    fn to_decode(&self, query: Query<'_>, needed: &[u64]) -> Vec<u64> {
+        let missing: Vec<u64> = needed.iter().copied().filter(|&s| self.archived(Slot::of(s)).is_none()).collect();
+        match query {
+            _ if missing.is_empty() => missing,
+            Query::Search(..) => missing,
+            Query::Context(req) => {
+                // (a context that fails fails on its own)
+                let shows_unread = self.draft_context(req).is_ok_and(|(ctx, _)| ctx.sections.knowledge.ids.iter().any(String::is_empty));
+                if !shows_unread {
+                    return Vec::new();
+                }
+                let held = needed.len() - missing.len();
+                missing.into_iter().take(held.max(FIRST_DECODED)).collect()
+            }
+        }
+    }
+
+    /// Whether memory holds what `query` reads: the archive read for
+    /// queries, and the segments holding what it finds decoded.
+    pub(crate) fn holds_query(&self, query: Query<'_>) -> bool {
+        self.archive_ready()
+            || (self.partial.is_some()
+                && !self.index.stale
+                && self.needed_for(query).is_ok_and(|needed| self.to_decode(query, &needed).is_empty()))
+    }
+
+    /// The loader of a lexical query's read of the archive.
+    pub fn indexing_loader(&self) -> Loader {
+        let ix = Indexing::new(
+            self.opts.thread.clone(),
+            Tombstones::of(&self.books.forgets),
+            self.books.folding.writers(),
+            self.books.archive.seen.clone(),
+        );
+        Loader::indexing(self.read_early(), ix)
+    }
+
+    /// Takes what a lexical query's read of the archive found (see the
+    /// module docs); `false` when the archive must be read whole instead.
+    pub fn finish_indexing(&mut self, loader: Loader) -> bool {
+        if self.archive_ready() || self.partial.is_some() {
+            return true;
+        }
+        let Some(ix) = loader.into_indexing().filter(|ix| ix.fallback.is_none()) else { return false };
+        let read: Vec<LoadedEpisode> = ix
+            .episodes
+            .into_iter()
+            .filter_map(|r| match r {
+                Record::Episode { writer, seq, lc, episode, counted, .. } => {
+                    Some((lc, writer, seq, self.episode_counted(episode, counted.as_deref())))
+                }
+                _ => None,
+            })
+            .collect();
+        if !self.episodes_stand(&read, &ix.mine) {
+            return false;
+        }
+        let Indexing { mut frozen, writer_names, mine, others, segments, doc_segment, doc_ts, .. } = ix;
+        // Each archived message's place in the whole log: the log and the
+        // archived messages, both in log order, merged.
+        let mut order: Vec<u32> = (0..mine.len() as u32).collect();
+        let key =
+            |i: u32| mine.get(i as usize).map(|m| (m.lc, m.ts, writer_names.get(m.writer as usize).map_or("", String::as_str), m.seq));
+        order.sort_unstable_by(|&a, &b| match (key(a), key(b)) {
+            (Some(a), Some(b)) => a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then_with(|| a.2.cmp(b.2)).then(a.3.cmp(&b.3)),
+            _ => std::cmp::Ordering::Equal,
+        });
+        let log = &self.window.log;
+        let (mut unread, mut unread_doc) = (Vec::with_capacity(mine.len()), Vec::with_capacity(mine.len()));
+        let mut offsets = Vec::with_capacity(log.len());
+        let mut slots = vec![u64::MAX; mine.len()];
+        let (mut i, mut j) = (0, 0);
+        while i < log.len() || j < order.len() {
+            let before = |m: (u64, f64, &str, u64), s: &crate::window::Stored| {
+                m.0.cmp(&s.lc).then(m.1.total_cmp(&s.ts)).then_with(|| m.2.cmp(s.writer.as_str())).then(m.3.cmp(&s.seq)).is_lt()
+            };
+            let next = order.get(j).and_then(|&o| Some((o, key(o)?)));
+            match (next, log.get(i)) {
+                (Some((o, k)), s) if s.is_none_or(|s| before(k, s)) => {
+                    let p = (i + j) as u32;
+                    let doc = mine.get(o as usize).map_or(NONE, |m| m.doc);
+                    let slot = Slot::Message(p as usize).id();
+                    if doc != NONE {
+                        frozen.set_id(doc, slot);
+                    }
+                    if let Some(s) = slots.get_mut(o as usize) {
+                        *s = slot;
+                    }
+                    unread.push(p);
+                    unread_doc.push(doc);
+                    j += 1;
+                }
+                _ => {
+                    offsets.push(j as u32);
+                    i += 1;
+                }
+            }
+        }
+        let others_from = self.others.len();
+        for (q, &doc) in others.iter().enumerate().filter(|(_, &d)| d != NONE) {
+            frozen.set_id(doc, Slot::Other(others_from + q).id());
+        }
+        let segments = segments
+            .into_iter()
+            .map(|s| {
+                let msgs = s
+                    .msgs
+                    .iter()
+                    .map(|&r| match r {
+                        u64::MAX => u64::MAX,
+                        r if r & MINE != 0 => slots.get((r & !MINE) as usize).copied().unwrap_or(u64::MAX),
+                        r => Slot::Other(others_from + (r & !OTHER) as usize).id(),
+                    })
+                    .collect();
+                (s.key, msgs, s.records)
+            })
+            .collect();
+        frozen.shrink_to_fit();
+        let merged = read.iter().map(|(_, w, s, _)| (w.clone(), *s)).collect();
+        // (no episode is superseded: `episodes_stand`)
+        self.merge_episodes(read, &mut Uids::default());
+        let archive = &mut self.books.archive;
+        (archive.episodes, archive.episode_tokens) = (0, 0);
+        archive.tasks.clear();
+        self.partial = Some(Box::new(Partial {
+            frozen,
+            unread,
+            unread_doc,
+            offsets,
+            others_from,
+            others_doc: others,
+            doc_segment,
+            doc_ts,
+            segments,
+            cache: FxHashMap::default(),
+            decoded: std::collections::VecDeque::new(),
+            needed: Vec::new(),
+            merged,
+        }));
+        // Its slots are the whole log's now.
+        self.index.stale = true;
+        true
+    }
+
+    /// Whether the archive's episodes (`read`) and memory's all stand (none
+    /// supersedes another) and cover every archived message of this thread
+    /// (`mine`): else a whole read would change what memory holds.
+    fn episodes_stand(&self, read: &[LoadedEpisode], mine: &[crate::store::indexing::Mine]) -> bool {
+        let uids = &self.books.episode_uids;
+        let mut all: Vec<(u64, &str, u64, &crate::episodic::Episode)> = read.iter().map(|(lc, w, s, e)| (*lc, w.as_str(), *s, e)).collect();
+        all.extend(self.episodic.episodes.iter().zip(uids).map(|(e, (w, s, lc))| (*lc, w.as_str(), *s, e)));
+        all.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(b.1)).then(a.2.cmp(&b.2))
+        });
+        // As `restore::superseded`: the later of two sharing a message stands.
+        let mut claimed: FxHashSet<&str> = FxHashSet::default();
+        for (_, _, _, e) in all.iter().rev() {
+            if e.message_ids.iter().any(|m| claimed.contains(m.as_str())) {
+                return false;
+            }
+            claimed.extend(e.message_ids.iter().map(String::as_str));
+        }
+        let covered: FxHashSet<u64> = claimed.into_iter().map(Indexing::id_hash).collect();
+        mine.iter().all(|m| covered.contains(&m.id))
+    }
+
+    /// The search slot of the message at log position `pos`.
+    pub(crate) fn log_slot(&self, pos: usize) -> Slot {
+        match &self.partial {
+            None => Slot::Message(pos),
+            Some(p) => Slot::Message(pos + p.offsets.get(pos).map_or(p.unread.len(), |&o| o as usize)),
+        }
+    }
+
+    /// The log position of the message slot `Slot::Message(p)`; `None` for
+    /// an archived message memory does not hold (see [`Controller::archived`]).
+    pub(crate) fn log_pos(&self, p: usize) -> Option<usize> {
+        match &self.partial {
+            None => Some(p),
+            Some(x) => match x.unread.binary_search(&(p as u32)) {
+                Ok(_) => None,
+                Err(before) => Some(p - before),
+            },
+        }
+    }
+
+    /// An archived message not in memory, by its slot: its record if its
+    /// segment is decoded.
+    pub(crate) fn archived(&self, slot: Slot) -> Option<&Record> {
+        self.partial.as_ref()?.cache.get(&slot.id())
+    }
+
+    /// An archived message's time (decoded or not), by its slot.
+    pub(crate) fn archived_ts(&self, slot: Slot) -> Option<f64> {
+        let p = self.partial.as_ref()?;
+        p.doc_ts.get(self.archived_doc(slot)? as usize).copied()
+    }
+
+    /// The frozen document of an archived message's slot.
+    fn archived_doc(&self, slot: Slot) -> Option<u32> {
+        let p = self.partial.as_ref()?;
+        let doc = match slot {
+            Slot::Message(at) => p.unread.binary_search(&(at as u32)).ok().and_then(|k| p.unread_doc.get(k)).copied()?,
+            Slot::Other(q) => *p.others_doc.get(q.checked_sub(p.others_from)?)?,
+            Slot::Fact(_) => return None,
+        };
+        (doc != NONE).then_some(doc)
+    }
+
+    /// The archive's stored terms, while it is read for queries only.
+    pub(crate) fn frozen(&self) -> Option<&FrozenIndex> {
+        self.partial.as_ref().map(|p| &p.frozen)
+    }
+
+    /// The archived messages memory does not hold that `query` shows,
+    /// by slot, best first: a search's hits; for a context, the first of
+    /// its hits the recall block may look at (`context::recall::most_examined`).
+    ///
+    /// # Errors
+    /// As the query itself (`Controller::search`, `Controller::build_context`).
+    fn needed_for(&self, query: Query<'_>) -> crate::Result<Vec<u64>> {
+        if self.partial.is_none() {
+            return Ok(Vec::new());
+        }
+        let (ranked, most) = match query {
+            Query::Search(q, opts) => (self.ranked(q, opts, None)?, usize::MAX),
+            Query::Context(req) => match req.query.as_deref().filter(|q| !q.trim().is_empty()) {
+                Some(q) => {
+                    let mut req = req.clone();
+                    req.max_tokens = req.max_tokens.min(self.model.context_window as usize);
+                    let cap = req.semantic_tokens.unwrap_or(crate::context::RECALL_TOKENS);
+                    (self.recall_ranked(&req, q)?, crate::context::recall::most_examined(cap))
+                }
+                None => (Vec::new(), 0),
+            },
+        };
+        // (what memory holds, facts among it, is shown from memory)
+        let archived = ranked.into_iter().map(|(slot, _)| slot).filter(|&slot| self.archived_doc(Slot::of(slot)).is_some());
+        Ok(archived.take(most).collect())
+    }
+
+    /// Where an archived message's record is stored: its segment and its
+    /// place among the segment's records.
+    fn place_of(&self, slot: u64) -> Option<(Key, u32)> {
+        let p = self.partial.as_ref()?;
+        let seg = *p.doc_segment.get(self.archived_doc(Slot::of(slot))? as usize)?;
+        let (key, slots, places) = p.segments.get(seg as usize)?;
+        let at = slots.iter().position(|&s| s == slot)?;
+        Some((key.clone(), *places.get(at)?))
+    }
+
+    /// Keeps archived messages decoded for a query (`Loader::values`:
+    /// each segment's key and its records decoded, by place); `false` when
+    /// one is not a message this read knows (the archive must then be read whole).
+    pub fn cache_decoded(&mut self, values: Vec<(Key, Vec<(u32, Record)>)>) -> bool {
+        let Some(p) = self.partial.as_mut() else { return false };
+        for (key, records) in values {
+            let Some((_, slots, places)) = p.segments.iter().find(|(k, _, _)| *k == key) else { return false };
+            for (at, r) in records {
+                let slot = places.iter().position(|&x| x == at).and_then(|i| slots.get(i)).copied().unwrap_or(u64::MAX);
+                if slot == u64::MAX || !matches!(r, Record::Msg { .. }) {
+                    return false;
+                }
+                if p.cache.insert(slot, r).is_none() {
+                    p.decoded.push_back(slot);
+                }
+            }
+        }
+        // The oldest go first; those the query being read for needs stay.
+        let mut kept = 0;
+        while p.decoded.len() > DECODED.max(p.needed.len()) + kept {
+            let Some(slot) = p.decoded.pop_front() else { break };
+            if p.needed.contains(&slot) {
+                p.decoded.push_back(slot);
+                kept += 1;
+            } else {
+                p.cache.remove(&slot);
+            }
+        }
+        true
+    }
+
+    /// Leaves the state of a query's read (a whole read takes over).
+    pub(crate) fn take_partial(&mut self) -> Option<Box<Partial>> {
+        self.partial.take()
+    }
+
+    /// What a `recalled` query ranks, best first (`relevant`'s ranking).
+    ///
+    /// # Errors
+    /// As [`Controller::search`].
+    pub(super) fn recall_ranked(&self, req: &ContextRequest, query: &str) -> crate::Result<Vec<(u64, f32)>> {
+        let (k, when, query) = self.recall_query(req, query);
+        self.relevant_ranked(&query, req.query_vector.as_deref(), k, &["fact", "chunk", "message"], None, when)
+    }
+}

@@ -1,0 +1,236 @@
+//! Reading the archive for a lexical query (`controller::partial`): each
+//! archive segment holding messages is skimmed (`skim`: record heads, not
+//! messages) and its stored terms go into a [`FrozenIndex`]; segments of
+//! episodes are decoded whole. One value at a time, as the host hands them
+//! over: a value's bytes are dropped once read.
+//!
+//! The records are taken as a whole read takes them (`controller::archive`):
+//! in load order, a record read already (at opening, or earlier in the
+//! archive) left out. Anything a whole read would do more than that (a
+//! record a tombstone covers, to be rewritten; a value of an older format;
+//! a segment of messages without stored terms, or with other records; a
+//! damaged value) sets `fallback`: the archive is then read whole instead.
+
+use std::collections::HashMap;
+
+use super::record::{decode_indexed, DecodeError, Record, FORMAT_VERSION};
+use super::skim::{skim, Head};
+use super::tombstones::Tombstones;
+use super::{Key, Uid, Uids};
+use crate::error::{MemoryError, Result};
+use crate::retrieval::FrozenIndex;
+
+/// No document (a message not indexed, or a record that is not a message).
+pub const NONE: u32 = u32::MAX;
+
+/// A message of the controller's own thread, as skimmed.
+#[derive(Clone, Debug)]
+pub struct Mine {
+    pub lc: u64,
+    pub ts: f64,
+    /// Its writer (in `Indexing::writer_names`) and seq.
+    pub writer: u32,
+    pub seq: u64,
+    /// A hash of its id (`Indexing::id_hash`), to check what covers it.
+    pub id: u64,
+    /// Its document in the frozen index, or [`NONE`].
+    pub doc: u32,
+    /// Its segment, and its place among the segment's message records.
+    pub segment: u32,
+    pub at: u32,
+}
+
+/// A segment of messages, skimmed.
+#[derive(Clone, Debug)]
+pub struct Segment {
+    pub key: Key,
+    /// Per message record, in order: `MINE | i` (`Indexing::mine[i]`),
+    /// `OTHER | j` (`Indexing::others[j]`), or `u64::MAX` (left out).
+    pub msgs: Vec<u64>,
+    /// Each message record's place among the segment's records.
+    pub records: Vec<u32>,
+}
+
+pub const MINE: u64 = 1 << 62;
+pub const OTHER: u64 = 1 << 61;
+
+/// What a lexical query's read of the archive found.
+#[derive(Debug, Default)]
+pub struct Indexing {
+    thread: String,
+    tombstones: Tombstones,
+    writers: HashMap<String, u64>,
+    /// Record identities read so far (at opening, then in the archive).
+    seen: Uids,
+    pub writer_names: Vec<String>,
+    pub frozen: FrozenIndex,
+    /// Each frozen document's segment and time.
+    pub doc_segment: Vec<u32>,
+    pub doc_ts: Vec<f64>,
+    pub mine: Vec<Mine>,
+    /// Other threads' records in load order: each one's frozen document, or [`NONE`].
+    pub others: Vec<u32>,
+    pub segments: Vec<Segment>,
+    /// This thread's episodes, decoded.
+    pub episodes: Vec<Record>,
+    /// Why the archive must be read whole instead, if it must.
+    pub fallback: Option<&'static str>,
+}
+
+impl Indexing {
+    /// A read for the controller of `thread`, whose tombstones, writers
+    /// (`Folding::writers`) and records read at opening are these.
+    pub(crate) fn new(thread: String, tombstones: Tombstones, writers: HashMap<String, u64>, seen: Uids) -> Indexing {
+        Indexing { thread, tombstones, writers, seen, ..Indexing::default() }
+    }
+
+    /// A hash of a message id.
+    pub fn id_hash(id: &str) -> u64 {
+        use std::hash::BuildHasher;
+        crate::retrieval::hash::FxBuildHasher::default().hash_one(id)
+    }
+
+    fn uid(&mut self, writer: &str, seq: u64) -> Uid {
+        let next = self.writers.len() as u64;
+        let id = *self.writers.entry(writer.to_string()).or_insert(next);
+        id << 44 | seq & ((1 << 44) - 1)
+    }
+
+    /// Whether the record `(writer, seq)` is read for the first time (and now read).
+    fn first(&mut self, writer: &str, seq: u64) -> (Uid, bool) {
+        let uid = self.uid(writer, seq);
+        (uid, self.seen.insert(uid, 0).is_none())
+    }
+
+    fn writer_index(&mut self, writer: &str) -> u32 {
+        match self.writer_names.iter().position(|w| w == writer) {
+            Some(i) => i as u32,
+            None => {
+                self.writer_names.push(writer.to_string());
+                (self.writer_names.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Reads one archive value.
+    ///
+    /// # Errors
+    /// `FORMAT_TOO_NEW`, as a whole read.
+    pub fn push(&mut self, key: Key, bytes: &[u8]) -> Result<()> {
+        if self.fallback.is_some() {
+            return Ok(());
+        }
+        let skimmed = match skim(bytes) {
+            Ok(s) => s,
+            Err(DecodeError::TooNew(version)) => {
+                return Err(MemoryError::FormatTooNew { key: key.join("/"), version, supported: FORMAT_VERSION });
+            }
+            Err(DecodeError::Corrupt(_)) => {
+                self.fallback = Some("a damaged archive value");
+                return Ok(());
+            }
+        };
+        match skimmed {
+            Some((version, heads, terms)) => self.messages(key, version, &heads, terms),
+            None => self.decoded(bytes),
+        }
+        Ok(())
+    }
+
+    /// A segment of messages (and their vectors) with its stored terms.
+    fn messages(&mut self, key: Key, version: u8, heads: &[Head], terms: &[u8]) {
+        let messages = heads.iter().filter(|h| matches!(h, Head::Msg(_))).count();
+        let read = crate::retrieval::terms::read(terms).filter(|r| r.docs.len() == messages);
+        let plain = heads.iter().all(|h| match h {
+            Head::Msg(m) => m.role.known && !m.role.instruction,
+            Head::Embedding { .. } => true,
+            Head::Other => false,
+        });
+        let (Some(read), true, true) = (read, plain, version == FORMAT_VERSION) else {
+            self.fallback = Some("an archive segment a query cannot read by its terms");
+            return;
+        };
+        let segment = self.segments.len() as u32;
+        let mut msgs = Vec::with_capacity(messages);
+        let mut keep = Vec::with_capacity(messages);
+        let mut times = Vec::with_capacity(messages);
+        let mut records = Vec::with_capacity(messages);
+        for (r, h) in heads.iter().enumerate() {
+            match h {
+                Head::Embedding { writer, seq } => {
+                    self.first(writer, *seq);
+                }
+                Head::Msg(m) => {
+                    let thread = m.thread.as_deref().unwrap_or(super::record::DEFAULT_THREAD);
+                    let (_, first) = self.first(&m.writer, m.seq);
+                    if first && self.tombstones.covers_message(&m.id, thread, m.lc) {
+                        self.fallback = Some("forgotten content in the archive");
+                        return;
+                    }
+                    keep.push(first);
+                    times.push(m.ts);
+                    records.push(r as u32);
+                    msgs.push(if !first {
+                        u64::MAX
+                    } else if thread == self.thread {
+                        let writer = self.writer_index(&m.writer);
+                        let at = (msgs.len()) as u32;
+                        let id = Self::id_hash(&m.id);
+                        self.mine.push(Mine { lc: m.lc, ts: m.ts, writer, seq: m.seq, id, doc: NONE, segment, at });
+                        MINE | (self.mine.len() - 1) as u64
+                    } else {
+                        self.others.push(NONE);
+                        OTHER | (self.others.len() - 1) as u64
+                    });
+                }
+                Head::Other => {}
+            }
+        }
+        let Some(docs) = self.frozen.add_read(&read, &keep) else {
+            self.fallback = Some("an archive segment a query cannot read by its terms");
+            return;
+        };
+        for ((doc, r), ts) in docs.iter().zip(&msgs).zip(&times) {
+            let Some(doc) = *doc else { continue };
+            self.doc_segment.push(segment);
+            self.doc_ts.push(*ts);
+            let i = (r & !(MINE | OTHER)) as usize;
+            if r & MINE != 0 {
+                if let Some(m) = self.mine.get_mut(i) {
+                    m.doc = doc;
+                }
+            } else if let Some(o) = self.others.get_mut(i) {
+                *o = doc;
+            }
+        }
+        self.segments.push(Segment { key, msgs, records });
+    }
+
+    /// A value without stored terms: episodes, decoded whole.
+    fn decoded(&mut self, bytes: &[u8]) {
+        let Ok((version, records, _)) = decode_indexed(bytes) else {
+            self.fallback = Some("a damaged archive value");
+            return;
+        };
+        if version != FORMAT_VERSION || records.iter().any(|r| matches!(r, Record::Msg { .. })) {
+            self.fallback = Some("an archive segment a query cannot read by its terms");
+            return;
+        }
+        for r in records {
+            let (w, s) = r.uid();
+            let (_, first) = self.first(w, s);
+            if !first {
+                continue;
+            }
+            if self.tombstones.covers(&r) {
+                self.fallback = Some("forgotten content in the archive");
+                return;
+            }
+            match r.thread() {
+                Some(t) if t != self.thread => self.others.push(NONE),
+                _ if matches!(r, Record::Episode { .. }) => self.episodes.push(r),
+                _ => {}
+            }
+        }
+    }
+}

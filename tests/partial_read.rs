@@ -1,0 +1,199 @@
+//! A lexical query after opening reads the archive's stored terms and
+//! episodes and decodes only the segments holding what it finds
+//! (`controller::partial`): its search and its context equal those of a
+//! controller that loaded everything, for every query after it too, and
+//! a forget or a replace after it still scrubs everything.
+
+mod common;
+
+use std::rc::Rc;
+
+use agent_memory::context::ContextRequest;
+use agent_memory::controller::{ForgetTarget, Need, Options, Scope, SearchOptions};
+use agent_memory::durable::Durable;
+use agent_memory::message::{Message, Role};
+use agent_memory::window::WindowConfig;
+
+use common::storage::{Faulty, Map};
+
+fn options(writer: &str, thread: &str) -> Options {
+    Options {
+        writer: writer.into(),
+        thread: thread.into(),
+        segment_bytes: 32 * 1024,
+        working: WindowConfig { max_tokens: 800, ..WindowConfig::default() },
+        ..common::options(true)
+    }
+}
+
+/// A turn, in English or Chinese, some of them repeated word for word (ties).
+fn turn(i: usize) -> Message {
+    let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
+    match i % 11 {
+        3 => Message::text(role, "ok, thanks!"),
+        5 => Message::text(Role::User, format!("My booking code {i} is PELICAN{i}, 航班 CA{i} 周五起飞")),
+        7 => Message::text(role, format!("我们第{i}次讨论了去成都的行程，酒店在春熙路附近。")),
+        _ => Message::text(role, format!("turn {i}: we talked about the trip to Chengdu and the hotel near the river, item {}", i % 37)),
+    }
+}
+
+/// A namespace of `n` messages in the default thread and some in another,
+/// folded and archived as the package stores them.
+fn namespace(n: usize) -> Map {
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w", "default"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    d.add(Message::text(Role::System, "You are a travel agent for 成都 trips."), 0.0).unwrap();
+    for i in 0..n {
+        d.add(turn(i), i as f64).unwrap();
+    }
+    drop(d);
+    let mut other = Durable::open(options("o", "work"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    for i in 0..n / 4 {
+        other.add(turn(i * 3 + 1), (n + i) as f64).unwrap();
+    }
+    drop(other);
+    let mut d = Durable::open(options("w", "default"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    for i in n..n + 40 {
+        d.add(turn(i), i as f64).unwrap();
+    }
+    map
+}
+
+/// A controller that opened the namespace as the package does and read its archive whole.
+fn loaded_whole(map: &Map, writer: &str) -> Durable<Faulty> {
+    let d = Durable::open(options(writer, "default"), common::o200k(), Faulty::healthy(map)).unwrap();
+    assert!(d.controller().unwrap().archive_ready());
+    d
+}
+
+const QUERIES: &[&str] = &[
+    "PELICAN104 booking code",
+    "航班 周五",
+    "第150次讨论",
+    "trip to Chengdu hotel",
+    "成都 travel agent",
+    "ok thanks",
+    "春熙路 酒店",
+    "river item 12",
+];
+
+fn searches() -> Vec<SearchOptions> {
+    vec![
+        SearchOptions { k: Some(10), ..Default::default() },
+        SearchOptions { k: Some(3), scope: Scope::Thread, ..Default::default() },
+        SearchOptions { k: Some(25), from: Some(300.0), to: Some(1500.0), kinds: Some(vec!["message".into()]), ..Default::default() },
+    ]
+}
+
+#[test]
+fn a_query_reads_only_what_it_finds_and_answers_as_a_whole_read() {
+    let map = namespace(2400);
+    let whole = loaded_whole(&map, "f");
+    let d = Durable::open(options("r", "default"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    assert!(!d.held().holds(Need::Everything));
+    for (i, q) in QUERIES.iter().enumerate() {
+        let req = ContextRequest { max_tokens: 3000, query: Some((*q).into()), now: Some(5000.0), ..Default::default() };
+        assert_eq!(d.build_context(&req).unwrap(), whole.build_context(&req).unwrap(), "{q} (context)");
+        for opts in searches() {
+            let hits = d.search(q, &opts).unwrap();
+            assert_eq!(hits, whole.search(q, &opts).unwrap(), "{q} ({opts:?})");
+            if i == 0 && opts.k == Some(10) {
+                assert!(hits.iter().any(|h| h.text.contains("PELICAN104")), "{hits:?}");
+            }
+        }
+        // What a query reads is not the whole archive.
+        assert!(!d.held().holds(Need::Everything), "{q}: the archive was read whole");
+    }
+    // A context for another thread's words, and one with a small budget.
+    for req in [
+        ContextRequest { max_tokens: 1200, query: Some("周五起飞".into()), now: Some(9000.0), ..Default::default() },
+        ContextRequest { max_tokens: 8000, reserve_output: 500, query: Some("hotel near the river".into()), ..Default::default() },
+        ContextRequest { max_tokens: 8000, semantic_tokens: Some(4000), query: Some("ok thanks, the trip".into()), ..Default::default() },
+    ] {
+        assert_eq!(d.build_context(&req).unwrap(), whole.build_context(&req).unwrap());
+    }
+    // A whole read after it (history) sees everything once, and answers alike.
+    assert_eq!(d.controller().unwrap().history(), whole.controller().unwrap().history());
+    for q in QUERIES {
+        let opts = SearchOptions { k: Some(10), ..Default::default() };
+        assert_eq!(d.search(q, &opts).unwrap(), whole.search(q, &opts).unwrap(), "{q} (after a whole read)");
+    }
+    assert_eq!(d.controller().unwrap().load_report(), whole.controller().unwrap().load_report());
+    assert_eq!(d.controller().unwrap().episodes(), whole.controller().unwrap().episodes());
+}
+
+#[test]
+fn adds_after_a_partial_read_are_found_as_after_a_whole_one() {
+    let map = namespace(1600);
+    let mut d = Durable::open(options("r", "default"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    let opts = SearchOptions { k: Some(10), ..Default::default() };
+    assert!(!d.search("PELICAN104", &opts).unwrap().is_empty());
+    for i in 0..30 {
+        d.add(turn(5000 + i), 6000.0 + i as f64).unwrap();
+    }
+    let whole = loaded_whole(&map, "f");
+    for q in QUERIES.iter().chain(&["PELICAN5005 code", "turn 5013"]) {
+        assert_eq!(d.search(q, &opts).unwrap(), whole.search(q, &opts).unwrap(), "{q}");
+        let req = ContextRequest { max_tokens: 3000, query: Some((*q).into()), now: Some(7000.0), ..Default::default() };
+        let (a, b) = (d.build_context(&req).unwrap(), whole.build_context(&req).unwrap());
+        assert_eq!(a.sections, b.sections, "{q} (context sections)");
+        assert_eq!(a, b, "{q} (context)");
+    }
+}
+
+/// Whether a stored message or episode holds `needle` (a shelf record's
+/// thread title is not looked at here).
+fn contains(map: &Map, needle: &str) -> bool {
+    use agent_memory::store::record::{decode, Record};
+    map.borrow().values().flat_map(|v| decode(v).unwrap()).any(|r| match r {
+        Record::Msg { message, .. } => message.content_text().contains(needle),
+        Record::Episode { episode, .. } => episode.summary.contains(needle) || episode.key_points.iter().any(|k| k.contains(needle)),
+        _ => false,
+    })
+}
+
+#[test]
+fn a_forget_or_a_replace_after_a_partial_read_scrubs_everything() {
+    let map = namespace(1600);
+    let mut d = Durable::open(options("r", "default"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    let opts = SearchOptions { k: Some(5), ..Default::default() };
+    let hit = d.search("PELICAN104", &opts).unwrap().remove(0);
+    assert!(hit.text.contains("PELICAN104"));
+    assert!(!d.held().holds(Need::Everything));
+    d.forget(&ForgetTarget::Message(hit.id.clone()), 9000.0).unwrap();
+    assert!(!contains(&map, "PELICAN104,"), "the forgotten message left storage");
+    assert!(d.search("PELICAN104", &opts).unwrap().iter().all(|h| !h.text.contains("PELICAN104,")));
+    // Another controller opening the namespace reads the same, partially and whole.
+    let reopened = Durable::open(options("s", "default"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    let whole = loaded_whole(&map, "f");
+    for q in QUERIES {
+        assert_eq!(reopened.search(q, &opts).unwrap(), whole.search(q, &opts).unwrap(), "{q}");
+    }
+    // A replace of an archived message (a message and everything after it
+    // go), after a partial read and after a whole one, on twin copies.
+    let target = reopened.search("第150次讨论", &opts).unwrap().remove(0);
+    drop(reopened);
+    let twin: Map = Rc::new(std::cell::RefCell::new(map.borrow().clone()));
+    let mut e = Durable::open(options("t", "default"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    assert!(!e.search("第150次讨论", &opts).unwrap().is_empty());
+    assert!(!e.held().holds(Need::Everything));
+    let mut f = loaded_whole(&twin, "t");
+    let replacement = Message::text(Role::User, "Let us start again from here.");
+    assert_eq!(e.replace(&target.id, replacement.clone(), 9500.0).unwrap(), f.replace(&target.id, replacement, 9500.0).unwrap());
+    assert!(!contains(&map, "我们第150次讨论"), "the replaced message left storage");
+    assert!(!contains(&map, "PELICAN170,"), "what followed it left storage");
+    assert_eq!(*map.borrow(), *twin.borrow(), "storage holds the same after either");
+    for q in QUERIES {
+        assert_eq!(e.search(q, &opts).unwrap(), f.search(q, &opts).unwrap(), "{q} (after the replace)");
+    }
+}
+
+#[test]
+fn a_message_line_of_the_recall_block_takes_at_least_min_line_tokens() {
+    // The shortest: a one-letter name, no content (`controller::recall`'s lines).
+    for counter in [common::o200k(), common::estimator()] {
+        for line in ["\n- 1970-01-01 a: ", "\n- 2026-12-31 a (another conversation): "] {
+            assert!(counter.count(line) >= agent_memory::context::MIN_LINE, "{line:?}: {}", counter.count(line));
+        }
+    }
+}
