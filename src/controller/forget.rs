@@ -11,7 +11,9 @@
 //! forget made, after which the host removes the old values. Episodes that
 //! summarized a forgotten message are summarized again from what remains
 //! (offline), or dropped when nothing remains; their old ids join the
-//! tombstone so their text cannot return either.
+//! tombstone so their text cannot return either. What consolidation
+//! restated from a forgotten fact (a merge of it, the profiles written
+//! since) goes with it.
 
 use std::collections::HashSet;
 
@@ -23,6 +25,7 @@ use super::search::{SearchIndex, Slot};
 use super::writes::Segmented;
 use super::Controller;
 use crate::error::{MemoryError, Result};
+use crate::semantic::Fact;
 use crate::store::record::doc_key;
 use crate::store::record::{encode_record, Record};
 use crate::store::{log_key, Key, Kind, Uids, Write};
@@ -49,6 +52,10 @@ pub enum ForgetTarget {
     /// Everything under the namespace: the write path removes its storage
     /// prefix, then resets memory (`prepare_forget` refuses it).
     Namespace,
+    /// What retention found past its age (`controller::retention`), by id:
+    /// messages and episodes of any thread, facts. An id of none is left
+    /// out; the tombstone says what retention removed.
+    Expired(Vec<String>),
 }
 
 impl ForgetTarget {
@@ -125,6 +132,14 @@ struct Doomed {
     facts: HashSet<String>,
     /// Messages and episodes of other threads.
     others: HashSet<String>,
+}
+
+/// What a tombstone says: the ids and threads it removes, and, when
+/// retention wrote it, what that removed.
+struct Says {
+    ids: Vec<String>,
+    threads: Vec<String>,
+    expired: Option<crate::store::record::Expired>,
 }
 
 /// The id of another thread's message or episode.
@@ -215,6 +230,7 @@ impl Controller {
             ForgetTarget::Thread(t) => {
                 d.others = self.others.iter().filter(|r| r.thread() == Some(t.as_str())).filter_map(other_id).map(String::from).collect();
             }
+            ForgetTarget::Expired(ids) => d.messages = self.expired_doomed(ids, &mut d.facts, &mut d.others),
             ForgetTarget::Range { from, to } => {
                 // Also refuses NaN bounds, which `from > to` would let through.
                 #[allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -254,7 +270,31 @@ impl Controller {
             .map(|f| f.id.clone())
             .collect();
         d.facts.extend(taught);
+        self.restated(&mut d.facts);
         Ok(d)
+    }
+
+    /// Adds to `facts` what consolidation wrote from them: the facts that
+    /// restate one (`merges`, a model's may paraphrase it; merges of those
+    /// too), and every profile written since the earliest was stated (a
+    /// profile is written from what held, so it may quote any of them).
+    fn restated(&self, facts: &mut HashSet<String>) {
+        let consolidated = |f: &&Fact| f.source.as_deref() == Some(super::consolidate::SOURCE);
+        loop {
+            let more: Vec<String> = (self.semantic.facts.iter().filter(consolidated))
+                .filter(|f| !facts.contains(&f.id) && f.merges.iter().any(|m| facts.contains(m)))
+                .map(|f| f.id.clone())
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            facts.extend(more);
+        }
+        let since = (self.semantic.facts.iter()).filter(|f| facts.contains(&f.id)).map(|f| f.created_at).fold(f64::INFINITY, f64::min);
+        let profiles = (self.semantic.facts.iter().filter(consolidated))
+            .filter(|f| f.key.as_deref() == Some(super::consolidate::PROFILE) && f.created_at >= since)
+            .map(|f| f.id.clone());
+        facts.extend(profiles.collect::<Vec<_>>());
     }
 
     fn prepare_forget_then(
@@ -287,7 +327,9 @@ impl Controller {
             ForgetTarget::Thread(t) => vec![t.clone()],
             _ => Vec::new(),
         };
-        let (tombstone, segments, remove) = self.stored_without(ids, threads, ts, &gone, unsaved, undo.first_seq());
+        let expired = matches!(target, ForgetTarget::Expired(_)).then(|| outcome.expired());
+        let says = Says { ids, threads, expired };
+        let (tombstone, segments, remove) = self.stored_without(says, ts, &gone, unsaved, undo.first_seq());
         Ok(PreparedForget { tombstone, segments, remove, undo, outcome, added })
     }
 
@@ -364,8 +406,7 @@ impl Controller {
     /// replacing message): stored nowhere yet; `unsaved` are their log keys.
     fn stored_without(
         &mut self,
-        ids: Vec<String>,
-        threads: Vec<String>,
+        says: Says,
         ts: f64,
         gone: &[(String, u64)],
         mut unsaved: Vec<Key>,
@@ -377,7 +418,8 @@ impl Controller {
         // What this writer writes next must come after the tombstone, or a
         // thread's new life would fall under it.
         self.books.last_lc = self.books.last_lc.max(lc);
-        let tombstone = Record::Forget { writer: writer.clone(), seq, ts, ids, threads, lc };
+        let Says { ids, threads, expired } = says;
+        let tombstone = Record::Forget { writer: writer.clone(), seq, ts, ids, threads, lc, expired };
         let tombstone_write = Write { key: log_key(&self.opts.namespace, &writer, seq), bytes: encode_record(&tombstone) };
         self.books.forgets.push(tombstone);
         self.books.next_seq = seq + 1;

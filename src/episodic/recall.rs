@@ -5,14 +5,22 @@
 
 use super::Episode;
 
-/// Weights and half-life of recall scoring.
+/// Weights and half-life of recall scoring (each optional).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct RecallWeights {
+    /// Default 1.
+    #[cfg_attr(test, ts(as = "Option<f64>", optional))]
     pub recency: f64,
+    /// Default 1.
+    #[cfg_attr(test, ts(as = "Option<f64>", optional))]
     pub importance: f64,
+    /// Default 2.
+    #[cfg_attr(test, ts(as = "Option<f64>", optional))]
     pub relevance: f64,
     /// Milliseconds for recency to halve. Default 3 days.
+    #[cfg_attr(test, ts(as = "Option<f64>", optional))]
     pub half_life_ms: f64,
 }
 
