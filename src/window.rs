@@ -318,7 +318,7 @@ impl Window {
             plan.groups.push(i);
             plan.members.extend_from_slice(&group.members);
         }
-        plan.members.sort_unstable();
+        crate::sort::sort(&mut plan.members);
         (!plan.groups.is_empty()).then_some(plan)
     }
 

@@ -198,7 +198,7 @@ impl Controller {
     /// [`PROFILE_TOKENS`]; `None` when no fact holds.
     fn profile_text(&self, holding: &[&Fact]) -> Option<String> {
         let mut facts: Vec<&&Fact> = holding.iter().collect();
-        facts.sort_by_key(|f| f.key.is_none());
+        crate::sort::sort_by_key(&mut facts, |f| f.key.is_none());
         let mut text = String::from("User profile:");
         for f in facts {
             let line = format!("\n- {}", f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text)));

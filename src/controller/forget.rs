@@ -396,7 +396,7 @@ impl Controller {
             outcome.episodes_rewritten += 1;
         }
         self.drop_episodes(&dropped, undo);
-        ids.sort();
+        crate::sort::sort(&mut ids);
         (outcome, ids, gone)
     }
 

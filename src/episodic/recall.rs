@@ -52,7 +52,7 @@ pub fn rank(episodes: &[Episode], relevance: &[f64], now: f64, w: &RecallWeights
     normalize(&mut rel);
     let score = recency.iter().zip(&importance).zip(&rel).map(|((r, i), v)| w.recency * r + w.importance * i + w.relevance * v);
     let mut order: Vec<(usize, f64)> = score.enumerate().collect();
-    order.sort_by(|(a, sa), (b, sb)| sb.total_cmp(sa).then(b.cmp(a)));
+    crate::sort::sort_by(&mut order, |(a, sa), (b, sb)| sb.total_cmp(sa).then(b.cmp(a)));
     order.into_iter().map(|(i, _)| i).collect()
 }
 
