@@ -136,14 +136,20 @@ impl Controller {
     /// Which of `needed` (`needed_for`) to decode next: none once the
     /// answer shows no undecoded one (a context's recall block looks at
     /// the first few only, see `relevant`); else a search's all, a
-    /// context's next ones, twice as many as it holds already (at least
-    /// [`FIRST_DECODED`]).
+    /// context's first [`FIRST_DECODED`], then, while its recall block
+    /// would show one not decoded, twice as many as it holds already.
     fn to_decode(&self, query: Query<'_>, needed: &[u64]) -> Vec<u64> {
         let missing: Vec<u64> = needed.iter().copied().filter(|&s| self.archived(Slot::of(s)).is_none()).collect();
         match query {
             _ if missing.is_empty() => missing,
             Query::Search(..) => missing,
             Query::Context(req) => {
+                // The first few, before asking: a block of 600 tokens shows about as many.
+                let first: Vec<u64> =
+                    needed.iter().take(FIRST_DECODED).copied().filter(|&s| self.archived(Slot::of(s)).is_none()).collect();
+                if !first.is_empty() {
+                    return first;
+                }
                 // (a context that fails fails on its own)
                 let shows_unread = self.draft_context(req).is_ok_and(|(ctx, _)| ctx.sections.knowledge.ids.iter().any(String::is_empty));
                 if !shows_unread {
