@@ -14,7 +14,7 @@
 import { generateText, wrapLanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { MemoryController } from "../dist/node.js";
-import { memoryMiddleware, toModelMessages } from "../dist/ai-sdk.js";
+import { memoryMiddleware, toModelMessages } from "../dist/integrations/ai-sdk/ai-sdk.js";
 import { history } from "./history.mjs";
 import { fixed, int, isMain, median, table, timeRuns, verdict } from "./lib.mjs";
 

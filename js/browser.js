@@ -3,7 +3,7 @@
 // them. Each file is named by its own `new URL("./…", import.meta.url)` with a
 // literal path, the form Vite, webpack, Turbopack and Rollup recognise: they
 // emit the file as an asset and rewrite the URL to it.
-import { defineRuntime, responseBytes } from "./loader.js";
+import { defineRuntime, responseBytes } from "./internal/loader.js";
 
 const RANKS = {
   o200k_base: () => new URL("./ranks/o200k_base.bin", import.meta.url),

@@ -4,12 +4,25 @@
 export { MemoryController, wasmMemoryBytes, redactText, Bm25Index, VectorIndex } from "./wasm/agent_memory.js";
 export type * from "./wasm/agent_memory.js";
 // The package's error type: `instanceof MemoryError` or `isMemoryError(e)`.
-export * from "./errors.js";
+export * from "./internal/errors.js";
 // The module loads on first use: `ready()` (MemoryController.create awaits it).
-export * from "./loader.js";
+export * from "./internal/loader.js";
 // Storage adapters (hand-written JS; nodeFileStorage is in node.d.ts).
-export * from "./storage.js";
+export * from "./storage/storage.js";
 // Built-in hook clients (hand-written JS): embedder and summarizer over fetch.
-export * from "./hooks.js";
-// Vercel AI SDK ModelMessage ↔ OpenAI chat message mapping (hand-written JS).
-export * from "./aisdk.js";
+export * from "./hooks/hooks.js";
+// Vercel AI SDK ModelMessage ↔ OpenAI chat message mapping (hand-written JS;
+// documented in integrations/ai-sdk/ai-sdk.d.ts).
+export { fromModelMessages, toModelMessages } from "./integrations/ai-sdk/ai-sdk.js";
+export type {
+  ModelFilePart,
+  ModelJSONValue,
+  ModelMessage,
+  ModelMessageLike,
+  ModelProviderOptions,
+  ModelReasoningPart,
+  ModelTextPart,
+  ModelToolCallPart,
+  ModelToolResultPart,
+  SystemModelMessage,
+} from "./integrations/ai-sdk/ai-sdk.js";

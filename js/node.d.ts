@@ -3,4 +3,4 @@
 // the "node" condition (moduleResolution node16/nodenext, or bundler with
 // customConditions ["node"]); the others get index.d.ts.
 export * from "./index.js";
-export { nodeFileStorage } from "./storage-file.js";
+export { nodeFileStorage } from "./storage/storage-file.js";

@@ -12,7 +12,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
-import { defineRuntime, responseBytes } from "./loader.js";
+import { defineRuntime, responseBytes } from "./internal/loader.js";
 
 const FILES = {
   wasm: ["wasm/agent_memory_bg.wasm", () => new URL("./wasm/agent_memory_bg.wasm", import.meta.url)],
@@ -58,4 +58,4 @@ async function load(source, binding) {
 defineRuntime({ load, asset: packageFile, read, inflate: gunzipSync });
 
 export * from "./exports.js";
-export { nodeFileStorage } from "./storage-file.js";
+export { nodeFileStorage } from "./storage/storage-file.js";

@@ -1,5 +1,5 @@
 // Types of `agent-memory/testing`, the storage adapter acceptance suite.
-import type { StorageAdapter } from "./storage.js";
+import type { StorageAdapter } from "./storage/storage.js";
 
 /** One case's outcome; `error` says why a case failed. */
 export interface StorageAdapterTestResult {

@@ -12,7 +12,7 @@
 
 // Also `forceTrapForTest`: makes the WebAssembly module trap on purpose, so
 // an app can test what its users see when a bug in agent-memory traps it.
-export { trapForTest as forceTrapForTest } from "./loader.js";
+export { trapForTest as forceTrapForTest } from "./internal/loader.js";
 
 const MB = 1024 * 1024;
 

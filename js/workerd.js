@@ -4,7 +4,7 @@
 import wasmModule from "./wasm/agent_memory_bg.wasm";
 import o200k_base from "./ranks/o200k_base.bin";
 import cl100k_base from "./ranks/cl100k_base.bin";
-import { defineRuntime, responseBytes } from "./loader.js";
+import { defineRuntime, responseBytes } from "./internal/loader.js";
 
 const RANKS = { o200k_base, cl100k_base };
 

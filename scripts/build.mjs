@@ -1,6 +1,6 @@
 // Build: cargo (wasm32, release) → wasm-bindgen CLI → wasm-opt (npm binaryen)
 // → dist/, plus the gzip rank assets, then print what a browser loads.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { gzipSync, constants } from "node:zlib";
@@ -68,7 +68,8 @@ for (const name of ["o200k_base", "cl100k_base"]) {
   );
 }
 
-for (const f of readdirSync(join(root, "js"))) copyFileSync(join(root, "js", f), join(dist, f));
+// js/ as it is laid out (entries, internal, storage, hooks, integrations/…).
+cpSync(join(root, "js"), dist, { recursive: true });
 
 step("sizes (what a browser loads)");
 const gz = (p) => gzipSync(readFileSync(p), { level: 9 }).length;
@@ -80,5 +81,5 @@ const row = (label, p, alreadyGzip = false) => {
 };
 row("wasm/agent_memory_bg.wasm", bg);
 row("wasm/agent_memory.js", join(wasmOut, "agent_memory.js"));
-row("browser.js + gunzip.js", join(dist, "browser.js"));
+row("browser.js", join(dist, "browser.js"));
 for (const name of ["o200k_base", "cl100k_base"]) row(`ranks/${name}.bin (gzip)`, join(ranksOut, `${name}.bin`), true);

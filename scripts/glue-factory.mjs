@@ -1,7 +1,7 @@
 // Turns wasm-bindgen's generated glue (--target web) into a factory:
 // `createBinding(onTrap, onReset, eager)` returns a fresh copy of the glue
 // (its own module instance, memory views, closure and finalizer state) each
-// time it is called. js/loader.js needs that to recover from a trap: with
+// time it is called. js/internal/loader.js needs that to recover from a trap: with
 // panic = "abort", a panic in Rust is an `unreachable` trap that leaves the
 // instance's memory mid-operation (a RefCell borrowed, a queue half run), so
 // the package retires the whole instance and starts a new one, while

@@ -216,6 +216,16 @@ impl<S: Storage> Durable<S> {
         ready(self.path.forget(target, now))?
     }
 
+    /// Retention's pass at `now` (`controller::retention`): forgets what is
+    /// past its age, at most `maxPerCall` records; every change runs one
+    /// after its fold. A host calls it after opening, as the package does.
+    ///
+    /// # Errors
+    /// As [`Durable::forget`].
+    pub fn expire(&mut self, now: f64) -> Result<Option<Forgotten>> {
+        ready(self.path.expire(now))?
+    }
+
     /// Replaces the message `id` and everything after it with `message`.
     ///
     /// # Errors

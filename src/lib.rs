@@ -22,6 +22,7 @@ pub mod procedural;
 pub mod redact;
 pub mod retrieval;
 pub mod semantic;
+mod sort;
 pub mod store;
 pub mod summary;
 pub mod tokens;

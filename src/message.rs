@@ -304,11 +304,12 @@ fn parse_tool_call(c: &Value, path: &str) -> Result<ToolCall> {
         Some("custom") => ("custom", "/custom/name", "/custom/input"),
         _ => return Err(MemoryError::input(format!("{path}.type"), "expected \"function\" or \"custom\"")),
     };
-    let extra = obj
-        .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "id" | "type" | "function" | "custom"))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    // Extended, not collected: `Map::from_iter` sorts its input (a sort
+    // instance of its own), and `obj`'s keys are distinct and in order.
+    let mut extra = Map::new();
+    extra.extend(
+        obj.iter().filter(|(k, _)| !matches!(k.as_str(), "id" | "type" | "function" | "custom")).map(|(k, v)| (k.clone(), v.clone())),
+    );
     Ok(ToolCall { id: text("/id")?, kind: kind.into(), function: FunctionCall { name: text(body)?, arguments: text(args)? }, extra })
 }
 

@@ -33,6 +33,7 @@ use crate::error::{MemoryError, Result};
 /// How a model's tokens are counted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum Tokenizer {
     /// tiktoken o200k_base, counted exactly.
     O200kBase,
@@ -42,9 +43,11 @@ pub enum Tokenizer {
     Estimate,
 }
 
-/// Everything the controller needs to know about a model.
+/// Everything the controller needs to know about a model: a model entry
+/// (`create`'s `models`; host entries win over the built-in table).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ModelEntry"))]
 pub struct ModelInfo {
     pub tokenizer: Tokenizer,
     pub context_window: u64,
@@ -55,8 +58,9 @@ pub struct ModelInfo {
     pub cached_input_price: f64,
     /// USD per 1M output tokens (reasoning tokens included).
     pub output_price: f64,
-    /// USD per 1M tokens written to a prompt cache (Anthropic); default the input price.
+    /// USD per 1M tokens written to a prompt cache (Anthropic: 1.25x input). Default: the input price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub cache_write_price: Option<f64>,
 }
 

@@ -6,10 +6,12 @@
 //! types say; `UPDATE_TYPES=1 cargo test --lib typescript` rewrites it.
 //!
 //! `buildContext`'s options are derived too (`ContextOptions`, the type the
-//! binding reads them as). The rest of what JS passes in is declared by hand
-//! in `src/wasm/types.rs`: the other option objects are read by hand, and a
-//! message is a union by role of exact shapes so that the openai client's
-//! types fit it, richer than `Message`, which keeps any field as given.
+//! binding reads them as), and so are `create`'s that are data
+//! (`CreateDataOptions`). The rest of what JS passes in is declared by hand
+//! in `src/wasm/types.rs`: `create`'s hooks (JS values), the other option
+//! objects, read by hand, and a message, a union by role of exact shapes so
+//! that the openai client's types fit it, richer than `Message`, which keeps
+//! any field as given.
 
 use ts_rs::{Config, TS};
 
@@ -18,13 +20,17 @@ use crate::context::{
     Sections, SummarySection, SystemSection,
 };
 use crate::controller::{
-    Added, AddedMany, CompactionEvent, Consolidated, CurrentFact, Forgotten, Found, HistoryItem, Hit, HitKind, LayerTokens, MessageStats,
-    Remembered, Stats, SummaryRequest, ThreadInfo, TokenizerStats,
+    Added, AddedMany, CompactionEvent, Consolidated, ConsolidationFact, ConsolidationRequest, CreateOptions, CurrentFact, Forgotten, Found,
+    HistoryItem, Hit, HitKind, LayerTokens, MaxAge, MessageStats, Remembered, Retention, Stats, SummaryRequest, ThreadInfo, TokenizerStats,
+    WorkingMemory,
 };
 use crate::cost::{CostLedger, ModelCost, PurposeCost};
+use crate::episodic::recall::RecallWeights;
 use crate::episodic::{Episode, SummarySource};
 use crate::message::Message;
+use crate::models::{ModelInfo, Tokenizer};
 use crate::semantic::{Fact, FactKind};
+use crate::store::record::Expired;
 use crate::store::{CorruptKey, LoadReport};
 use crate::window::Place;
 
@@ -111,12 +117,20 @@ fn fields(body: &str) -> Vec<&str> {
     out.into_iter().filter(|f| !f.trim().is_empty()).collect()
 }
 
-/// Every type a method returns, and the types they hold, in reading order.
+/// Every type a method takes as a Rust type or returns, and the types they
+/// hold, in reading order.
 fn declarations() -> Out {
     // JSON numbers: serde_json writes a u64 as a number, JSON.parse reads one.
     let cfg = Config::new().with_large_int("number");
     let mut out = Out { text: HEADER.to_string(), ..Out::default() };
     let out = &mut out;
+    declaration::<CreateOptions>(&cfg, out);
+    declaration::<WorkingMemory>(&cfg, out);
+    declaration::<ModelInfo>(&cfg, out);
+    declaration::<Tokenizer>(&cfg, out);
+    declaration::<RecallWeights>(&cfg, out);
+    declaration::<Retention>(&cfg, out);
+    declaration::<MaxAge>(&cfg, out);
     declaration::<Added>(&cfg, out);
     declaration::<AddedMany>(&cfg, out);
     declaration::<CompactionEvent>(&cfg, out);
@@ -148,11 +162,14 @@ fn declarations() -> Out {
     declaration::<SummarySource>(&cfg, out);
     declaration::<SummaryRequest>(&cfg, out);
     declaration::<CurrentFact>(&cfg, out);
+    declaration::<ConsolidationRequest>(&cfg, out);
+    declaration::<ConsolidationFact>(&cfg, out);
     declaration::<Consolidated>(&cfg, out);
     declaration::<Stats>(&cfg, out);
     declaration::<TokenizerStats>(&cfg, out);
     declaration::<MessageStats>(&cfg, out);
     declaration::<LayerTokens>(&cfg, out);
+    declaration::<Expired>(&cfg, out);
     declaration::<CostLedger>(&cfg, out);
     declaration::<ModelCost>(&cfg, out);
     declaration::<PurposeCost>(&cfg, out);

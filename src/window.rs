@@ -237,6 +237,17 @@ impl Window {
         w
     }
 
+    /// Groups and pins the log again, as pushing it message by message
+    /// would, after messages were taken out of it (a forget) or put back.
+    pub fn regroup(&mut self) {
+        let log = std::mem::take(&mut self.log);
+        *self = Window::default();
+        for (index, s) in log.iter().enumerate() {
+            self.track(index, s);
+        }
+        self.log = log;
+    }
+
     /// Groups and pins the message that is (or is about to be) at `index`.
     fn track(&mut self, index: usize, stored: &Stored) {
         let message = &stored.message;
@@ -307,7 +318,7 @@ impl Window {
             plan.groups.push(i);
             plan.members.extend_from_slice(&group.members);
         }
-        plan.members.sort_unstable();
+        crate::sort::sort(&mut plan.members);
         (!plan.groups.is_empty()).then_some(plan)
     }
 

@@ -73,7 +73,12 @@ fn assistant_field(key: &str, value: &Value, tool_turn: bool) -> Option<Value> {
     match rule {
         Send::Always => Some(value.clone()),
         Send::IfString => value.is_string().then(|| value.clone()),
-        Send::IdOnly => value.get("id").map(|id| Value::Object(Map::from_iter([("id".to_string(), id.clone())]))),
+        Send::IdOnly => value.get("id").map(|id| {
+            // Inserted, not collected: `Map::from_iter` sorts its input, a sort instance of its own.
+            let mut only = Map::new();
+            only.insert("id".to_string(), id.clone());
+            Value::Object(only)
+        }),
         Send::ToolTurn => tool_turn.then(|| value.clone()),
     }
 }

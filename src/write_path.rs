@@ -163,13 +163,27 @@ impl<S: Store> WritePath<S> {
         Ok(self.controller.borrow_mut().commit_remember(p))
     }
 
-    /// Consolidates facts and preferences offline (see `controller::consolidate`).
+    /// What to ask a summarizer model for a consolidation, if anything
+    /// (see [`Controller::consolidation_request`]).
+    ///
+    /// # Errors
+    /// `CLOSED`.
+    pub fn consolidation_request(&self) -> Result<Option<crate::controller::ConsolidationRequest>, MemoryError> {
+        self.controller.borrow().consolidation_request()
+    }
+
+    /// Consolidates facts and preferences (see `controller::consolidate`):
+    /// as the model's answer to `asked` says when it is usable, else offline.
     ///
     /// # Errors
     /// Those of [`Controller::prepare_consolidate`]; the store's (what was
     /// saved before a failure is read on the next open, and holds).
-    pub async fn consolidate(&self, now: f64) -> Result<crate::controller::Consolidated, S::Error> {
-        let (p, out) = self.controller.borrow().prepare_consolidate(now)?;
+    pub async fn consolidate(
+        &self,
+        now: f64,
+        asked: Option<crate::controller::Asked<'_>>,
+    ) -> Result<crate::controller::Consolidated, S::Error> {
+        let (p, out) = self.controller.borrow().prepare_consolidate(now, asked)?;
         self.save_all(&p.writes).await?;
         self.controller.borrow_mut().commit_consolidate(p);
         Ok(out)
@@ -228,8 +242,31 @@ impl<S: Store> WritePath<S> {
         }
         // What goes may be in the archive, and every value holding it is rewritten.
         self.load_archive().await?;
-        let p = self.controller.borrow().prepare_forget(target, now)?;
+        let p = self.controller.borrow_mut().prepare_forget(target, now)?;
         self.apply_forget(p).await
+    }
+
+    /// Retention (`controller::retention`): forgets what is past its age at
+    /// `now`, at most `maxPerCall` records, as [`WritePath::forget`] does;
+    /// the archive is read first when its shelf records say it may hold
+    /// some. Runs after each change's fold and on opening; `None` when
+    /// nothing was due.
+    ///
+    /// # Errors
+    /// The store's (nothing changed, or, past the tombstone, as `forget`:
+    /// what was saved holds, and the next call goes on).
+    pub async fn expire(&self, now: f64) -> Result<Option<Forgotten>, S::Error> {
+        if !self.controller.borrow().options().retention.is_set() {
+            return Ok(None);
+        }
+        if self.controller.borrow().retention_needs_archive(now) {
+            self.load_archive().await?;
+        }
+        // What a read found under a tombstone, or a removal left quoted (a
+        // pass a crash stopped), is rewritten before the next pass.
+        self.fold().await?;
+        let Some(target) = self.controller.borrow().expired(now) else { return Ok(None) };
+        self.forget(&target, now).await.map(Some)
     }
 
     /// Replaces the message `id` and everything after it with `message`
@@ -246,16 +283,28 @@ impl<S: Store> WritePath<S> {
         now: f64,
     ) -> Result<(Forgotten, (String, usize)), S::Error> {
         self.load_archive().await?;
-        let p = self.controller.borrow().prepare_replace(id, message, task, now)?;
-        let added = p.added.clone().ok_or_else(|| MemoryError::input("replace", "nothing was added"))?;
+        let p = self.controller.borrow_mut().prepare_replace(id, message, task, now)?;
+        let Some(added) = p.added.clone() else {
+            self.controller.borrow_mut().abort_forget(p);
+            return Err(MemoryError::input("replace", "nothing was added").into());
+        };
         Ok((self.apply_forget(p).await?, added))
     }
 
     /// Saves a prepared forget (tombstone, then segments), commits it, then
-    /// removes the old values; a key not removed is retried by the next fold.
+    /// removes the old values (a key not removed is retried by the next
+    /// fold), then folds: shelf records quoting what went are rewritten.
+    /// Memory shows the forget while it is saved (a read meanwhile does not
+    /// see what is being forgotten); a save that fails puts it back.
     async fn apply_forget(&self, p: crate::controller::PreparedForget) -> Result<Forgotten, S::Error> {
-        self.save(&p.tombstone).await?;
-        self.save_all(&p.segments).await?;
+        let saved = match self.save(&p.tombstone).await {
+            Ok(()) => self.save_all(&p.segments).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = saved {
+            self.controller.borrow_mut().abort_forget(p);
+            return Err(e);
+        }
         let remove = p.remove.clone();
         let mut outcome = self.controller.borrow_mut().commit_forget(p);
         // In order, and none after one that failed (see `controller::placement`).
@@ -271,6 +320,8 @@ impl<S: Store> WritePath<S> {
         }
         // Not the caller's failure: the next fold says it again.
         let _ = self.unshelve().await;
+        // Shelf records quoting what went are restated and rewritten (`controller::shelves`); or by the next fold.
+        let _ = self.fold().await;
         Ok(outcome)
     }
 
@@ -372,6 +423,12 @@ impl<S: Store> WritePath<S> {
         }
         // Each step writes at most what it replaces; a bound all the same.
         for _ in 0..64 {
+            // Shelf records quoting what a removal took first (`controller::shelves`): this step rewrites their values.
+            let restate = self.controller.borrow().prepare_restate();
+            if let Some(p) = restate {
+                self.save(&p.write).await?;
+                self.controller.borrow_mut().commit_restate(p);
+            }
             let Some(p) = self.controller.borrow().prepare_fold() else { break };
             if let Err(e) = self.save_all(&p.writes).await {
                 self.controller.borrow_mut().abort_fold(p);
@@ -419,7 +476,7 @@ impl<S: Store> WritePath<S> {
     }
 
     /// After a committed change, without a summarizer: an offline
-    /// compaction if one is due, then folding. Resolves to the compaction
+    /// compaction if one is due, then folding, then retention. Resolves to the compaction
     /// and the first background failure; neither loses the change.
     pub async fn settle(&self, now: f64) -> (Option<CompactionEvent>, Option<S::Error>) {
         let job = self.controller.borrow_mut().begin_compaction();
@@ -431,6 +488,9 @@ impl<S: Store> WritePath<S> {
             None => (None, None),
         };
         if let Err(e) = self.fold().await {
+            error = error.or(Some(e));
+        }
+        if let Err(e) = self.expire(now).await {
             error = error.or(Some(e));
         }
         (event, error)

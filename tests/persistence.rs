@@ -224,6 +224,25 @@ fn forgetting_removes_the_text_from_every_stored_byte() {
 }
 
 #[test]
+fn forgetting_a_thread_s_first_message_leaves_no_title_behind() {
+    // Shelf records name each archive segment's first user message (a
+    // thread's title without reading the archive): they are restated.
+    use agent_memory::controller::ForgetTarget;
+    let map: Map = Rc::default();
+    let mut d = Durable::open(options("w1", 12), common::o200k(), Faulty::healthy(&map)).unwrap();
+    let first = d.add(Message::text(Role::User, "my locker code is OSPREY-4417"), 0.0).unwrap().id;
+    for i in 1..40 {
+        d.add(Message::text(Role::User, format!("message {i} about the weekend")), i as f64).unwrap();
+    }
+    assert!(contains(&stored_bytes(&map), "OSPREY-4417"));
+    d.forget(&ForgetTarget::Message(first), 50.0).unwrap();
+    assert!(!contains(&stored_bytes(&map), "OSPREY-4417"), "the title is still stored");
+    let r = Durable::open(options("w2", 12), common::o200k(), Faulty::healthy(&map)).unwrap();
+    assert_eq!(r.controller().unwrap().history(), d.controller().unwrap().history());
+    assert_eq!(r.controller().unwrap().threads(), d.controller().unwrap().threads());
+}
+
+#[test]
 fn edit_and_regenerate_replace_the_tail_and_what_was_derived_from_it() {
     let counter = common::o200k();
     let map: Map = Rc::default();

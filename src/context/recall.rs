@@ -98,7 +98,7 @@ pub fn fill(items: &[&Recalled], room: usize, counter: &Counter, shown: &dyn Fn(
 fn in_order<'a>(chosen: &[&'a Recalled]) -> Vec<&'a Recalled> {
     let mut facts: Vec<&Recalled> = chosen.iter().filter(|r| r.at.is_none()).copied().collect();
     let mut timed: Vec<&Recalled> = chosen.iter().filter(|r| r.at.is_some()).copied().collect();
-    timed.sort_by(|a, b| a.at.unwrap_or(0.0).total_cmp(&b.at.unwrap_or(0.0)).then_with(|| a.id.cmp(&b.id)));
+    crate::sort::sort_by(&mut timed, |a, b| a.at.unwrap_or(0.0).total_cmp(&b.at.unwrap_or(0.0)).then_with(|| a.id.cmp(&b.id)));
     facts.append(&mut timed);
     facts
 }

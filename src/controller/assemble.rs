@@ -86,7 +86,7 @@ impl Controller {
         // byte-identical while they are unchanged.
         let mut prefs: Vec<&crate::semantic::Fact> =
             self.facts().into_iter().filter(|f| f.kind == crate::semantic::FactKind::Preference).collect();
-        prefs.sort_by(|a, b| a.key.cmp(&b.key).then(a.created_at.total_cmp(&b.created_at)));
+        crate::sort::sort_by(&mut prefs, |a, b| a.key.cmp(&b.key).then(a.created_at.total_cmp(&b.created_at)));
         let items: Vec<String> =
             prefs.iter().map(|f| f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text))).collect();
         let cost = |t: &str| message_tokens(&self.counter, &Message::text(crate::message::Role::System, t));

@@ -32,6 +32,9 @@ use crate::wire::request_form;
 #[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryRequest {
+    /// Always "summary" (a consolidation's request says "consolidation").
+    #[cfg_attr(test, ts(type = "\"summary\""))]
+    pub purpose: &'static str,
     pub messages: Vec<Message>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub previous_summary: Option<String>,
@@ -140,7 +143,12 @@ impl Controller {
         let moved: Vec<&Stored> = moved().collect();
         let candidates = self.offline_statements(&moved).into_iter().map(|(text, _)| text).collect();
         let current_facts = self.current_facts();
-        CompactionJob { ids, request: SummaryRequest { messages, previous_summary, candidates, current_facts }, tokens_before, failure }
+        CompactionJob {
+            ids,
+            request: SummaryRequest { purpose: "summary", messages, previous_summary, candidates, current_facts },
+            tokens_before,
+            failure,
+        }
     }
 
     /// The newest live facts and preferences, at most [`MAX_CURRENT`], oldest first.

@@ -1,24 +1,36 @@
 //! Forgetting: content leaves storage itself, with every copy derived from it.
 //!
-//! A forget is prepared as the whole state after it: a tombstone record
+//! A forget is applied to memory when it is prepared, in place (`undo`
+//! keeps what it took out and what it made, so a failed save puts memory
+//! back: no second controller, whose copy doubled memory at 100,000
+//! messages for a one-message edit), with the writes that make storage
+//! match it: a tombstone record
 //! (ids only, no content) so no other copy can come back, then every stored
 //! value that held a record that goes is rewritten without it (only those
 //! values: the rest of the history is not touched), with the records the
 //! forget made, after which the host removes the old values. Episodes that
 //! summarized a forgotten message are summarized again from what remains
 //! (offline), or dropped when nothing remains; their old ids join the
-//! tombstone so their text cannot return either.
+//! tombstone so their text cannot return either. What consolidation
+//! restated from a forgotten fact (a merge of it, the profiles written
+//! since) goes with it.
 
 use std::collections::HashSet;
 
 use serde::Serialize;
 
+mod undo;
+
+use super::search::{SearchIndex, Slot};
 use super::writes::Segmented;
 use super::Controller;
 use crate::error::{MemoryError, Result};
+use crate::semantic::Fact;
+use crate::store::record::doc_key;
 use crate::store::record::{encode_record, Record};
 use crate::store::{log_key, Key, Kind, Uids, Write};
-use crate::window::{Stored, Window};
+use crate::window::Stored;
+use undo::Undo;
 
 /// What to forget.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,6 +52,10 @@ pub enum ForgetTarget {
     /// Everything under the namespace: the write path removes its storage
     /// prefix, then resets memory (`prepare_forget` refuses it).
     Namespace,
+    /// What retention found past its age (`controller::retention`), by id:
+    /// messages and episodes of any thread, facts. An id of none is left
+    /// out; the tombstone says what retention removed.
+    Expired(Vec<String>),
 }
 
 impl ForgetTarget {
@@ -94,7 +110,7 @@ pub struct Forgotten {
     pub pending_removals: usize,
 }
 
-/// The state after a forget, and the writes that make storage match it.
+/// A forget applied to memory, and the writes that make storage match it.
 pub struct PreparedForget {
     /// Save first: once it is stored, nothing forgotten loads again.
     pub tombstone: Write,
@@ -102,10 +118,28 @@ pub struct PreparedForget {
     pub segments: Vec<Write>,
     /// Remove last: those values.
     pub remove: Vec<Key>,
-    next: Box<Controller>,
+    /// What memory held before, for [`Controller::abort_forget`].
+    undo: Undo,
     pub outcome: Forgotten,
     /// The id and tokens of the message added in its place ([`Controller::prepare_replace`]).
     pub added: Option<(String, usize)>,
+}
+
+/// What a forget removes, by id.
+#[derive(Default)]
+struct Doomed {
+    messages: HashSet<String>,
+    facts: HashSet<String>,
+    /// Messages and episodes of other threads.
+    others: HashSet<String>,
+}
+
+/// What a tombstone says: the ids and threads it removes, and, when
+/// retention wrote it, what that removed.
+struct Says {
+    ids: Vec<String>,
+    threads: Vec<String>,
+    expired: Option<crate::store::record::Expired>,
 }
 
 /// The id of another thread's message or episode.
@@ -117,15 +151,26 @@ fn other_id(r: &Record) -> Option<&str> {
     }
 }
 
+/// The positions in `items` of those `gone` says go, ascending.
+fn positions<T>(items: &[T], gone: impl Fn(&T) -> bool) -> Vec<usize> {
+    items.iter().enumerate().filter(|(_, x)| gone(x)).map(|(i, _)| i).collect()
+}
+
 impl Controller {
     /// Whether `id` is a message of another thread of the namespace.
     pub(crate) fn other_message(&self, id: &str) -> bool {
         self.others.iter().any(|r| matches!(r, Record::Msg { id: m, .. } if m == id))
     }
 
+    /// Applies a forget to memory and returns the writes that make storage
+    /// match; memory shows it from now on. The host saves them, then calls
+    /// [`Controller::commit_forget`], or [`Controller::abort_forget`] when a
+    /// save failed, which puts memory back as it was.
+    ///
     /// # Errors
-    /// `INVALID_INPUT` for an unknown message id or an empty range; `CLOSED`.
-    pub fn prepare_forget(&self, target: &ForgetTarget, now: f64) -> Result<PreparedForget> {
+    /// `INVALID_INPUT` for an unknown message id or an empty range; `CLOSED`
+    /// (nothing changed).
+    pub fn prepare_forget(&mut self, target: &ForgetTarget, now: f64) -> Result<PreparedForget> {
         self.prepare_forget_then(target, now, None)
     }
 
@@ -135,66 +180,64 @@ impl Controller {
     ///
     /// # Errors
     /// Those of [`Controller::prepare_forget`] and [`Controller::prepare_add_in_task`]
-    /// (the new message is checked against what remains).
-    pub fn prepare_replace(&self, id: &str, message: crate::message::Message, task_id: Option<String>, now: f64) -> Result<PreparedForget> {
+    /// (the new message is checked against what remains; refused, nothing changed).
+    pub fn prepare_replace(
+        &mut self,
+        id: &str,
+        message: crate::message::Message,
+        task_id: Option<String>,
+        now: f64,
+    ) -> Result<PreparedForget> {
         self.prepare_forget_then(&ForgetTarget::Tail { from: id.to_string(), inclusive: true }, now, Some((message, task_id)))
     }
 
-    fn prepare_forget_then(
-        &self,
-        target: &ForgetTarget,
-        now: f64,
-        then_add: Option<(crate::message::Message, Option<String>)>,
-    ) -> Result<PreparedForget> {
-        self.open()?;
-        let ts = self.stamp(now)?;
-        let mut doomed_facts: HashSet<String> = HashSet::new();
-        // Messages and episodes of other threads, by id.
-        let mut doomed_others: HashSet<String> = HashSet::new();
-        let doomed: HashSet<String> = match target {
+    /// What `target` names, by id.
+    ///
+    /// # Errors
+    /// See [`Controller::prepare_forget`].
+    fn doomed(&self, target: &ForgetTarget) -> Result<Doomed> {
+        let mut d = Doomed::default();
+        match target {
             ForgetTarget::Id(id) if self.has_message(id) || self.other_message(id) => {
-                return self.prepare_forget(&ForgetTarget::Message(id.clone()), now)
+                return self.doomed(&ForgetTarget::Message(id.clone()))
             }
-            ForgetTarget::Id(id) => return self.prepare_forget(&ForgetTarget::Fact(id.clone()), now),
+            ForgetTarget::Id(id) => return self.doomed(&ForgetTarget::Fact(id.clone())),
             ForgetTarget::Namespace => {
                 return Err(MemoryError::input("forget", "a namespace is forgotten through the write path (its storage prefix goes first)"))
             }
             ForgetTarget::Fact(which) => {
-                doomed_facts = self
+                d.facts = self
                     .semantic
                     .facts
                     .iter()
                     .filter(|f| f.id == *which || f.key.as_deref() == Some(which.as_str()) || f.document.as_deref() == Some(which.as_str()))
                     .map(|f| f.id.clone())
                     .collect();
-                if doomed_facts.is_empty() {
+                if d.facts.is_empty() {
                     return Err(MemoryError::input("forget", format!("no fact, key or document {which:?}")));
                 }
-                HashSet::new()
             }
             ForgetTarget::Message(id) if self.other_message(id) => {
-                doomed_others.insert(id.clone());
-                HashSet::new()
+                d.others.insert(id.clone());
             }
             ForgetTarget::Message(id) => {
                 if !self.window.log.iter().any(|s| s.id == *id) {
                     return Err(MemoryError::input("forget", format!("no message with id {id:?}")));
                 }
-                HashSet::from([id.clone()])
+                d.messages.insert(id.clone());
             }
-            ForgetTarget::Thread(t) if *t == self.opts.thread => self.window.log.iter().map(|s| s.id.clone()).collect(),
+            ForgetTarget::Thread(t) if *t == self.opts.thread => d.messages = self.window.log.iter().map(|s| s.id.clone()).collect(),
             ForgetTarget::Thread(t) => {
-                doomed_others =
-                    self.others.iter().filter(|r| r.thread() == Some(t.as_str())).filter_map(other_id).map(String::from).collect();
-                HashSet::new()
+                d.others = self.others.iter().filter(|r| r.thread() == Some(t.as_str())).filter_map(other_id).map(String::from).collect();
             }
+            ForgetTarget::Expired(ids) => d.messages = self.expired_doomed(ids, &mut d.facts, &mut d.others),
             ForgetTarget::Range { from, to } => {
                 // Also refuses NaN bounds, which `from > to` would let through.
                 #[allow(clippy::neg_cmp_op_on_partial_ord)]
                 if !(from <= to) {
                     return Err(MemoryError::input("forget", "expected from <= to"));
                 }
-                self.window.log.iter().filter(|s| s.ts >= *from && s.ts <= *to).map(|s| s.id.clone()).collect()
+                d.messages = self.window.log.iter().filter(|s| s.ts >= *from && s.ts <= *to).map(|s| s.id.clone()).collect();
             }
             ForgetTarget::Tail { from, inclusive } => {
                 let at = self
@@ -203,160 +246,231 @@ impl Controller {
                     .iter()
                     .position(|s| s.id == *from)
                     .ok_or_else(|| MemoryError::input("id", format!("no message with id {from:?}")))?;
-                self.window.log.get(at + usize::from(!inclusive)..).unwrap_or_default().iter().map(|s| s.id.clone()).collect()
+                d.messages = self.window.log.get(at + usize::from(!inclusive)..).unwrap_or_default().iter().map(|s| s.id.clone()).collect();
             }
-        };
+        }
         // Another thread's episode over a forgotten message goes whole: its
         // thread's own controller compacts what remains again.
         for r in &self.others {
             if let Record::Episode { episode, .. } = r {
-                if episode.message_ids.iter().any(|m| doomed_others.contains(m)) {
-                    doomed_others.insert(episode.id.clone());
+                if episode.message_ids.iter().any(|m| d.others.contains(m)) {
+                    d.others.insert(episode.id.clone());
                 }
             }
         }
         // What compaction learned from a range with a forgotten message may
         // quote it: those facts go too, and are learned again from the rest.
-        let mut affected: HashSet<&str> =
-            self.episodic.episodes.iter().filter(|e| e.message_ids.iter().any(|m| doomed.contains(m))).map(|e| e.id.as_str()).collect();
-        affected.extend(doomed_others.iter().map(String::as_str));
-        for f in &self.semantic.facts {
-            if f.tags.iter().any(|t| t == "auto") && f.source.as_deref().is_some_and(|s| affected.contains(s)) {
-                doomed_facts.insert(f.id.clone());
-            }
-        }
-        let ns = &self.opts.namespace;
-        let mut next = Box::new(self.clone());
-        let other_messages = self.others.iter().filter(|r| matches!(r, Record::Msg { id, .. } if doomed_others.contains(id))).count();
-        let mut outcome = Forgotten { messages: doomed.len() + other_messages, facts: doomed_facts.len(), ..Forgotten::default() };
-        // The records that go (by writer and seq), wherever they are stored.
-        let mut gone: Vec<(String, u64)> = Vec::new();
-        let mut ids: Vec<String> = doomed.iter().chain(&doomed_facts).chain(&doomed_others).cloned().collect();
-        next.others.clear();
-        for r in &self.others {
-            if other_id(r).is_some_and(|id| doomed_others.contains(id)) {
-                let (writer, seq) = r.uid();
-                gone.push((writer.to_string(), seq));
-                outcome.episodes_dropped += usize::from(matches!(r, Record::Episode { .. }));
-            } else {
-                next.others.push(r.clone());
-            }
-        }
+        let mut affected: HashSet<&str> = (self.episodic.episodes.iter())
+            .filter(|e| e.message_ids.iter().any(|m| d.messages.contains(m)))
+            .map(|e| e.id.as_str())
+            .collect();
+        affected.extend(d.others.iter().map(String::as_str));
+        let taught: Vec<String> = (self.semantic.facts.iter())
+            .filter(|f| f.tags.iter().any(|t| t == "auto") && f.source.as_deref().is_some_and(|s| affected.contains(s)))
+            .map(|f| f.id.clone())
+            .collect();
+        d.facts.extend(taught);
+        self.restated(&mut d.facts);
+        Ok(d)
+    }
 
-        // Facts, and the embeddings of everything forgotten.
-        next.semantic = crate::semantic::Semantic::default();
-        for (f, (writer, seq, lc)) in self.semantic.facts.iter().zip(&self.semantic.uids) {
-            if doomed_facts.contains(&f.id) {
-                gone.push((writer.clone(), *seq));
-            } else {
-                next.semantic.push(f.clone(), writer.clone(), *seq, *lc);
+    /// Adds to `facts` what consolidation wrote from them: the facts that
+    /// restate one (`merges`, a model's may paraphrase it; merges of those
+    /// too), and every profile written since the earliest was stated (a
+    /// profile is written from what held, so it may quote any of them).
+    fn restated(&self, facts: &mut HashSet<String>) {
+        let consolidated = |f: &&Fact| f.source.as_deref() == Some(super::consolidate::SOURCE);
+        loop {
+            let more: Vec<String> = (self.semantic.facts.iter().filter(consolidated))
+                .filter(|f| !facts.contains(&f.id) && f.merges.iter().any(|m| facts.contains(m)))
+                .map(|f| f.id.clone())
+                .collect();
+            if more.is_empty() {
+                break;
             }
+            facts.extend(more);
         }
-        for id in doomed.iter().chain(&doomed_facts).chain(&doomed_others) {
-            next.index.embeddings.remove(id);
-            if let Some(uid) = next.books.embedding_uids.remove(id) {
-                gone.push(uid);
-            }
-        }
+        let since = (self.semantic.facts.iter()).filter(|f| facts.contains(&f.id)).map(|f| f.created_at).fold(f64::INFINITY, f64::min);
+        let profiles = (self.semantic.facts.iter().filter(consolidated))
+            .filter(|f| f.key.as_deref() == Some(super::consolidate::PROFILE) && f.created_at >= since)
+            .map(|f| f.id.clone());
+        facts.extend(profiles.collect::<Vec<_>>());
+    }
 
-        // Messages: rebuild working memory from what remains.
-        let kept: Vec<Stored> = self.window.log.iter().filter(|s| !doomed.contains(&s.id)).cloned().collect();
-        gone.extend(self.window.log.iter().filter(|s| doomed.contains(&s.id)).map(|s| (s.writer.clone(), s.seq)));
-        next.window = Window::default();
-        for s in kept {
-            next.window.push(s);
-        }
-
-        // Episodes: summarize again from the remaining messages, or drop.
-        next.episodic.episodes.clear();
-        next.books.episode_uids.clear();
-        for (e, (writer, seq, lc)) in self.episodic.episodes.iter().zip(&self.books.episode_uids) {
-            if !e.message_ids.iter().any(|m| doomed.contains(m)) {
-                next.episodic.episodes.push(e.clone());
-                next.books.episode_uids.push((writer.clone(), *seq, *lc));
-                continue;
-            }
-            gone.push((writer.clone(), *seq));
-            ids.push(e.id.clone());
-            let remaining: Vec<&Stored> = next.window.log.iter().filter(|s| e.message_ids.contains(&s.id)).collect();
-            if remaining.is_empty() {
-                outcome.episodes_dropped += 1;
-                continue;
-            }
-            let seq = next.books.next_seq;
-            let mut episode = next.episode_for(&remaining, None, seq, e.created_at);
-            episode.last_recalled = e.last_recalled;
-            // What the range taught is learned again, from what remains.
-            let facts = next.learned_facts(&remaining, None, &episode.id, e.created_at, seq + 1);
-            next.books.next_seq = seq + 1 + facts.len() as u64;
-            let writer = next.opts.writer.clone();
-            next.episodic.episodes.push(episode);
-            // The rewrite takes the place of the episode it replaces, and
-            // so does what it taught: the old one's order, not a new one.
-            next.books.episode_uids.push((writer.clone(), seq, *lc));
-            for (fact, fseq) in facts {
-                next.semantic.push(fact, writer.clone(), fseq, *lc);
-            }
-            outcome.episodes_rewritten += 1;
-        }
-
-        if !next.index.stale {
-            next.rebuild_index();
-        }
+    fn prepare_forget_then(
+        &mut self,
+        target: &ForgetTarget,
+        now: f64,
+        then_add: Option<(crate::message::Message, Option<String>)>,
+    ) -> Result<PreparedForget> {
+        self.open()?;
+        let ts = self.stamp(now)?;
+        let doomed = self.doomed(target)?;
+        let mut undo = Undo::before(self);
+        let (outcome, ids, gone) = self.apply_doomed(&doomed, &mut undo);
         // A replacing message is stored with the rewrite, not as a log value.
         let mut unsaved: Vec<Key> = Vec::new();
         let added = match then_add {
-            Some((message, task_id)) => {
-                let p = next.prepare_add_in_task(message, task_id, now)?;
-                unsaved.push(p.write.key.clone());
-                Some(next.commit_add(p))
-            }
+            Some((message, task_id)) => match self.prepare_add_in_task(message, task_id, now) {
+                Ok(p) => {
+                    unsaved.push(p.write.key.clone());
+                    Some(self.commit_add(p))
+                }
+                Err(e) => {
+                    self.undo(undo);
+                    return Err(e);
+                }
+            },
             None => None,
         };
-
-        // The tombstone, then the values that held what goes, rewritten.
-        ids.sort();
-        let seq = next.books.next_seq;
-        let writer = next.opts.writer.clone();
         let threads = match target {
             ForgetTarget::Thread(t) => vec![t.clone()],
             _ => Vec::new(),
         };
-        let lc = next.lc_at(ts, seq);
+        let expired = matches!(target, ForgetTarget::Expired(_)).then(|| outcome.expired());
+        let says = Says { ids, threads, expired };
+        let (tombstone, segments, remove) = self.stored_without(says, ts, &gone, unsaved, undo.first_seq());
+        Ok(PreparedForget { tombstone, segments, remove, undo, outcome, added })
+    }
+
+    /// Takes what is doomed out of memory, rewrites or drops the episodes
+    /// over it; returns the outcome, the tombstone's ids and the record
+    /// identities that leave storage.
+    fn apply_doomed(&mut self, d: &Doomed, undo: &mut Undo) -> (Forgotten, Vec<String>, Vec<(String, u64)>) {
+        let other_messages = self.others.iter().filter(|r| matches!(r, Record::Msg { id, .. } if d.others.contains(id))).count();
+        let mut outcome = Forgotten { messages: d.messages.len() + other_messages, facts: d.facts.len(), ..Forgotten::default() };
+        // The records that go (by writer and seq), wherever they are stored.
+        let mut gone: Vec<(String, u64)> = Vec::new();
+        let mut ids: Vec<String> = d.messages.iter().chain(&d.facts).chain(&d.others).cloned().collect();
+        // The terms of the messages that stay, for the index's next build.
+        self.index_for_rebuild(&d.messages, &d.others);
+
+        let at = positions(&self.others, |r| other_id(r).is_some_and(|id| d.others.contains(id)));
+        for r in at.iter().filter_map(|&i| self.others.get(i)) {
+            gone.push((r.uid().0.to_string(), r.uid().1));
+            outcome.episodes_dropped += usize::from(matches!(r, Record::Episode { .. }));
+        }
+        self.take_others(&at, undo);
+
+        // Facts, and the embeddings of everything forgotten.
+        let at = positions(&self.semantic.facts, |f| d.facts.contains(&f.id));
+        gone.extend(at.iter().filter_map(|&i| self.semantic.uids.get(i)).map(|(w, s, _)| (w.clone(), *s)));
+        self.take_facts(&at, undo);
+        for id in d.messages.iter().chain(&d.facts).chain(&d.others) {
+            gone.extend(self.take_embedding(id, undo));
+        }
+
+        // Messages.
+        let at = positions(&self.window.log, |s| d.messages.contains(&s.id));
+        gone.extend(at.iter().filter_map(|&i| self.window.log.get(i)).map(|s| (s.writer.clone(), s.seq)));
+        self.take_messages(&at, undo);
+
+        // Episodes: summarized again from the remaining messages, in their
+        // place, or dropped.
+        let affected = positions(&self.episodic.episodes, |e| e.message_ids.iter().any(|m| d.messages.contains(m)));
+        let mut dropped = Vec::new();
+        for p in affected {
+            let (Some(e), Some((writer, seq, lc))) = (self.episodic.episodes.get(p), self.books.episode_uids.get(p)) else { continue };
+            let (e, lc) = (e.clone(), *lc);
+            gone.push((writer.clone(), *seq));
+            ids.push(e.id.clone());
+            let remaining: Vec<&Stored> = self.window.log.iter().filter(|s| e.message_ids.contains(&s.id)).collect();
+            if remaining.is_empty() {
+                outcome.episodes_dropped += 1;
+                dropped.push(p);
+                continue;
+            }
+            let seq = self.books.next_seq;
+            let mut episode = self.episode_for(&remaining, None, seq, e.created_at);
+            episode.last_recalled = e.last_recalled;
+            // What the range taught is learned again, from what remains.
+            let facts = self.learned_facts(&remaining, None, &episode.id, e.created_at, seq + 1);
+            self.books.next_seq = seq + 1 + facts.len() as u64;
+            let writer = self.opts.writer.clone();
+            // The rewrite takes the place of the episode it replaces, and
+            // so does what it taught: the old one's order, not a new one.
+            self.rewrite_episode(p, episode, (writer.clone(), seq, lc), undo);
+            for (fact, fseq) in facts {
+                self.insert_fact(fact, (writer.clone(), fseq, lc), undo);
+            }
+            outcome.episodes_rewritten += 1;
+        }
+        self.drop_episodes(&dropped, undo);
+        crate::sort::sort(&mut ids);
+        (outcome, ids, gone)
+    }
+
+    /// The tombstone, then the values that held what goes (`gone`),
+    /// rewritten; the keys to remove. Records numbered from `first_seq` on
+    /// are this forget's own (rewritten episodes, what they taught, a
+    /// replacing message): stored nowhere yet; `unsaved` are their log keys.
+    fn stored_without(
+        &mut self,
+        says: Says,
+        ts: f64,
+        gone: &[(String, u64)],
+        mut unsaved: Vec<Key>,
+        first_seq: u64,
+    ) -> (Write, Vec<Write>, Vec<Key>) {
+        let seq = self.books.next_seq;
+        let writer = self.opts.writer.clone();
+        let lc = self.lc_at(ts, seq);
         // What this writer writes next must come after the tombstone, or a
         // thread's new life would fall under it.
-        next.books.last_lc = next.books.last_lc.max(lc);
-        let tombstone = Record::Forget { writer: writer.clone(), seq, ts, ids, threads, lc };
-        let tombstone_write = Write { key: log_key(ns, &writer, seq), bytes: encode_record(&tombstone) };
-        next.books.forgets.push(tombstone);
-        next.books.next_seq = seq + 1;
-        next.books.folding.logged(&tombstone_write);
-        let gone: Uids = gone.iter().filter_map(|(w, s)| next.books.folding.find(w, *s)).map(|u| (u, 0)).collect();
-        let remove = next.books.folding.holding(&gone);
-        let movable = next.books.folding.movable(&remove);
-        // Records numbered from `self.books.next_seq` up to the tombstone are this
-        // forget's own (rewritten episodes, what they taught, a replacing
-        // message): stored nowhere yet.
-        let made = self.books.next_seq..seq;
+        self.books.last_lc = self.books.last_lc.max(lc);
+        let Says { ids, threads, expired } = says;
+        let tombstone = Record::Forget { writer: writer.clone(), seq, ts, ids, threads, lc, expired };
+        let tombstone_write = Write { key: log_key(&self.opts.namespace, &writer, seq), bytes: encode_record(&tombstone) };
+        self.books.forgets.push(tombstone);
+        self.books.next_seq = seq + 1;
+        self.books.folding.logged(&tombstone_write);
+        let gone: Uids = gone.iter().filter_map(|(w, s)| self.books.folding.find(w, *s)).map(|u| (u, 0)).collect();
+        let remove = self.books.folding.holding(&gone);
+        let movable = self.books.folding.movable(&remove);
+        let made = first_seq..seq;
         let records = {
-            let moved = next.books.folding.among(&movable);
-            next.records_where(&|w, s| (w == writer && made.contains(&s)) || moved(w, s))
+            let moved = self.books.folding.among(&movable);
+            self.records_where(&|w, s| (w == writer && made.contains(&s)) || moved(w, s))
         };
         let Segmented { writes: segments, outputs, shelves, next_seq, removal, episode_keys } =
-            next.segments(&records, next.books.next_seq, &remove);
-        let remove = removal;
-        next.books.next_seq = next_seq;
-        next.shelved_by(shelves);
-        unsaved.extend(remove.iter().cloned());
-        next.books.folding.replace(&unsaved, outputs, Kind::Segment);
-        next.books.folding.mark(&episode_keys, Kind::Episodes);
-        Ok(PreparedForget { tombstone: tombstone_write, segments, remove, next, outcome, added })
+            self.segments(&records, self.books.next_seq, &remove);
+        self.books.next_seq = next_seq;
+        self.shelved_by(shelves);
+        unsaved.extend(removal.iter().cloned());
+        self.books.folding.replace(&unsaved, outputs, Kind::Segment);
+        self.books.folding.mark(&episode_keys, Kind::Episodes);
+        (tombstone_write, segments, removal)
+    }
+
+    /// Marks the search index for a rebuild when next needed, keeping the
+    /// terms of the messages that stay (keyed by record, as the archive's
+    /// stored terms are) so it analyzes no message again.
+    fn index_for_rebuild(&mut self, messages: &HashSet<String>, others: &HashSet<String>) {
+        if !self.index.stale {
+            let log = (self.window.log.iter().enumerate())
+                .filter(|(_, s)| !messages.contains(&s.id))
+                .map(|(p, s)| (Slot::Message(p).id(), doc_key(&s.writer, s.seq)));
+            let other = self.others.iter().enumerate().filter_map(|(q, r)| match r {
+                Record::Msg { writer, seq, id, .. } if !others.contains(id) => Some((Slot::Other(q).id(), doc_key(writer, *seq))),
+                _ => None,
+            });
+            let mut lexical = std::mem::take(&mut self.index.lexical);
+            lexical.rekey(log.chain(other));
+            let embeddings = std::mem::take(&mut self.index.embeddings);
+            self.index = SearchIndex::default();
+            (self.index.embeddings, self.index.prebuilt, self.index.stale) = (embeddings, Some(std::sync::Arc::new(lexical)), true);
+        }
     }
 
     /// Applies a forget whose tombstone and segments were saved.
     pub fn commit_forget(&mut self, p: PreparedForget) -> Forgotten {
-        *self = *p.next;
         p.outcome
+    }
+
+    /// Puts memory back as it was before `p` was prepared: its tombstone
+    /// or segments could not be saved.
+    pub fn abort_forget(&mut self, p: PreparedForget) {
+        self.undo(p.undo);
     }
 
     /// A key the host failed to remove: the next fold removes it.

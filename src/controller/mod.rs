@@ -12,10 +12,13 @@
 //! `semantic`; `procedures`; `cost`; `index`: search; `others`: the other
 //! threads); `books` (books.rs) is the write path's bookkeeping. The
 //! operations, one file each: `assemble` (the context), `writes` (prepare /
-//! commit of a change), `compaction` and `queue`, `knowledge`, `search`,
+//! commit of a change), `compaction` and `queue`, `knowledge`, `consolidate`, `search`,
 //! `forget`, `restore`, `pages` (bounded reads of the log), `archive` (reading the archive segments opening left unread),
 //! `partial` (the archive as a lexical query reads it: its stored terms, the segments holding the hits),
-//! `threads`, `tools`, `stats`, `batch` (many messages as one change: imports).
+//! `threads`, `tools`, `stats`, `batch` (many messages as one change: imports),
+//! `retention` (what is past its age, forgotten as `forget` forgets),
+//! `shelves` (shelf records restated when they quote what is gone);
+//! `options`: `create`'s options as the host passes them.
 
 pub(crate) mod archive;
 mod assemble;
@@ -25,13 +28,16 @@ mod compaction;
 mod consolidate;
 mod forget;
 mod knowledge;
+mod options;
 mod pages;
 mod partial;
 mod placement;
 mod queue;
 mod recall;
 mod restore;
+pub mod retention;
 mod search;
+mod shelves;
 mod stats;
 mod threads;
 pub mod tools;
@@ -39,15 +45,18 @@ mod writes;
 
 pub use archive::{recent_keys, Need, RECENT_EPISODES};
 pub use knowledge::{PreparedEmbeddings, PreparedProcedures, PreparedRemember, Remembered};
+pub use options::{CreateOptions, WorkingMemory};
 pub use pages::Page;
+pub use retention::{MaxAge, Retention};
 pub use partial::{Query, Step, DECODED};
 pub use search::{Found, Held, Hit, HitKind, Scope, SearchIndex, SearchOptions};
+pub use shelves::PreparedRestate;
 pub use stats::{LayerTokens, MessageStats, Stats, TokenizerStats};
 pub use threads::ThreadInfo;
 
 pub use batch::{parse_batch, AddedMany, PreparedBatch};
 pub use compaction::{CompactionJob, CurrentFact, PreparedCompaction, SummaryRequest, MAX_CURRENT};
-pub use consolidate::Consolidated;
+pub use consolidate::{Asked, Consolidated, ConsolidationFact, ConsolidationRequest};
 pub use forget::{ForgetTarget, Forgotten, PreparedForget};
 pub use writes::{PreparedAdd, PreparedFold, PreparedUsage};
 
@@ -107,6 +116,9 @@ pub struct Options {
     /// points (`add`, `remember`, `Durable`, the wasm layer), not by
     /// `prepare_*`, so a record read back from storage is never rewritten.
     pub redact: crate::redact::Policy,
+    /// How long each kind of record is kept (`controller::retention`);
+    /// default: every kind for ever.
+    pub retention: Retention,
 }
 
 impl Default for Options {
@@ -125,6 +137,7 @@ impl Default for Options {
             segment_bytes: 1 << 20,
             recall: Default::default(),
             redact: Default::default(),
+            retention: Retention::default(),
         }
     }
 }
@@ -277,6 +290,7 @@ impl Controller {
         if opts.namespace.is_empty() || opts.writer.is_empty() || opts.thread.is_empty() {
             return Err(MemoryError::input("options", "namespace, thread and writer must be non-empty"));
         }
+        opts.retention.validate()?;
         Ok(Controller {
             opts,
             model,

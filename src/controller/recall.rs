@@ -211,7 +211,7 @@ impl Controller {
                 None => ranked.push((slot, score)),
             }
         }
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        crate::sort::sort_by(&mut ranked, |a, b| b.1.total_cmp(&a.1));
         Ok(ranked)
     }
 
@@ -277,6 +277,6 @@ fn interleave(hits: Vec<Recalled>, episodes: Vec<Recalled>) -> Vec<Recalled> {
     let mut scored: Vec<(f64, usize, Recalled)> = Vec::with_capacity(hits.len() + episodes.len());
     scored.extend(hits.into_iter().enumerate().map(|(r, h)| (1.0 / (K + r as f64), 0, h)));
     scored.extend(episodes.into_iter().enumerate().map(|(r, e)| (0.5 / (K + r as f64), 1, e)));
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    crate::sort::sort_by(&mut scored, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     scored.into_iter().map(|(_, _, r)| r).collect()
 }

@@ -124,7 +124,8 @@ impl Controller {
             self.episodic.episodes.push(episode);
             self.books.episode_uids.push((writer, seq, lc));
         }
-        facts.sort_unstable_by(|a, b| {
+        // (writer, seq) is unique after loading: a total order, as a stable sort gives it.
+        crate::sort::sort_by(&mut facts, |a, b| {
             a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
         });
         for (lc, writer, seq, fact) in facts {
@@ -133,7 +134,9 @@ impl Controller {
         for (writer, seq, item, vector) in embeddings {
             self.restore_embedding(writer, seq, item, vector);
         }
-        procedures.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then_with(|| a.2.cmp(&b.2)).then(a.3.cmp(&b.3)));
+        crate::sort::sort_by(&mut procedures, |a, b| {
+            a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then_with(|| a.2.cmp(&b.2)).then(a.3.cmp(&b.3))
+        });
         if let Some((lc, ts, writer, seq, raw)) = procedures.pop() {
             if let Ok(parsed) = crate::procedural::Procedures::parse(&raw) {
                 self.procedures = Some(super::ProceduresState { parsed, raw, writer, seq, lc, ts });

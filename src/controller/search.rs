@@ -36,8 +36,8 @@ pub struct SearchIndex {
     /// The lexical index of the messages read with the archive, from the
     /// terms stored with them (`retrieval::terms`), keyed by
     /// `store::record::doc_key`: the next build starts from it instead of
-    /// analyzing their text again. Shared, not copied, by a clone of the
-    /// controller (a forget prepares its change on one).
+    /// analyzing their text again. A forget leaves the terms of what stays
+    /// here too (`forget::index_for_rebuild`).
     pub prebuilt: Option<std::sync::Arc<Bm25Index>>,
     /// Not built yet: a restored controller builds it when a search, a
     /// query or an embedding first needs it (`Controller::ensure_index`),

@@ -29,6 +29,9 @@ pub struct Stats {
     /// Model ids the table does not know (this controller's, or ones usage
     /// was recorded for): counted with the estimator, their cost null.
     pub unknown_models: Vec<String>,
+    /// What retention removed from the namespace, since it was created
+    /// (kept in the tombstones it wrote, so it holds after reopening).
+    pub retention: crate::store::record::Expired,
 }
 
 /// The counter: exact (tiktoken ranks) or an estimate scaled by `calibration`.
@@ -119,6 +122,7 @@ impl Controller {
             embeddings: self.index.embeddings.len() + unread.vectors as usize,
             cost: self.cost.clone(),
             unknown_models: self.unknown_models(),
+            retention: self.retention_removed(),
         }
     }
 }

@@ -236,7 +236,7 @@ mod tests {
         let records = [
             msg(1, Some("a"), Role::User, "one"),
             msg(2, Some("b"), Role::User, "two"),
-            Record::Forget { writer: "w".into(), seq: 3, ts: 30.0, ids: vec![], threads: vec!["a".into()], lc: 3 },
+            Record::Forget { writer: "w".into(), seq: 3, ts: 30.0, ids: vec![], threads: vec!["a".into()], lc: 3, expired: None },
             msg(4, Some("a"), Role::User, "after"),
         ];
         let entries = records

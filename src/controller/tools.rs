@@ -232,21 +232,8 @@ impl Controller {
     /// The recall block of `item` alone, its text cut (at a char boundary,
     /// marked "…") to the longest prefix whose block fits `room`.
     fn cut_to_fit(&self, item: &str, room: usize) -> String {
-        let ends: Vec<usize> = item.char_indices().map(|(i, _)| i).chain([item.len()]).collect();
-        let render = |k: usize| {
-            let prefix = ends.get(k).and_then(|&end| item.get(..end)).unwrap_or("");
-            block::render("recall", RECALL_HEADER, &[format!("{prefix}…")])
-        };
-        let (mut lo, mut hi) = (0, ends.len() - 1);
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            if self.counter.count(&render(mid)) <= room {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        render(lo)
+        let render = |prefix: &str| block::render("recall", RECALL_HEADER, &[format!("{prefix}…")]);
+        render(crate::tokens::longest_prefix(item, &|p| self.counter.count(&render(p)) <= room))
     }
 }
 

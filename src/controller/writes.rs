@@ -265,7 +265,7 @@ impl Controller {
             out.push(Record::Fact { writer: writer.clone(), seq: *seq, lc: *lc, fact: f.clone() });
         }
         let mut embedded: Vec<(&String, &(String, u64))> = self.books.embedding_uids.iter().filter(|(_, (w, s))| keep(w, *s)).collect();
-        embedded.sort_by(|a, b| a.1.cmp(b.1));
+        crate::sort::sort_by(&mut embedded, |a, b| a.1.cmp(b.1));
         for (item, (writer, seq)) in embedded {
             if let Some(v) = self.index.embeddings.get(item) {
                 out.push(Record::Embedding { writer: writer.clone(), seq: *seq, item: item.clone(), vector: v.clone() });

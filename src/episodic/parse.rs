@@ -154,21 +154,35 @@ fn repair(text: &str) -> Option<String> {
     None
 }
 
-/// Reads a summarizer's answer; `None` means "use the offline summary".
-pub fn parse_summary(answer: &str) -> Option<ModelSummary> {
-    let text = answer.trim();
-    if text.is_empty() {
-        return None;
-    }
-    // A fenced block wins: ```json ... ``` or ``` ... ```.
-    let body = match text.find("```") {
+/// What a fenced block holds (```json ... ``` or ``` ... ```), else all of `text`.
+fn fenced(text: &str) -> &str {
+    match text.find("```") {
         Some(i) => {
             let after = &text[i + 3..];
             let after = after.find('\n').map_or(after, |n| &after[n + 1..]);
             after.find("```").map_or(after, |j| &after[..j])
         }
         None => text,
-    };
+    }
+}
+
+/// The first complete JSON object of an answer (fenced, or inside prose);
+/// never a repaired one: a cut-off answer is `None`.
+pub(crate) fn json_object(answer: &str) -> Option<Map<String, Value>> {
+    let body = fenced(answer.trim());
+    match first_value(body.get(body.find('{')?..)?)? {
+        Value::Object(o) => Some(o),
+        _ => None,
+    }
+}
+
+/// Reads a summarizer's answer; `None` means "use the offline summary".
+pub fn parse_summary(answer: &str) -> Option<ModelSummary> {
+    let text = answer.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let body = fenced(text);
     if let Some(start) = body.find('{') {
         let json = &body[start..];
         if let Some(Value::Object(o)) = first_value(json) {

@@ -5,14 +5,22 @@
 
 use super::Episode;
 
-/// Weights and half-life of recall scoring.
+/// Weights and half-life of recall scoring (each optional).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct RecallWeights {
+    /// Default 1.
+    #[cfg_attr(test, ts(as = "Option<f64>", optional))]
     pub recency: f64,
+    /// Default 1.
+    #[cfg_attr(test, ts(as = "Option<f64>", optional))]
     pub importance: f64,
+    /// Default 2.
+    #[cfg_attr(test, ts(as = "Option<f64>", optional))]
     pub relevance: f64,
     /// Milliseconds for recency to halve. Default 3 days.
+    #[cfg_attr(test, ts(as = "Option<f64>", optional))]
     pub half_life_ms: f64,
 }
 
@@ -44,7 +52,7 @@ pub fn rank(episodes: &[Episode], relevance: &[f64], now: f64, w: &RecallWeights
     normalize(&mut rel);
     let score = recency.iter().zip(&importance).zip(&rel).map(|((r, i), v)| w.recency * r + w.importance * i + w.relevance * v);
     let mut order: Vec<(usize, f64)> = score.enumerate().collect();
-    order.sort_by(|(a, sa), (b, sb)| sb.total_cmp(sa).then(b.cmp(a)));
+    crate::sort::sort_by(&mut order, |(a, sa), (b, sb)| sb.total_cmp(sa).then(b.cmp(a)));
     order.into_iter().map(|(i, _)| i).collect()
 }
 

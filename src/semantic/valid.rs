@@ -77,7 +77,7 @@ pub fn validity(facts: &[Fact]) -> Vec<Validity> {
             }
         }
         let from = |i: usize| out.get(i).map_or(0.0, |v| v.from);
-        chain.sort_by(|&a, &b| from(a).total_cmp(&from(b)).then(a.cmp(&b)));
+        crate::sort::sort_by(chain, |&a, &b| from(a).total_cmp(&from(b)).then(a.cmp(&b)));
         for pair in chain.windows(2) {
             if let (Some(&a), Some(&b)) = (pair.first(), pair.get(1)) {
                 let from = out.get(b).map_or(0.0, |v| v.from);

@@ -120,6 +120,10 @@ pub enum Record {
         threads: Vec<String>,
         #[serde(default, skip_serializing_if = "is_zero")]
         lc: u64,
+        /// Set when retention wrote it (`controller::retention`): what it
+        /// removed, which `stats().retention` adds up.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expired: Option<Expired>,
     },
     /// A remembered fact, preference or document chunk.
     Fact {
@@ -160,6 +164,32 @@ pub enum Record {
         ts: f64,
         procedures: serde_json::Value,
     },
+}
+
+/// What one retention pass removed (its tombstone's `expired`), and their
+/// sum over every such tombstone (`stats().retention`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "RetentionStats"))]
+pub struct Expired {
+    /// Messages past their age (or in an episode past its age), removed.
+    pub messages: u64,
+    /// Episodes removed: past their age, or with no message left.
+    pub episodes: u64,
+    /// Episodes summarized again without the messages that expired.
+    pub rewritten: u64,
+    /// Facts removed: past their age, or learned from an expired range
+    /// (learned again from what remains).
+    pub facts: u64,
+}
+
+/// Read through `Value`, as `Shelved` is (a derived reader costs the wasm
+/// more); a count that is missing or of another type reads as 0.
+impl<'de> Deserialize<'de> for Expired {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        let n = |k: &str| v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
+        Ok(Expired { messages: n("messages"), episodes: n("episodes"), rewritten: n("rewritten"), facts: n("facts") })
+    }
 }
 
 impl Record {
@@ -440,6 +470,12 @@ mod tests {
         assert_eq!(decode(&encode_record(&r)).unwrap(), vec![r.clone()]);
         let r2 = msg(2);
         assert_eq!(decode(&encode_pack(&[&r, &r2])).unwrap(), vec![r, r2]);
+        // A retention tombstone's counts, and one written before they existed.
+        let expired = Some(Expired { messages: 3, episodes: 1, rewritten: 2, facts: 4 });
+        let t = Record::Forget { writer: "w".into(), seq: 3, ts: 1.0, ids: vec!["m-w-1".into()], threads: Vec::new(), lc: 3, expired };
+        assert_eq!(decode(&encode_record(&t)).unwrap(), vec![t]);
+        let old = br#"[{"forget":{"writer":"w","seq":4,"ts":1.0,"ids":[]}}]"#;
+        assert!(matches!(serde_json::from_slice::<Vec<Record>>(old).unwrap().as_slice(), [Record::Forget { expired: None, .. }]));
     }
 
     #[test]
@@ -477,7 +513,10 @@ mod tests {
                 thread: None,
             },
         );
-        records.insert(20, Record::Forget { writer: "w".into(), seq: 98, ts: 1.0, ids: vec!["x".into()], threads: Vec::new(), lc: 0 });
+        records.insert(
+            20,
+            Record::Forget { writer: "w".into(), seq: 98, ts: 1.0, ids: vec!["x".into()], threads: Vec::new(), lc: 0, expired: None },
+        );
         let one = records.iter().map(|r| encode_indexed_segments(std::slice::from_ref(r), usize::MAX)[0].0.len()).max().unwrap();
         for limit in [1, one, 3 * one, 10 * one, 1 << 20] {
             let mut back = Vec::new();

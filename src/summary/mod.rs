@@ -216,7 +216,7 @@ pub fn summarize(messages: &[&Stored], max_tokens: usize, count: &dyn Fn(&str) -
         all.push(Sentence { order, text: format!("{}{}", prefix(*role), text), signals, key: is_key(text, *role, signals), score });
     }
     let mut ranked: Vec<&Sentence> = all.iter().filter(|s| !s.signals.small_talk).collect();
-    ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.order.cmp(&b.order)));
+    crate::sort::sort_by(&mut ranked, |a, b| b.score.total_cmp(&a.score).then(a.order.cmp(&b.order)));
     if ranked.is_empty() {
         // Nothing but small talk: its best sentence says what there was.
         ranked.extend(all.iter().min_by(|a, b| b.score.total_cmp(&a.score).then(a.order.cmp(&b.order))));
@@ -237,7 +237,7 @@ pub fn summarize(messages: &[&Stored], max_tokens: usize, count: &dyn Fn(&str) -
             chosen.push(s);
         }
     }
-    chosen.sort_by_key(|s| s.order);
+    crate::sort::sort_by_key(&mut chosen, |s| s.order);
     let key_points: Vec<String> = chosen.iter().filter(|s| s.key).map(|s| s.text.clone()).collect();
     let mut lines: Vec<String> = chosen.iter().map(|s| s.text.clone()).collect();
     lines.extend(tool_line);

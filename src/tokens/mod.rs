@@ -14,6 +14,24 @@ use std::rc::Rc;
 use estimate::{Calibration, Profile};
 use exact::Bpe;
 
+/// The longest prefix of `text`, cut at a char boundary, that `fits` (which
+/// must hold for every prefix of one it holds for), found by binary search:
+/// O(log n) calls instead of one per char.
+pub fn longest_prefix<'a>(text: &'a str, fits: &dyn Fn(&str) -> bool) -> &'a str {
+    let ends: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+    let prefix = |k: usize| ends.get(k).and_then(|&end| text.get(..end)).unwrap_or("");
+    let (mut lo, mut hi) = (0, ends.len() - 1);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(prefix(mid)) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    prefix(lo)
+}
+
 /// Counts tokens for one model.
 #[derive(Clone)]
 pub enum Counter {

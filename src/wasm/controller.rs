@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 
 use super::driver::{spawn, Driver};
 use super::embedder::Embedder;
-use super::options::{core_options, read, search_options, split_hooks, JsOptions, Small};
+use super::options::{read, search_options, split_hooks, Small};
 use super::redact::Redactor;
 use super::storage::Storage;
 use super::summarizer::Summarizer;
@@ -112,9 +112,9 @@ impl MemoryController {
         };
         let storage = if storage.is_undefined() { None } else { Some(Storage::from_js(storage)?) };
         let embedder = if embedder.is_undefined() { None } else { Some(Embedder::from_js(embedder)?) };
-        let js_opts = read::<JsOptions>(&data, "options")?;
+        let create = read::<crate::controller::CreateOptions>(&data, "options")?;
         let summarizer = if summarizer.is_undefined() { None } else { Some(Summarizer::from_js(summarizer)?) };
-        let mut opts = core_options(js_opts, random_writer())?;
+        let mut opts = create.into_options(random_writer());
         opts.redact = redactor.policy();
         let counter = match Controller::tokenizer_for(&opts.model, &opts.models) {
             Tokenizer::O200kBase => Counter::Exact(ranks::load(Encoding::O200kBase, &ranks).await?),
@@ -134,7 +134,13 @@ impl MemoryController {
         driver.redactor = redactor;
         // A failure leaves the data readable; the next fold retries.
         let _ = driver.path.upgrade().await;
-        Ok(MemoryController { driver, clock })
+        let memory = MemoryController { driver, clock };
+        // Retention's first pass (the next fold goes on, and retries a
+        // failure); the clock is read only when there is one to run.
+        if memory.driver.path.held().options().retention.is_set() {
+            let _ = memory.driver.path.expire(memory.now()).await;
+        }
+        Ok(memory)
     }
 
     fn now(&self) -> f64 {
@@ -290,15 +296,18 @@ impl MemoryController {
         })
     }
 
-    /// Merges live facts and preferences that say the same, ends those the
-    /// offline rules see contradicted by a newer one, and writes a short
-    /// pinned user profile (key `profile`) from the facts that hold;
-    /// nothing is deleted (merged and ended facts stay in history).
-    /// Bounded; a second call on unchanged memory writes nothing.
+    /// Merges live facts and preferences that say the same, ends those
+    /// contradicted by a newer one, and writes a short pinned user profile
+    /// (key `profile`) from the facts that hold; nothing is deleted (merged
+    /// and ended facts stay in history). With a summarizer the model
+    /// decides (a request with `purpose: "consolidation"`, charged to
+    /// `cost.byPurpose`), asked only when facts changed since the last
+    /// consolidation; without one, or when it fails, times out or answers
+    /// garbage, the offline rules do (`degraded` says why). Bounded.
     #[wasm_bindgen(unchecked_return_type = "Promise<Consolidated>")]
     pub fn consolidate(&self) -> Async {
         let (d, now) = (self.driver.clone(), self.now());
-        self.enqueue(async move { to_js(&d.path.consolidate(now).await?) })
+        Ok(spawn(Box::pin(async move { d.consolidate(now).await })))
     }
 
     /// Searches facts, document chunks and every message ever added (working

@@ -16,8 +16,10 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use super::embedder::{EmbedFailure, Embedder};
 use super::redact::Redactor;
 use super::storage::Storage;
-use super::summarizer::Summarizer;
-use crate::controller::{CompactionEvent, Controller};
+use super::summarizer::{Answer, Summarizer};
+use super::{js_error, to_js};
+use crate::context::Degraded;
+use crate::controller::{Asked, CompactionEvent, Controller};
 use crate::cost::Usage;
 use crate::write_path::{Reading, Store, WritePath};
 
@@ -126,7 +128,7 @@ impl Driver {
     }
 
     /// After a committed change: compaction (offline at once, or a summary
-    /// in the background), then folding. Failures here lose nothing (the
+    /// in the background), then folding and retention. Failures here lose nothing (the
     /// change is saved) and are retried after the next change.
     pub async fn after_change(&self, now: f64) -> Option<CompactionEvent> {
         if self.summarizer.is_none() {
@@ -136,6 +138,7 @@ impl Driver {
         self.path.queue_compaction();
         self.start_summary(now);
         let _ = self.path.fold().await;
+        let _ = self.path.expire(now).await;
         None
     }
 
@@ -157,11 +160,7 @@ impl Driver {
             }
             let driver = this.clone();
             let commit = this.enqueue(Box::pin(async move {
-                if let Some((model, prompt, completion)) = &answer.usage {
-                    let usage = Usage { prompt_tokens: *prompt, completion_tokens: *completion, ..Usage::default() };
-                    // An unknown model or a failed save leaves the summary uncharged, never unsaved.
-                    let _ = driver.path.record_usage(model, &usage, "summarizer", now).await;
-                }
+                driver.charge(&answer, "summarizer", now).await;
                 // A failed save leaves the range in the window for the next round.
                 let _ = driver.path.compact(job, answer.text.as_deref(), now).await;
                 driver.compacting.set(false);
@@ -174,6 +173,47 @@ impl Driver {
             JsFuture::from(commit).await
         }));
         *self.background.borrow_mut() = Some(task);
+    }
+
+    /// Charges what the summarizer reported it used, to `purpose`. An
+    /// unknown model or a failed save leaves the call uncharged, and what
+    /// it answered is used all the same.
+    async fn charge(&self, answer: &Answer, purpose: &str, now: f64) {
+        if let Some((model, prompt, completion)) = &answer.usage {
+            let usage = Usage { prompt_tokens: *prompt, completion_tokens: *completion, ..Usage::default() };
+            let _ = self.path.record_usage(model, &usage, purpose, now).await;
+        }
+    }
+
+    /// Consolidates (`controller::consolidate`) after the changes queued
+    /// before this call. With a summarizer, its request is built then, the
+    /// model is awaited outside the queue (changes go on meanwhile), and
+    /// its answer is applied in turn, checked against what holds by then;
+    /// an answer that is missing or unusable leaves the offline rules to
+    /// decide.
+    pub async fn consolidate(&self, now: f64) -> Result<JsValue, JsValue> {
+        let mut asked = None;
+        if let Some(summarizer) = &self.summarizer {
+            // The request sees every change queued before this call.
+            JsFuture::from(self.enqueue(Box::pin(async { Ok(JsValue::UNDEFINED) }))).await?;
+            match self.path.consolidation_request().map_err(js_error)? {
+                Some(request) => asked = Some((summarizer.consolidate(&request).await, request)),
+                None => return to_js(&crate::controller::Consolidated::default()),
+            }
+        }
+        let d = self.clone();
+        JsFuture::from(self.enqueue(Box::pin(async move {
+            let mut model = None;
+            if let Some((answer, request)) = &asked {
+                d.charge(answer, "consolidation", now).await;
+                let text = answer.text.as_deref().ok_or_else(|| {
+                    answer.failure.clone().unwrap_or_else(|| Degraded { code: "SUMMARIZER_FAILED".into(), message: "no answer".into() })
+                });
+                model = Some(Asked { request, answer: text });
+            }
+            to_js(&d.path.consolidate(now, model).await?)
+        })))
+        .await
     }
 
     /// Embeds items that have no vector yet (saved as records), then the

@@ -11,7 +11,7 @@ use super::hook::failure;
 use super::js_error;
 use crate::error::MemoryError;
 
-/// The hook, raced against `embedderTimeoutMs` (in `js/deadline.js`).
+/// The hook, raced against `embedderTimeoutMs` (in `js/hooks/deadline.js`).
 #[derive(Clone)]
 pub struct Embedder(Function);
 
@@ -29,7 +29,7 @@ impl Embedder {
     ///
     /// # Errors
     /// What the hook threw (its `code`, else `EMBEDDER_FAILED`),
-    /// `EMBEDDER_TIMEOUT` past the timeout (from `js/deadline.js`), `EMBEDDER_INVALID` for vectors
+    /// `EMBEDDER_TIMEOUT` past the timeout (from `js/hooks/deadline.js`), `EMBEDDER_INVALID` for vectors
     /// of the wrong shape.
     pub async fn embed(&self, texts: &[String], query: bool) -> Result<Vec<Vec<f32>>, EmbedFailure> {
         let fail = |e: JsValue| failure(&e, "EMBEDDER_FAILED");

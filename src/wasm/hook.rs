@@ -1,6 +1,6 @@
 //! What a hook's failure says, for the place it is reported (an episode's
 //! or a search's `degraded`). Hooks race their timeouts in JS
-//! (`js/deadline.js`), so a timeout arrives here as a rejection with
+//! (`js/hooks/deadline.js`), so a timeout arrives here as a rejection with
 //! `SUMMARIZER_TIMEOUT` / `EMBEDDER_TIMEOUT`.
 
 use js_sys::Reflect;

@@ -98,8 +98,12 @@ pub(crate) fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue, what: &st
 
 /// A core value as a plain JS value.
 pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    let json = serde_json::to_string(value).map_err(|e| js_error(MemoryError::input("result", e.to_string())))?;
-    JSON::parse(&json)
+    json_to_js(serde_json::to_string(value))
+}
+
+/// `to_js` past serializing: one copy, not one per type.
+fn json_to_js(json: serde_json::Result<String>) -> Result<JsValue, JsValue> {
+    JSON::parse(&json.map_err(|e| js_error(MemoryError::input("result", e.to_string())))?)
 }
 
 /// A core result whose JS shape is an array carrying fields (`search`'s

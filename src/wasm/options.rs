@@ -1,38 +1,17 @@
 //! Option objects as JS passes them, and their mapping to core types.
-//! Hooks (functions, adapters) are taken off the object before it is read
-//! as JSON: JSON.stringify would drop a function and may throw on a binding.
-
-use std::collections::BTreeMap;
+//! `create`'s: the hooks (functions, adapters) are taken off the object
+//! before it is read as JSON (JSON.stringify would drop a function and may
+//! throw on a binding), the rest is `controller::CreateOptions`.
 
 use js_sys::{Object, Reflect};
-use serde::Deserialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::from_js;
-use crate::controller::Options;
-use crate::models::ModelInfo;
-use crate::window::WindowConfig;
 
 /// Option names that hold hooks, not data (`ranks` may be bytes or a
 /// function, `redact` a policy or a function).
 const HOOKS: [&str; 6] = ["clock", "storage", "embedder", "summarizer", "ranks", "redact"];
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct JsOptions {
-    namespace: Option<String>,
-    thread: Option<String>,
-    model: Option<String>,
-    models: Option<BTreeMap<String, ModelInfo>>,
-    working_memory: Option<Value>,
-    summary_tokens: Option<usize>,
-    summary_input_tokens: Option<usize>,
-    summary_backlog: Option<usize>,
-    fold_after: Option<usize>,
-    segment_bytes: Option<usize>,
-    recall: Option<crate::episodic::recall::RecallWeights>,
-}
 
 /// An options object (`add`'s `{ taskId }`, `recordUsage`'s `{ model }`,
 /// `budgetAwareMaxTokens`' `{ promptTokens, floor }`),
@@ -174,40 +153,4 @@ pub fn split_hooks(options: &JsValue) -> Result<(JsValue, [JsValue; 6]), JsValue
         Reflect::delete_property(&data, &h.into())?;
     }
     Ok((data.into(), hooks))
-}
-
-/// Core options; `writer` identifies this instance in storage.
-///
-/// # Errors
-/// `INVALID_INPUT` for a bad `workingMemory`.
-pub fn core_options(js: JsOptions, writer: String) -> Result<Options, JsValue> {
-    let d = Options::default();
-    let w = Small::of(
-        js.working_memory.unwrap_or_default(),
-        "options.workingMemory",
-        &["maxTokens", "compressionThreshold", "targetRatio", "recentMessages"],
-    )?;
-    let model = js.model.unwrap_or(d.model);
-    let models: Vec<_> = js.models.unwrap_or_default().into_iter().collect();
-    let dw = WindowConfig::for_model(crate::models::resolve(&model, &models).as_ref());
-    Ok(Options {
-        namespace: js.namespace.unwrap_or(d.namespace),
-        thread: js.thread.unwrap_or(d.thread),
-        writer,
-        model,
-        models,
-        working: WindowConfig {
-            max_tokens: w.size("maxTokens")?.unwrap_or(dw.max_tokens),
-            compression_threshold: w.number("compressionThreshold")?.unwrap_or(dw.compression_threshold),
-            target_ratio: w.number("targetRatio")?.unwrap_or(dw.target_ratio),
-            recent_messages: w.size("recentMessages")?,
-        },
-        summary_tokens: js.summary_tokens.unwrap_or(d.summary_tokens),
-        summary_input_tokens: js.summary_input_tokens.unwrap_or(d.summary_input_tokens),
-        summary_backlog: js.summary_backlog.unwrap_or(d.summary_backlog),
-        fold_after: js.fold_after.unwrap_or(d.fold_after),
-        segment_bytes: js.segment_bytes.unwrap_or(d.segment_bytes),
-        recall: js.recall.unwrap_or(d.recall),
-        redact: d.redact,
-    })
 }

@@ -1,5 +1,5 @@
 //! Rank data for the exact counters, loaded once per encoding through the
-//! loader the runtime entry registers (js/loader.js: the package's file, or
+//! loader the runtime entry registers (js/internal/loader.js: the package's file, or
 //! what the host passed as `create({ ranks })`) and kept for the life of the
 //! wasm instance.
 
@@ -34,7 +34,7 @@ thread_local! {
 
 /// Registers `(encoding, source) => Promise<Uint8Array>`, which returns the
 /// uncompressed rank file: from `source` (the `ranks` option of `create`)
-/// when given, else the package's own. js/loader.js calls this; apps do not.
+/// when given, else the package's own. js/internal/loader.js calls this; apps do not.
 #[wasm_bindgen(js_name = setRankLoader)]
 pub fn set_rank_loader(
     #[wasm_bindgen(

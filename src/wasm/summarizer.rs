@@ -1,5 +1,6 @@
-//! The host's summarizer hook: `(request) => Promise<string | { text, usage? } | { summary, ... }>`,
-//! raced against `summarizerTimeoutMs` (in `js/deadline.js`) so a hook that never settles cannot stall compaction.
+//! The host's summarizer hook: `(request) => Promise<string | { text, usage? } | { summary, ... }>`
+//! for a summary, the same shapes (`{ merges, supersedes, profile }` as the object) for a consolidation,
+//! raced against `summarizerTimeoutMs` (in `js/hooks/deadline.js`) so a hook that never settles cannot stall compaction.
 
 use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
@@ -8,7 +9,7 @@ use wasm_bindgen_futures::JsFuture;
 use super::hook::failure;
 use super::js_error;
 use crate::context::Degraded;
-use crate::controller::SummaryRequest;
+use crate::controller::{ConsolidationRequest, SummaryRequest};
 use crate::error::MemoryError;
 
 #[derive(Clone)]
@@ -42,7 +43,19 @@ impl Summarizer {
     /// (`SUMMARIZER_INVALID`) is "no answer", and the core falls back to the
     /// offline summary.
     pub async fn summarize(&self, request: &SummaryRequest) -> Answer {
-        let req = match serde_json::to_string(request).map(|j| js_sys::JSON::parse(&j)) {
+        self.ask(serde_json::to_string(request)).await
+    }
+
+    /// The same for a consolidation: the core reads the answer's text
+    /// (`controller::consolidate`), a usable one or not.
+    pub async fn consolidate(&self, request: &ConsolidationRequest) -> Answer {
+        self.ask(serde_json::to_string(request)).await
+    }
+
+    /// Calls the hook with the request (its JSON text), one body for both
+    /// kinds of request.
+    async fn ask(&self, request: serde_json::Result<String>) -> Answer {
+        let req = match request.map(|j| js_sys::JSON::parse(&j)) {
             Ok(Ok(req)) => req,
             _ => return Answer::default(),
         };

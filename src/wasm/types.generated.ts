@@ -4,6 +4,165 @@
 // hand-written declarations it refers to (ChatMessage, ToolDefinition).
 
 /**
+ * The options of `create` that are data (all optional).
+ */
+export type CreateDataOptions = {
+  /**
+   * The user (tenant): storage prefix; facts, preferences, documents, procedures and cost are shared by its threads. Default "default".
+   */
+  namespace?: string;
+  /**
+   * The conversation under the namespace: its messages, working memory, episodes and task history. Default "default".
+   */
+  thread?: string;
+  /**
+   * Decides tokenizer, context window and prices. Default "gpt-4o".
+   */
+  model?: string;
+  /**
+   * Model entries by id; they win over the built-in table.
+   */
+  models?: Record<string, ModelEntry>;
+  workingMemory?: WorkingMemoryOptions;
+  /**
+   * Token budget of one episode summary. Default 200.
+   */
+  summaryTokens?: number;
+  /**
+   * Most tokens one summarizer request carries: its messages as `countMessages` counts them plus the previous summary (sent when within `summaryTokens`). A larger compacted range is split; a single message larger on its own gets the offline summary. Must exceed `summaryTokens`. Default 6000.
+   */
+  summaryInputTokens?: number;
+  /**
+   * Most compacted ranges waiting for the summarizer behind the one it is writing (at least 1); past it the oldest get the offline summary (`SUMMARIZER_BACKLOG` on the episode). Default 8.
+   */
+  summaryBacklog?: number;
+  /**
+   * Fold the log into a new segment once it holds this many records (or a quarter of segmentBytes). Default 1024.
+   */
+  foldAfter?: number;
+  /**
+   * No stored value is larger (but a single record that is larger alone); at least 1024. Default 1048576 (1 MiB).
+   */
+  segmentBytes?: number;
+  /**
+   * Recall scoring of episodes: weights (default 1, 1, 2) and recency half-life (default 3 days).
+   */
+  recall?: RecallWeights;
+  /**
+   * How long records are kept (default: for ever). Past its age a record is forgotten as `forget` forgets, at the next fold or open, at most `maxPerCall` records a call. See docs/guides/retention.md.
+   */
+  retention?: RetentionOptions;
+};
+
+/**
+ * Working-memory limits (all optional).
+ */
+export type WorkingMemoryOptions = {
+  /**
+   * Token budget of the recent turns. Default 4000.
+   */
+  maxTokens?: number;
+  /**
+   * Compaction starts above this share of maxTokens. Default 0.8.
+   */
+  compressionThreshold?: number;
+  /**
+   * Compaction stops at this share of maxTokens. Default 0.5 (0.3 for a model whose cached input costs at most half its input).
+   */
+  targetRatio?: number;
+  /**
+   * Also compact when working memory holds more messages than this.
+   */
+  recentMessages?: number;
+};
+
+/**
+ * Everything the controller needs to know about a model: a model entry
+ * (`create`'s `models`; host entries win over the built-in table).
+ */
+export type ModelEntry = {
+  tokenizer: Tokenizer;
+  contextWindow: number;
+  maxOutput: number;
+  /**
+   * USD per 1M input tokens.
+   */
+  inputPrice: number;
+  /**
+   * USD per 1M cached input tokens (cache reads).
+   */
+  cachedInputPrice: number;
+  /**
+   * USD per 1M output tokens (reasoning tokens included).
+   */
+  outputPrice: number;
+  /**
+   * USD per 1M tokens written to a prompt cache (Anthropic: 1.25x input). Default: the input price.
+   */
+  cacheWritePrice?: number;
+};
+
+/**
+ * How a model's tokens are counted.
+ */
+export type Tokenizer = "o200k_base" | "cl100k_base" | "estimate";
+
+/**
+ * Weights and half-life of recall scoring (each optional).
+ */
+export type RecallWeights = {
+  /**
+   * Default 1.
+   */
+  recency?: number;
+  /**
+   * Default 1.
+   */
+  importance?: number;
+  /**
+   * Default 2.
+   */
+  relevance?: number;
+  /**
+   * Milliseconds for recency to halve. Default 3 days.
+   */
+  halfLifeMs?: number;
+};
+
+/**
+ * `create`'s `retention`: how long each kind of record is kept (a kind
+ * left out is kept for ever).
+ */
+export type RetentionOptions = {
+  /**
+   * Messages of every thread, by the time each was added (pinned system and developer messages are kept).
+   */
+  messages?: MaxAge;
+  /**
+   * Episodes, by the time each was written; an episode goes with the messages it summarizes.
+   */
+  episodes?: MaxAge;
+  /**
+   * Facts, preferences and document chunks (every version), by the time each was stated. Default: kept.
+   */
+  facts?: MaxAge;
+  /**
+   * Most records one fold or open expires; the next goes on. Default 256.
+   */
+  maxPerCall?: number;
+};
+
+/**
+ * How long one kind of record is kept.
+ */
+export type MaxAge = {
+  /**
+   * Milliseconds; a record older than this is forgotten. Positive.
+   */
+  maxAgeMs: number;
+};
+
+/**
  * What `add` did.
  */
 export type AddResult = {
@@ -477,6 +636,10 @@ export type SummarySource = "model" | "fallback";
  * What the summarizer hook is asked.
  */
 export type SummaryRequest = {
+  /**
+   * Always "summary" (a consolidation's request says "consolidation").
+   */
+  purpose: "summary";
   messages: Array<ChatMessage>;
   previousSummary?: string;
   /**
@@ -504,6 +667,43 @@ export type CurrentFact = {
 };
 
 /**
+ * What the summarizer hook is asked for a consolidation.
+ */
+export type ConsolidationRequest = {
+  /**
+   * Always "consolidation" (a summary's request says "summary").
+   */
+  purpose: "consolidation";
+  /**
+   * The live facts and preferences, oldest first: the newest, at most
+   * 200 and `summaryInputTokens` of text.
+   */
+  facts: Array<ConsolidationFact>;
+  /**
+   * The profile now, if there is one.
+   */
+  profile?: string;
+  /**
+   * Most tokens the profile may take (a longer one is cut).
+   */
+  profileTokens: number;
+};
+
+/**
+ * A live fact or preference as a consolidation request shows it.
+ */
+export type ConsolidationFact = {
+  id: string;
+  kind: FactKind;
+  key?: string;
+  text: string;
+  /**
+   * When it began to hold (ms).
+   */
+  validFrom: number;
+};
+
+/**
  * What a consolidation did.
  */
 export type Consolidated = {
@@ -516,9 +716,20 @@ export type Consolidated = {
    */
   superseded: Array<string>;
   /**
-   * The profile written, if it changed.
+   * The profile written, if one was.
    */
   profile?: string;
+  /**
+   * Who decided: the summarizer model, or the offline rules ("fallback":
+   * no summarizer, or its answer was not usable). Absent when a model was
+   * not asked because nothing was stored since the last consolidation.
+   */
+  source?: SummarySource;
+  /**
+   * Why the model's answer was not used: its error's code
+   * (`SUMMARIZER_TIMEOUT`, `SUMMARIZER_HTTP`, ...) or `SUMMARIZER_INVALID`.
+   */
+  degraded?: Degraded;
 };
 
 /**
@@ -546,6 +757,11 @@ export type Stats = {
    * was recorded for): counted with the estimator, their cost null.
    */
   unknownModels: Array<string>;
+  /**
+   * What retention removed from the namespace, since it was created
+   * (kept in the tombstones it wrote, so it holds after reopening).
+   */
+  retention: RetentionStats;
 };
 
 /**
@@ -576,6 +792,30 @@ export type LayerTokens = {
   archived: number;
   episodes: number;
   workingLimit: number;
+};
+
+/**
+ * What one retention pass removed (its tombstone's `expired`), and their
+ * sum over every such tombstone (`stats().retention`).
+ */
+export type RetentionStats = {
+  /**
+   * Messages past their age (or in an episode past its age), removed.
+   */
+  messages: number;
+  /**
+   * Episodes removed: past their age, or with no message left.
+   */
+  episodes: number;
+  /**
+   * Episodes summarized again without the messages that expired.
+   */
+  rewritten: number;
+  /**
+   * Facts removed: past their age, or learned from an expired range
+   * (learned again from what remains).
+   */
+  facts: number;
 };
 
 /**

@@ -3,12 +3,14 @@
 //!
 //! What the core returns (`Context`, `Stats`, `Episode`, ...) is declared
 //! in `types.generated.ts`, derived from the Rust types by
-//! `src/typescript.rs` (a test fails when it is out of date). What JS
-//! passes in is declared here by hand: option objects are read by hand
-//! (`options::Small`), so there is no Rust type to derive from, and
-//! `ChatMessage` is a union by role of exact shapes, so that the openai
-//! client's message types are assignable to it, where `Message` keeps any
-//! field as given. So is what JS adds to a core result (`SearchResult`).
+//! `src/typescript.rs` (a test fails when it is out of date), and so are
+//! the option objects read as a Rust type (`buildContext`'s, the data of
+//! `create`'s). What JS passes in otherwise is declared here by hand: the
+//! hooks of `create` (JS values), the option objects read by hand
+//! (`options::Small`), and `ChatMessage`, a union by role of exact shapes,
+//! so that the openai client's message types are assignable to it, where
+//! `Message` keeps any field as given. So is what JS adds to a core result
+//! (`SearchResult`).
 
 use wasm_bindgen::prelude::*;
 
@@ -79,45 +81,15 @@ export interface ToolDefinition {
   type: "function";
   function: { name: string; description?: string; parameters?: Record<string, unknown> };
 }
-/** A model entry; host entries win over the built-in table. Prices are USD per 1M tokens. */
-export interface ModelEntry {
-  tokenizer: "o200k_base" | "cl100k_base" | "estimate";
-  contextWindow: number;
-  maxOutput: number;
-  inputPrice: number;
-  cachedInputPrice: number;
-  outputPrice: number;
-  /** Prompt-cache writes (Anthropic: 1.25x input). Default: the input price. */
-  cacheWritePrice?: number;
-}
-export interface CreateOptions {
-  /** The user (tenant): storage prefix; facts, preferences, documents, procedures and cost are shared by its threads. Default "default". */
-  namespace?: string;
-  /** The conversation under the namespace: its messages, working memory, episodes and task history. Default "default". */
-  thread?: string;
-  /** Decides tokenizer, context window and prices. Default "gpt-4o". */
-  model?: string;
-  models?: Record<string, ModelEntry>;
-  workingMemory?: {
-    /** Token budget of the recent turns. Default 4000. */
-    maxTokens?: number;
-    /** Compaction starts above this share of maxTokens. Default 0.8. */
-    compressionThreshold?: number;
-    /** Compaction stops at this share of maxTokens. Default 0.5. */
-    targetRatio?: number;
-    /** Also compact when working memory holds more messages than this. */
-    recentMessages?: number;
-  };
-  /** Token budget of one episode summary. Default 200. */
-  summaryTokens?: number;
+/**
+ * `create`'s options: the data ones (`CreateDataOptions`, derived from the
+ * Rust type the binding reads them as) and the hooks, JS values declared here.
+ */
+export interface CreateOptions extends CreateDataOptions {
   /** Milliseconds since the epoch; default Date.now. */
   clock?: () => number;
   /** Where records are saved; default: none (state lives in this instance only). */
-  storage?: import("../storage.js").StorageAdapter;
-  /** Fold the log into a new segment once it holds this many records (or a quarter of segmentBytes). Default 1024. */
-  foldAfter?: number;
-  /** No stored value is larger (but a single record that is larger alone); at least 1024. Default 1048576 (1 MiB). */
-  segmentBytes?: number;
+  storage?: import("../storage/storage.js").StorageAdapter;
   /**
    * Turns texts into vectors; with it search is hybrid (BM25 + vectors), without it lexical.
    * `kind` says whether the texts are search queries or stored documents (messages, facts,
@@ -132,30 +104,18 @@ export interface CreateOptions {
    */
   reranker?: (query: string, texts: string[]) => Promise<number[]>;
   /**
-   * Writes episode summaries, in the background; without it (or when it fails,
-   * times out or answers garbage) the offline extractive summary is used.
-   * May return the model's text, `{ text, usage? }`, or a summary object.
+   * Writes episode summaries, in the background, and answers `consolidate()`'s
+   * requests (`request.purpose` says which); without it (or when it fails,
+   * times out or answers garbage) the offline extractive summary, or the
+   * offline consolidation, is used. May return the model's text,
+   * `{ text, usage? }`, a summary object, or a consolidation object.
+   * (A method, so a function written for `SummaryRequest` alone still fits.)
    */
-  summarizer?: (request: SummaryRequest) => Promise<string | { text: string; usage?: { promptTokens: number; completionTokens: number; model: string } } | { summary: string; keyPoints?: string[]; pendingTasks?: string[]; facts?: { key: string; value: string }[]; preferences?: { key: string; value: string }[]; importance?: number }>;
-  /** A summarizer that has not answered by then counts as failed (`SUMMARIZER_TIMEOUT` on the episode). Default 60000. */
+  summarizer?(request: SummaryRequest | ConsolidationRequest): Promise<string | { text: string; usage?: { promptTokens: number; completionTokens: number; model: string } } | { summary: string; keyPoints?: string[]; pendingTasks?: string[]; facts?: { key: string; value: string }[]; preferences?: { key: string; value: string }[]; importance?: number } | { merges?: { ids: string[]; text: string }[]; supersedes?: { id: string; by: string }[]; profile?: string }>;
+  /** A summarizer that has not answered by then counts as failed (`SUMMARIZER_TIMEOUT` on the episode, or on `consolidate()`'s result). Default 60000. */
   summarizerTimeoutMs?: number;
-  /**
-   * Most tokens one summarizer request carries: its messages as `countMessages`
-   * counts them plus the previous summary (sent when within `summaryTokens`). A larger
-   * compacted range is split; a single message larger on its own gets the
-   * offline summary. Must exceed `summaryTokens`. Default 6000.
-   */
-  summaryInputTokens?: number;
-  /**
-   * Most compacted ranges waiting for the summarizer behind the one it is
-   * writing (at least 1); past it the oldest get the offline summary
-   * (`SUMMARIZER_BACKLOG` on the episode). Default 8.
-   */
-  summaryBacklog?: number;
   /** An embedder that has not answered by then counts as failed: search is lexical, `degraded.code` is `EMBEDDER_TIMEOUT`. Default 60000. */
   embedderTimeoutMs?: number;
-  /** Recall scoring of episodes: weights (default 1, 1, 2) and recency half-life (default 3 days). */
-  recall?: { recency?: number; importance?: number; relevance?: number; halfLifeMs?: number };
   /**
    * The model's rank file, when the package's own cannot be found (a bundler
    * that does not emit `new URL(…, import.meta.url)` assets, a CDN, bytes you

@@ -1,5 +1,5 @@
 // How memoryMiddleware tells a call's new messages from the ones memory
-// holds (js/ai-sdk-align.js, through the built package): fingerprints equal
+// holds (js/integrations/ai-sdk/ai-sdk-align.js, through the built package): fingerprints equal
 // exactly when the provider would be sent the same turn, and the alignment
 // for every way an app passes messages: only the new turn, the whole
 // conversation, a window, a tool loop's next step, a retry, a regenerated
@@ -7,7 +7,7 @@
 // regeneration.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { align, fingerprint } from "../../dist/ai-sdk-align.js";
+import { align, fingerprint } from "../../dist/integrations/ai-sdk/ai-sdk-align.js";
 import { rng } from "./helpers.mjs";
 
 test("fingerprints: equal for the same turn in its different spellings, different otherwise", () => {

@@ -11,8 +11,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isStepCount, tool } from "ai";
 import { z } from "zod";
-import { fromUIMessages, toUIMessages } from "../../dist/ai-sdk.js";
-import { fingerprint } from "../../dist/ai-sdk-align.js";
+import { fromUIMessages, toUIMessages } from "../../dist/integrations/ai-sdk/ai-sdk.js";
+import { fingerprint } from "../../dist/integrations/ai-sdk/ai-sdk-align.js";
 import { assertSound, conversation, sentTurns, setup, startRoute } from "./ai-sdk-support.mjs";
 
 const INSTRUCTIONS = "You are a weather assistant. Answer briefly.";

@@ -13,7 +13,7 @@ import { modelMessageSchema as modelMessageSchema6, generateText as generateText
 import { MockLanguageModelV3 } from "ai6/test";
 import { z } from "zod";
 import * as main from "../../dist/node.js";
-import { fromModelMessages, toModelMessages } from "../../dist/ai-sdk.js";
+import { fromModelMessages, toModelMessages } from "../../dist/integrations/ai-sdk/ai-sdk.js";
 
 const { MemoryController } = main;
 

@@ -4,7 +4,7 @@
 // streamText, two-step tool loops, aborted and failed streams, the budget,
 // procedures' tools, memory failures. In each: every request valid, nothing
 // lost, nothing stored twice, usage charged.
-// Node-dependent: js/ai-sdk-stream.js on Node's web streams (TransformStream), over Node's fetch.
+// Node-dependent: js/integrations/ai-sdk/ai-sdk-stream.js on Node's web streams (TransformStream), over Node's fetch.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { generateText, streamText, tool, isStepCount, wrapLanguageModel } from "ai";
@@ -21,7 +21,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAI as createOpenAI3 } from "ai-sdk-openai3";
 import { z } from "zod";
 import { MemoryController, memoryStorage } from "../../dist/node.js";
-import { memoryMiddleware } from "../../dist/ai-sdk.js";
+import { memoryMiddleware } from "../../dist/integrations/ai-sdk/ai-sdk.js";
 import { startFakeOpenAI } from "./fake-openai/server.mjs";
 import { assertSound, conversation, sentTurns, setup } from "./ai-sdk-support.mjs";
 

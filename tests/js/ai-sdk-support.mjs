@@ -9,8 +9,8 @@ import { createServer } from "node:http";
 import { AbstractChat, DefaultChatTransport, convertToModelMessages, streamText, wrapLanguageModel } from "ai";
 import { createOpenAI } from "@ai-sdk/openai";
 import { MemoryController } from "../../dist/node.js";
-import { memoryMiddleware } from "../../dist/ai-sdk.js";
-import { fingerprint } from "../../dist/ai-sdk-align.js";
+import { memoryMiddleware } from "../../dist/integrations/ai-sdk/ai-sdk.js";
+import { fingerprint } from "../../dist/integrations/ai-sdk/ai-sdk-align.js";
 import { startFakeOpenAI } from "./fake-openai/server.mjs";
 
 /**

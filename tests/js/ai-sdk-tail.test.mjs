@@ -1,5 +1,5 @@
 // memoryMiddleware recognises a call's messages from the newest held ones
-// (js/ai-sdk-align.js alignTail), reading more of memory only while they
+// (js/integrations/ai-sdk/ai-sdk-align.js alignTail), reading more of memory only while they
 // cannot place the call: the whole conversation (recognised from its end),
 // only the new turn, a window of the last turns, a regenerated answer, an
 // edit. Against align over all of memory on random conversations, then
@@ -10,8 +10,8 @@ import assert from "node:assert/strict";
 import { generateText, wrapLanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { MemoryController } from "../../dist/node.js";
-import { memoryMiddleware, toModelMessages } from "../../dist/ai-sdk.js";
-import { align, alignTail, fingerprint } from "../../dist/ai-sdk-align.js";
+import { memoryMiddleware, toModelMessages } from "../../dist/integrations/ai-sdk/ai-sdk.js";
+import { align, alignTail, fingerprint } from "../../dist/integrations/ai-sdk/ai-sdk-align.js";
 import { rng } from "./helpers.mjs";
 
 // Fingerprint-like strings: u… a… t… (a tool call is an assistant turn, its results "t").

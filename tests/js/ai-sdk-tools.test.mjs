@@ -8,7 +8,7 @@ import { generateText, streamText, isStepCount } from "ai";
 import { generateText as generateText6, stepCountIs as stepCountIs6 } from "ai6";
 import { MockLanguageModelV3 } from "ai6/test";
 import { MemoryController } from "../../dist/node.js";
-import { memoryTools } from "../../dist/ai-sdk.js";
+import { memoryTools } from "../../dist/integrations/ai-sdk/ai-sdk.js";
 import { setup } from "./ai-sdk-support.mjs";
 
 const lastTool = (body) => body.messages.filter((m) => m.role === "tool").at(-1).content;

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { convertToModelMessages, validateUIMessages } from "ai";
 import { MemoryController } from "../../dist/node.js";
-import { fromModelMessages, fromUIMessages, toUIMessages } from "../../dist/ai-sdk.js";
+import { fromModelMessages, fromUIMessages, toUIMessages } from "../../dist/integrations/ai-sdk/ai-sdk.js";
 
 const { png: PNG, pdf: PDF, wav: WAV } = JSON.parse(readFileSync(new URL("../fixtures/media.json", import.meta.url), "utf8"));
 

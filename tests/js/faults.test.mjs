@@ -20,12 +20,14 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryController, memoryStorage, nodeFileStorage } from "../../dist/node.js";
 import { faultRuns } from "./faults/run.mjs";
 import { crashSweep, seededImportRuns } from "./faults/import-run.mjs";
+import { retentionCrashSweep } from "./faults/retention-run.mjs";
+import { consolidateSweep, seededConsolidateRuns } from "./faults/consolidate-run.mjs";
 import { testWorker, withPageResult } from "./harness.mjs";
 
 const seeds = (n) => Array.from({ length: n }, (_, i) => i + 1);
@@ -77,6 +79,63 @@ test("nodeFileStorage: the ChatGPT import crashed at every storage operation, on
     const sweep = await crashSweep({ MemoryController, open: (name) => nodeFileStorage(join(dir, name)), data });
     assert.deepEqual(sweep.failures, []);
     assert.ok(sweep.crashed > 10 && sweep.episodes > 0, `${sweep.crashed} crashes, ${sweep.episodes} episodes`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+// Retention (tests/js/faults/retention-run.mjs): a crash at every storage
+// operation of an opening that expires old turns; after a healthy reopen
+// the expiry completes and nothing that had not expired is lost.
+test("memoryStorage: an expiry crashed at every storage operation completes on reopening and loses nothing else", async () => {
+  const stores = new Map();
+  const open = (name) => stores.get(name) ?? stores.set(name, memoryStorage()).get(name);
+  const raw = async (name) => (await open(name).loadRange([])).map((e) => Buffer.from(e.data).toString("utf8")).join("\n");
+  const sweep = await retentionCrashSweep({ MemoryController, open, raw });
+  assert.deepEqual(sweep.failures, []);
+  assert.ok(sweep.crashed > 10, `${sweep.crashed} crashes over ${sweep.ops} operations`);
+});
+
+test("nodeFileStorage: an expiry crashed at every storage operation, on real files", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "agent-memory-retention-faults-"));
+  try {
+    const raw = async (name) => {
+      const out = [];
+      for (const e of await readdir(join(dir, name), { withFileTypes: true, recursive: true }))
+        if (e.isFile()) out.push(await readFile(join(e.parentPath ?? e.path, e.name), "utf8"));
+      return out.join("\n");
+    };
+    const sweep = await retentionCrashSweep({ MemoryController, open: (name) => nodeFileStorage(join(dir, name)), raw });
+    assert.deepEqual(sweep.failures, []);
+    assert.ok(sweep.crashed > 10, `${sweep.crashed} crashes over ${sweep.ops} operations`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+// consolidate() (tests/js/faults/consolidate-run.mjs): a crash at every
+// storage operation of a consolidation in turn, offline and with a model, and
+// seeded failures and lost acknowledgements retried in one process; after a
+// healthy rerun the live facts are a clean run's, nothing lost or twice.
+for (const model of [false, true]) {
+  test(`memoryStorage: consolidate ${model ? "by a model" : "offline"}, crashed at every storage operation and rerun, converges`, async () => {
+    const stores = new Map();
+    const open = (name) => stores.get(name) ?? stores.set(name, memoryStorage()).get(name);
+    const sweep = await consolidateSweep({ MemoryController, open, model });
+    assert.deepEqual(sweep.failures, []);
+    assert.ok(sweep.crashed === sweep.ops && sweep.ops >= 5, `${sweep.crashed} crashes of ${sweep.ops} operations`);
+    const runs = await seededConsolidateRuns({ MemoryController, open, model, seeds: seeds(40) });
+    assert.deepEqual(runs.failures, []);
+    for (const kind of ["failures", "lostAcks", "afterCrash"]) assert.ok(runs.injected[kind] > 0, `no ${kind} injected`);
+  });
+}
+
+test("nodeFileStorage: consolidate by a model crashed at every storage operation, on real files", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "agent-memory-consolidate-faults-"));
+  try {
+    const sweep = await consolidateSweep({ MemoryController, open: (name) => nodeFileStorage(join(dir, name)), model: true });
+    assert.deepEqual(sweep.failures, []);
+    assert.ok(sweep.crashed === sweep.ops && sweep.ops >= 5, `${sweep.crashed} crashes of ${sweep.ops} operations`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

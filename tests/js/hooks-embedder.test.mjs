@@ -5,7 +5,7 @@ import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { openAICompatibleEmbedder } from "../../dist/node.js";
-import { backoffDelay, retryAfterMs, clock, BACKOFF_CAP_MS, RETRY_AFTER_CAP_MS } from "../../dist/hooks-shared.js";
+import { backoffDelay, retryAfterMs, clock, BACKOFF_CAP_MS, RETRY_AFTER_CAP_MS } from "../../dist/hooks/hooks-shared.js";
 import { startFakeOpenAI, embeddings, fakeVector, json, text, hang } from "./hooks/fake-openai.mjs";
 import { rejectsWith, assertNoSecret, manualClock, recordingFetch, watch, sleepThenRetry, abortedAtDeadline } from "./hooks/check.mjs";
 

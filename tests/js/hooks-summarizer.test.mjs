@@ -5,7 +5,7 @@
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { openAICompatibleSummarizer } from "../../dist/node.js";
-import { clock } from "../../dist/hooks-shared.js";
+import { clock } from "../../dist/hooks/hooks-shared.js";
 import { startFakeOpenAI, chat, json, text, hang, stallBody } from "./hooks/fake-openai.mjs";
 import {
   rejectsWith,

@@ -1,4 +1,4 @@
-// Loading the module on first use (js/loader.js, js/node.js): `ready()`, the
+// Loading the module on first use (js/internal/loader.js, js/node.js): `ready()`, the
 // sync classes before it, a host's `ready({ wasm })` and `create({ ranks })`
 // in every form they accept, and each failure as a MemoryError with its
 // code. Rank tables and the module are per process once loaded, so every

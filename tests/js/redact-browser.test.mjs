@@ -5,10 +5,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { withPageResult } from "./harness.mjs";
-import { credentialValues, personalValues, leaked } from "./redact/scenario.mjs";
+import { credentialValues, personalValues, leaked } from "./scrub/redact.mjs";
 
 test("Chromium: indexedDBStorage and localStorageAdapter: no redacted value reaches a stored byte or a hook request", () =>
-  withPageResult("/tests/js/redact/index.html", 120_000, (result) => {
+  withPageResult("/tests/js/scrub/index.html", 120_000, (result) => {
     for (const field of ["indexedDB", "localStorage"]) {
       const r = result[field];
       assert.ok(r.summarized > 0, `${field}: the conversation compacted`);

@@ -1,17 +1,17 @@
 // Secrets never stored, in workerd (miniflare 4): the redaction scenario of
 // redact.test.mjs on cloudflareKVStorage and durableObjectStorage (both
-// backends), checked on the raw values the backend holds and on every
-// summarizer and embedder request.
+// backends), checked on the raw values the backend holds (scrub/worker.mjs)
+// and on every summarizer and embedder request.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { testWorker } from "./harness.mjs";
-import { credentialValues, personalValues, leaked } from "./redact/scenario.mjs";
+import { credentialValues, personalValues, leaked } from "./scrub/redact.mjs";
 
 let mf;
 const responses = {};
 
 before(async () => {
-  mf = testWorker("redact/worker.mjs", "RedactDO");
+  mf = testWorker("scrub/worker.mjs", "ScrubDO");
   for (const path of ["kv", "do", "do-sql"]) responses[path] = await (await mf.dispatchFetch(`http://localhost/${path}`)).json();
 });
 

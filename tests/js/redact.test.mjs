@@ -4,83 +4,20 @@
 // (memoryStorage, nodeFileStorage's files, localStorageAdapter's items over
 // a Web Storage object; cloudflareKVStorage and durableObjectStorage in
 // workerd: redact-workerd.test.mjs; indexedDBStorage and localStorage in
-// Chromium: redact-browser.test.mjs), on every summarizer and embedder
-// request, and on what the controller reads back. The options (`false`,
+// Chromium: redact-browser.test.mjs; the raw views: scrub/), on every
+// summarizer and embedder request, and on what the controller reads back. The options (`false`,
 // `{ personal }`, a host function) and what `add` reports.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { MemoryController, memoryStorage, nodeFileStorage, localStorageAdapter, redactText } from "../../dist/node.js";
-import { scenario, credentialValues, personalValues, leaked, SECRETS, PERSONAL } from "./redact/scenario.mjs";
+import { MemoryController, memoryStorage, redactText } from "../../dist/node.js";
+import { ADAPTERS } from "./scrub/adapters.mjs";
+import { scenario, credentialValues, personalValues, leaked, SECRETS, PERSONAL } from "./scrub/redact.mjs";
 import { generateText } from "ai";
 import { assertSound, setup } from "./ai-sdk-support.mjs";
 
-async function filesText(dir) {
-  const out = [];
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (e.isFile()) out.push((await readFile(join(e.parentPath ?? e.path, e.name))).toString("utf8"));
-  }
-  return out.join("\n");
-}
-
-// A Web Storage object (what localStorage is), holding strings.
-function webStorage() {
-  const items = new Map();
-  return {
-    get length() {
-      return items.size;
-    },
-    key: (i) => [...items.keys()][i] ?? null,
-    getItem: (k) => items.get(k) ?? null,
-    setItem: (k, v) => void items.set(k, String(v)),
-    removeItem: (k) => void items.delete(k),
-    raw: () => [...items.values()],
-  };
-}
-
-// Each adapter, with what its backend holds as text (base64 items decoded too).
-const ADAPTERS = [
-  [
-    "memoryStorage",
-    async () => {
-      const storage = memoryStorage();
-      const raw = async () => (await storage.loadRange([])).map((e) => e.key.join("/") + Buffer.from(e.data).toString("utf8")).join("\n");
-      return { storage, raw, done: async () => {} };
-    },
-  ],
-  [
-    "nodeFileStorage",
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), "am-redact-"));
-      return { storage: nodeFileStorage(dir), raw: () => filesText(dir), done: () => rm(dir, { recursive: true, force: true }) };
-    },
-  ],
-  [
-    "localStorageAdapter",
-    async () => {
-      const ls = webStorage();
-      globalThis.localStorage = ls;
-      const raw = async () =>
-        ls
-          .raw()
-          .map((v) => v + "\n" + Buffer.from(v, "base64").toString("utf8"))
-          .join("\n");
-      return {
-        storage: localStorageAdapter("redact"),
-        raw,
-        done: async () => {
-          delete globalThis.localStorage;
-        },
-      };
-    },
-  ],
-];
-
 for (const [name, make] of ADAPTERS) {
   test(`${name}: no redacted value reaches a stored byte, a hook request or a read`, async () => {
-    const { storage, raw, done } = await make();
+    const { storage, raw, done } = await make("redact");
     try {
       const out = await scenario(MemoryController, storage, { redact: { personal: true } });
       assert.ok(out.summarized > 0, "the conversation compacted, so the summarizer saw the turns");

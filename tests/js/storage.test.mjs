@@ -167,7 +167,7 @@ test("memoryStorage: errors are MemoryErrors with stable codes", async () => {
 });
 
 test("localStorage's base64 codec: the chunked fallback matches Buffer, at chunk edges and 1 MB", async () => {
-  const { bytesToBase64, base64ToBytes } = await import("../../dist/storage-local.js");
+  const { bytesToBase64, base64ToBytes } = await import("../../dist/storage/storage-local.js");
   // Force the fallback even on runtimes with Uint8Array#toBase64 / fromBase64.
   const native = [
     Object.getOwnPropertyDescriptor(Uint8Array.prototype, "toBase64"),

@@ -63,6 +63,7 @@ test("consolidate: duplicates merged, the profile pinned, a second call writes n
   for (let i = 0; i < 3; i++) await memory.remember({ kind: "preference", text: "I like spicy food." });
   await memory.remember({ text: "I work at Tencent." });
   const out = await memory.consolidate();
+  assert.equal(out.source, "fallback", "no summarizer: the offline rules decide");
   assert.equal(out.merged.length, 1);
   assert.deepEqual(out.superseded, []);
   assert.match(out.profile, /^User profile:\n- I work at Tencent\.$/);
@@ -74,5 +75,5 @@ test("consolidate: duplicates merged, the profile pinned, a second call writes n
     ctx.messages.some((m) => m.content.includes("User profile:")),
     "the profile is pinned",
   );
-  assert.deepEqual(await memory.consolidate(), { merged: [], superseded: [] });
+  assert.deepEqual(await memory.consolidate(), { merged: [], superseded: [], source: "fallback" });
 });

@@ -7,7 +7,7 @@
 // declared method must be exercised, so a new one cannot go unchecked. The
 // result types are derived from the Rust types (src/typescript.rs); this
 // checks what they do not cover: what the binding and the JS around it
-// (js/reranker.js, js/loader.js) make of the values.
+// (js/hooks/reranker.js, js/internal/loader.js) make of the values.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -309,6 +309,13 @@ test("every value the controller returns has its declared type, field by field",
   await desk.remember({ text: "The user lives in Chengdu." });
   await desk.remember({ text: "The user lives in Chengdu" });
   keep("consolidate", await desk.consolidate());
+  // By a model (its answer used), and by the rules after a model's garbage (degraded).
+  for (const answer of [{ merges: [], profile: "User profile:\n- lives in Chengdu" }, "no JSON here"]) {
+    const consolidating = await MemoryController.create({ model: "gpt-4o", summarizer: async () => answer });
+    await consolidating.remember({ text: "The user lives in Chengdu." });
+    keep("consolidate", await consolidating.consolidate());
+    keep("consolidate", await consolidating.consolidate()); // nothing new: nothing asked
+  }
   // Redaction as the controller does it: a key in, its kind and count out.
   keep("redact", await desk.redact("my key is sk-proj-" + "a1B2c3D4e5F6g7H8i9J0".repeat(3)));
   assert.equal(Object.keys(returned.redact.at(-1).redacted).length, 1, "the value exercises a redaction");

@@ -34,6 +34,6 @@ for (const [config, node] of [
       .filter((f) => f.startsWith("dist/"));
     assert.ok(files.includes("dist/index.d.ts"), files.join(" "));
     assert.equal(files.includes("dist/node.d.ts"), node, files.join(" "));
-    assert.equal(files.includes("dist/storage-file.d.ts"), node, files.join(" "));
+    assert.equal(files.includes("dist/storage/storage-file.d.ts"), node, files.join(" "));
   });
 }

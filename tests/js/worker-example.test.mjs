@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { Miniflare } from "miniflare";
 import { bundleWorker, compatibilityDateOf, runWorker } from "./harness.mjs";
+import { startFakeOpenAI, chat } from "./hooks/fake-openai.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const example = join(root, "examples", "worker");
@@ -220,6 +221,89 @@ test("memory: a heavier user stays far below the 128 MB isolate limit", async ()
     `wasm memory ${mb(wasmMemoryBytes)} (limit 128 MB); workerd peak RSS ${mb(figures.workerdPeakRssBytes)}, ${mb(figures.workerdBaselineRssBytes)} for a trivial Worker`,
   );
   assert.ok(wasmMemoryBytes < 32 * MB, `${(wasmMemoryBytes / MB).toFixed(1)} MB of wasm memory`);
+});
+
+// What a user tells the Worker over a few sessions: likes said three times, a move.
+async function tellFacts(at, path) {
+  const facts = [
+    { kind: "preference", text: "I like spicy food.", validFrom: Date.UTC(2025, 0, 1) },
+    { kind: "preference", text: "I love spicy dishes.", validFrom: Date.UTC(2025, 1, 1) },
+    { kind: "preference", text: "I like spicy food.", validFrom: Date.UTC(2025, 2, 1) },
+    { text: "I live in Shanghai.", validFrom: Date.UTC(2024, 0, 1) },
+    { text: "I moved to Berlin.", validFrom: Date.UTC(2026, 2, 1) },
+  ];
+  const ids = [];
+  for (const f of facts) ids.push((await at("POST", `${path}/facts`, { ...f, supersedes: [] })).id);
+  return ids;
+}
+
+test("POST /u/:user/consolidate consolidates now (offline here); a write sets the idle alarm, DELETE clears it", async () => {
+  const [spicy1, , spicy3, shanghai] = await tellFacts(ok, "/u/erin");
+  const stats = await ok("GET", "/u/erin/stats");
+  assert.equal(typeof stats.consolidateAt, "number", "a write set the alarm (10 minutes on: not reached during the test)");
+  const out = await ok("POST", "/u/erin/consolidate");
+  assert.equal(out.source, "fallback");
+  assert.deepEqual(out.superseded, [shanghai]);
+  const facts = await ok("GET", "/u/erin/facts");
+  const merged = facts.find((f) => f.merges?.includes(spicy1));
+  assert.ok(merged?.merges.includes(spicy3), JSON.stringify(facts));
+  assert.ok(!facts.some((f) => f.id === shanghai) && facts.some((f) => f.key === "profile"));
+  await ok("DELETE", "/u/erin");
+  assert.equal((await ok("GET", "/u/erin/stats")).consolidateAt, null, "forgotten: no alarm left");
+});
+
+test("an idle user's memory is consolidated by the Durable Object's alarm, through the summarizer model", async () => {
+  // A second runtime with the idle delay short and the built-in summarizer on a fake OpenAI API.
+  const api = await startFakeOpenAI();
+  api.script((req, res, record) => {
+    const lines = [...record.body.messages[1].content.matchAll(/^- \[([^\]]+)\] \w+[^:]*: (.*)$/gm)].map(([, id, text]) => ({ id, text }));
+    const ids = (word) => lines.filter((l) => l.text.includes(word)).map((l) => l.id);
+    const answer = {
+      merges: [{ ids: ids("spicy"), text: "I like spicy food." }],
+      supersedes: [{ id: ids("Shanghai")[0], by: ids("Berlin")[0] }],
+      profile: "User profile:\n- lives in Berlin",
+    };
+    return chat(JSON.stringify(answer), { model: "gpt-4o-mini" })(req, res, record);
+  });
+  const idle = runWorker(example, bundle, {
+    durableObjects: { MEMORY: { className: "MemoryObject", useSQLite: true } },
+    durableObjectsPersist: join(tmp, "persist-idle"),
+    bindings: {
+      CONSOLIDATE_AFTER_MS: "200",
+      SUMMARIZER_BASE_URL: api.baseURL,
+      SUMMARIZER_MODEL: "gpt-4o-mini",
+      SUMMARIZER_API_KEY: "sk-test",
+    },
+  });
+  try {
+    const at = async (method, path, body) => {
+      const res = await idle.dispatchFetch(`http://localhost${path}`, { method, body: body && JSON.stringify(body) });
+      assert.equal(res.status, 200, path);
+      return res.json();
+    };
+    const [spicy1, , , shanghai] = await tellFacts(at, "/u/frank");
+    // The alarm fires once frank has been idle for 200 ms; the test waits for what it does, not for a time.
+    // (The limit only stops a test whose alarm never comes.)
+    let facts = [];
+    for (const limit = performance.now() + 20_000; !facts.some((f) => f.key === "profile"); ) {
+      assert.ok(performance.now() < limit, "the alarm never consolidated");
+      await new Promise((r) => setTimeout(r, 50));
+      facts = await at("GET", "/u/frank/facts");
+    }
+    assert.equal(api.requests.length, 1, "one consolidation request");
+    assert.equal(api.requests[0].body.messages[0].content.includes('"merges"'), true);
+    assert.deepEqual(
+      facts.map((f) => f.text),
+      ["I like spicy food.", "I moved to Berlin.", "User profile:\n- lives in Berlin"],
+    );
+    assert.ok(facts[0].merges.includes(spicy1) && !facts.some((f) => f.id === shanghai));
+    const stats = await at("GET", "/u/frank/stats");
+    assert.equal(stats.consolidateAt, null, "the alarm ran and none is set");
+    assert.equal(stats.cost.byPurpose.find((p) => p.purpose === "consolidation")?.calls, 1);
+  } finally {
+    await idle.dispose();
+    await api.close();
+  }
 });
 
 test("size: the upload fits Workers Free (3 MB compressed)", () => {

@@ -1,7 +1,17 @@
 // Compiled with `tsc --noEmit` by tests/js/types.test.mjs against the
 // generated declarations: the public API must stay typed, not `any`.
 import { MemoryController, MemoryError, isMemoryError, redactText, wasmMemoryBytes } from "agent-memory";
-import type { ChatMessage, Context, ImportResult, MemoryErrorCode, Stats } from "agent-memory";
+import type {
+  ChatMessage,
+  Consolidated,
+  ConsolidationRequest,
+  Context,
+  ImportResult,
+  MemoryErrorCode,
+  Stats,
+  SummaryRequest,
+} from "agent-memory";
+import { openAICompatibleSummarizer } from "agent-memory";
 
 async function main(): Promise<void> {
   const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 4000 }, clock: () => Date.now() });
@@ -51,6 +61,16 @@ async function main(): Promise<void> {
   // @ts-expect-error: the policy's keys are typed
   await MemoryController.create({ redact: { pii: true } });
   console.log(id, tokens, recount, stats.cost.usd, usd, bytes, ctx.sections.recent.messageIds);
+  // Retention: ages per kind, what stats() says it removed.
+  const kept = await MemoryController.create({
+    retention: { messages: { maxAgeMs: 30 * 86_400_000 }, episodes: { maxAgeMs: 7 * 86_400_000 }, maxPerCall: 100 },
+  });
+  const expired: number = kept.stats().retention.messages + kept.stats().retention.rewritten;
+  console.log(expired);
+  // @ts-expect-error: a kind is { maxAgeMs }
+  await MemoryController.create({ retention: { messages: 1000 } });
+  // @ts-expect-error: only messages, episodes and facts have ages
+  await MemoryController.create({ retention: { chats: { maxAgeMs: 1000 } } });
 
   // Imports: the export's text, a stream, or parsed conversations; the result is typed.
   const imported: ImportResult = await memory.importConversations("[]", {
@@ -64,6 +84,25 @@ async function main(): Promise<void> {
   await memory.importConversations("[]", { format: "gemini" });
   // @ts-expect-error: addMany needs each message's time
   await memory.addMany([{ message: { role: "user", content: "hi" } }]);
+
+  // The summarizer: one written for summaries alone still fits; one that
+  // answers both tells them apart by purpose; the built-in fits.
+  const summaries = async (request: SummaryRequest) => `${request.messages.length} messages`;
+  const both = async (request: SummaryRequest | ConsolidationRequest) =>
+    request.purpose === "consolidation"
+      ? { merges: [{ ids: request.facts.map((f) => f.id), text: "x" }], profile: "User profile:" }
+      : "a summary";
+  await MemoryController.create({ summarizer: summaries });
+  await MemoryController.create({ summarizer: both });
+  await MemoryController.create({
+    summarizer: openAICompatibleSummarizer({ baseURL: "http://x", model: "m", consolidationMaxTokens: 1500 }),
+  });
+  const consolidated: Consolidated = await memory.consolidate();
+  const decidedBy: "model" | "fallback" | undefined = consolidated.source;
+  const why: string | undefined = consolidated.degraded?.code;
+  console.log(decidedBy, why, consolidated.merged, consolidated.profile);
+  // @ts-expect-error: a summarizer answers with text or an object
+  await MemoryController.create({ summarizer: async () => 42 });
 
   // @ts-expect-error: an unknown role is a type error
   await memory.add({ role: "robot", content: "x" });

@@ -7,18 +7,27 @@
 // HTTP API (JSON in, JSON out):
 //   POST   /u/:user/messages   body: an OpenAI chat message  → { id, tokens, compaction? }
 //   GET    /u/:user/context?query=…&maxTokens=…&reserveOutput=…  → { messages, tools, tokens, sections }
-//   GET    /u/:user/stats      → stats() plus wasmMemoryBytes (this isolate's wasm memory)
+//   GET    /u/:user/stats      → stats() plus wasmMemoryBytes (this isolate's wasm memory) and consolidateAt (the alarm, or null)
 //   GET    /u/:user/history    → every message with id, timestamp and place
-//   POST   /u/:user/facts      body: { key?, text, kind?, tags? }  → { id, kind, superseded? }
+//   POST   /u/:user/facts      body: { key?, text, kind?, tags?, validFrom? }  → { id, kind, superseded? }
+//   GET    /u/:user/facts      → the facts and preferences that hold now
+//   POST   /u/:user/consolidate → consolidate() now: { merged, superseded, profile?, source?, degraded? }
 //   DELETE /u/:user            → forgets everything of this user (storage included)
 // Errors: { error: { code, message } }, status 400 for bad input, 422 when the
 // context cannot fit, 404 for unknown routes, 500 otherwise.
 //
 // Summaries: with SUMMARIZER_BASE_URL, SUMMARIZER_MODEL and the secret
-// SUMMARIZER_API_KEY set, a cheap model writes episode summaries over fetch
+// SUMMARIZER_API_KEY set, a cheap model writes episode summaries (and
+// consolidates, below) over fetch
 // (any OpenAI-compatible endpoint: DeepSeek, OpenAI, ...), in the background;
 // without them, or when the model fails, the offline extractive summary is
 // used. The key lives in the Worker's secrets, never in memory's storage.
+//
+// Consolidation while idle: every write (re)sets the object's alarm to
+// CONSOLIDATE_AFTER_MS (default 10 minutes) later, so it fires once the user
+// has been quiet that long; alarm() then calls consolidate(): duplicates
+// merged, contradictions resolved, the pinned profile rewritten, by the
+// summarizer model when one is set (else, or when it fails, offline).
 import { DurableObject } from "cloudflare:workers";
 import { MemoryController, durableObjectStorage, openAICompatibleSummarizer, wasmMemoryBytes } from "agent-memory";
 
@@ -30,6 +39,16 @@ function summarizer(env) {
     model: env.SUMMARIZER_MODEL,
     timeoutMs: 20_000,
   });
+}
+
+const CONSOLIDATE_AFTER_MS = 10 * 60_000;
+// Whose memory the object holds, for alarm(), which gets no request. Beside
+// the memory's own records, whose names start with the user name.
+const USER_KEY = "#user";
+
+function idleMs(env) {
+  const ms = Number(env.CONSOLIDATE_AFTER_MS ?? CONSOLIDATE_AFTER_MS);
+  return Number.isFinite(ms) && ms >= 0 ? ms : CONSOLIDATE_AFTER_MS;
 }
 
 // User names become Durable Object names and the memory namespace (a storage
@@ -91,15 +110,40 @@ export class MemoryObject extends DurableObject {
     return this.#memory;
   }
 
+  // After a write: consolidate once the user has been idle for CONSOLIDATE_AFTER_MS.
+  async wrote(user) {
+    if (this.#user !== user) {
+      await this.ctx.storage.put(USER_KEY, user);
+      this.#user = user;
+    }
+    await this.ctx.storage.setAlarm(Date.now() + idleMs(this.env));
+  }
+  #user;
+
+  async alarm() {
+    const user = await this.ctx.storage.get(USER_KEY);
+    if (typeof user !== "string") return; // forgotten since the write
+    try {
+      await (await this.memory(user)).consolidate();
+    } catch (e) {
+      if (e?.code === "INSTANCE_RESET" || e?.code === "INTERNAL") this.#memory = undefined;
+      throw e; // the runtime retries the alarm, with backoff; a consolidation may run again
+    }
+  }
+
   async fetch(request) {
     const url = new URL(request.url);
     const [, , user, route = ""] = url.pathname.split("/"); // "", "u", user, route
     const key = `${request.method} /${route}`;
     try {
-      const memory = await this.memory(decodeURIComponent(user));
+      const name = decodeURIComponent(user);
+      const memory = await this.memory(name);
       switch (key) {
-        case "POST /messages":
-          return json(await memory.add(await body(request)));
+        case "POST /messages": {
+          const added = await memory.add(await body(request));
+          await this.wrote(name);
+          return json(added);
+        }
         case "GET /context":
           return json(
             await memory.buildContext({
@@ -109,13 +153,25 @@ export class MemoryObject extends DurableObject {
             }),
           );
         case "GET /stats":
-          return json({ ...memory.stats(), wasmMemoryBytes: wasmMemoryBytes() });
+          return json({ ...memory.stats(), wasmMemoryBytes: wasmMemoryBytes(), consolidateAt: await this.ctx.storage.getAlarm() });
         case "GET /history":
           return json(await memory.history());
-        case "POST /facts":
-          return json(await memory.remember(await body(request)));
-        case "DELETE /":
-          return json(await memory.forget({ namespace: true }));
+        case "POST /facts": {
+          const remembered = await memory.remember(await body(request));
+          await this.wrote(name);
+          return json(remembered);
+        }
+        case "GET /facts":
+          return json(await memory.facts());
+        case "POST /consolidate":
+          return json(await memory.consolidate());
+        case "DELETE /": {
+          const forgotten = await memory.forget({ namespace: true });
+          await this.ctx.storage.deleteAlarm();
+          await this.ctx.storage.delete(USER_KEY);
+          this.#user = undefined;
+          return json(forgotten);
+        }
         default:
           return fail(404, "NOT_FOUND", `no route ${key}`);
       }

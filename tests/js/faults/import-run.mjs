@@ -15,7 +15,7 @@ import { faulty, rng } from "./run.mjs";
 const OPTIONS = { namespace: "import-faults", model: "gpt-4o", workingMemory: { maxTokens: 120 }, foldAfter: 5 };
 
 /** Counts storage operations, passing them through. */
-function counting(inner) {
+export function counting(inner) {
   const counter = { ops: 0 };
   const adapter = {};
   for (const name of ["load", "save", "remove", "loadRange", "removeRange"]) {

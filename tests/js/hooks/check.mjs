@@ -49,7 +49,7 @@ export async function until(predicate, ms = 10_000) {
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * Replaces the hooks' `clock` (dist/hooks-shared.js) with a manual one for
+ * Replaces the hooks' `clock` (dist/hooks/hooks-shared.js) with a manual one for
  * test `t`: time moves only when the test calls `tick`, so a deadline or a
  * wait between attempts is checked to the millisecond, never against the
  * machine's speed. `start` is a whole second, as HTTP dates are.

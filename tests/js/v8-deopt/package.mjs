@@ -9,7 +9,7 @@ const hit = () => {
   if (target) %DeoptimizeFunction(target);
 };
 const memory = await MemoryController.create({ model: "gpt-4o", clock: () => (hit(), 1_000) });
-// The methods as called: the generated class's (guarded by js/loader.js), not the package class's.
+// The methods as called: the generated class's (guarded by js/internal/loader.js), not the package class's.
 const P = Object.getPrototypeOf(memory);
 
 // An argument whose property read (JSON.stringify inside the export) calls `hit`.
