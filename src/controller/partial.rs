@@ -7,9 +7,14 @@
 //! [`FrozenIndex`], which the search scores with the index of what memory
 //! holds as one index (`Bm25Index::search_with`); it decodes the segments
 //! of episodes, whose episodes join memory as a whole read merges them.
-//! Then each query decodes the segments holding what it finds, and keeps
-//! the newest [`DECODED`] of them. The messages stay out of the log: what
-//! the context shows and counts is unchanged.
+//! Then each query decodes the archived messages it shows, and only those
+//! (`skim::decode_some`): a search's hits; a context's first
+//! [`FIRST_DECODED`] hits, then more while its recall block, drafted
+//! (`draft_context`), would show one not decoded (an undecoded hit stands
+//! there as an empty line, shorter than any real one, so the block takes
+//! it exactly where it would take the message). The newest [`DECODED`]
+//! stay decoded. The messages stay out of the log: what the context shows
+//! and counts is unchanged.
 //!
 //! Invariants: every search slot is the one a whole read gives
 //! (`Slot::Message(p)` with `p` the message's place in the log of the
@@ -136,14 +141,20 @@ impl Controller {
     /// Which of `needed` (`needed_for`) to decode next: none once the
     /// answer shows no undecoded one (a context's recall block looks at
     /// the first few only, see `relevant`); else a search's all, a
-    /// context's next ones, twice as many as it holds already (at least
-    /// [`FIRST_DECODED`]).
+    /// context's first [`FIRST_DECODED`], then, while its recall block
+    /// would show one not decoded, twice as many as it holds already.
     fn to_decode(&self, query: Query<'_>, needed: &[u64]) -> Vec<u64> {
         let missing: Vec<u64> = needed.iter().copied().filter(|&s| self.archived(Slot::of(s)).is_none()).collect();
         match query {
             _ if missing.is_empty() => missing,
             Query::Search(..) => missing,
             Query::Context(req) => {
+                // The first few, before asking: a block of 600 tokens shows about as many.
+                let first: Vec<u64> =
+                    needed.iter().take(FIRST_DECODED).copied().filter(|&s| self.archived(Slot::of(s)).is_none()).collect();
+                if !first.is_empty() {
+                    return first;
+                }
                 // (a context that fails fails on its own)
                 let shows_unread = self.draft_context(req).is_ok_and(|(ctx, _)| ctx.sections.knowledge.ids.iter().any(String::is_empty));
                 if !shows_unread {
