@@ -60,7 +60,7 @@ pub trait Store {
     async fn load_into(&self, prefix: &[String], loader: &mut crate::store::Loader) -> Result<(), Self::Error>;
     /// What opening reads: every value of `namespace` but its archive
     /// segments (`store::open_prefixes`), and with a `thread` the archive
-    /// segments holding its newest episodes (`archive::recent_keys`).
+    /// segments holding its newest episodes (`store::shelf::recent_keys`).
     ///
     /// # Errors
     /// As [`Store::load_into`].
@@ -70,7 +70,7 @@ pub trait Store {
             self.load_into(&prefix, &mut loader).await?;
         }
         if let Some(thread) = thread {
-            for key in crate::controller::archive::recent_keys(loader.records(), thread) {
+            for key in crate::store::shelf::recent_keys(loader.records(), thread) {
                 self.load_into(&key, &mut loader).await?;
             }
             loader.read_early();

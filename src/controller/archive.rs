@@ -34,6 +34,7 @@ use std::cmp::Ordering;
 
 use super::Controller;
 use crate::store::record::{Record, DEFAULT_THREAD};
+pub use crate::store::shelf::{live_shelved, recent_keys, RECENT_EPISODES};
 use crate::store::shelf::{Shelved, ShelvedThread};
 use crate::store::tombstones::Tombstones;
 use crate::store::{Archive, Folding, Key, Kind, Loaded, Uids};
@@ -43,50 +44,6 @@ use crate::window::{Place, Stored, Window, UNCOUNTED};
 /// The log's order: causal (`lc`), then time, then record identity.
 pub(crate) fn log_order(a: &Stored, b: &Stored) -> Ordering {
     a.lc.cmp(&b.lc).then(a.ts.total_cmp(&b.ts)).then_with(|| a.writer.cmp(&b.writer)).then(a.seq.cmp(&b.seq))
-}
-
-/// The archive segments `shelves` (shelf records) name and none says is
-/// gone, each once.
-pub(crate) fn live_shelved<'a>(shelves: impl IntoIterator<Item = &'a Record>) -> Vec<&'a Shelved> {
-    // Vectors, not sets: a few hundred keys, and no new set type in the wasm.
-    let mut added: Vec<&Shelved> = Vec::new();
-    let mut removed: Vec<&Key> = Vec::new();
-    for r in shelves {
-        if let Record::Shelf { added: a, removed: r, .. } = r {
-            added.extend(a);
-            removed.extend(r);
-        }
-    }
-    let mut out: Vec<&Shelved> = Vec::new();
-    for s in added {
-        if !s.key.is_empty() && !removed.contains(&&s.key) && !out.iter().any(|o| o.key == s.key) {
-            out.push(s);
-        }
-    }
-    out
-}
-
-/// How many of a thread's newest episodes opening reads, and a context
-/// without a query chooses from (`Controller::recall_order`).
-pub const RECENT_EPISODES: usize = 64;
-
-/// The archive segments of episodes that hold `thread`'s newest
-/// [`RECENT_EPISODES`] (by the shelf records among `records`), newest first.
-pub fn recent_keys(records: &[Record], thread: &str) -> Vec<Key> {
-    let shelves = records.iter().filter(|r| matches!(r, Record::Shelf { .. }));
-    let mut held: Vec<(&Shelved, u64)> = live_shelved(shelves)
-        .into_iter()
-        .filter_map(|s| Some((s, s.threads.iter().find(|t| t.thread == thread && t.messages == 0 && t.episodes > 0)?.episodes)))
-        .collect();
-    let (mut out, mut n) = (Vec::new(), 0);
-    // The newest left, a few times over a few hundred: no sort in the wasm for it.
-    while (n as usize) < RECENT_EPISODES {
-        let Some(at) = (0..held.len()).max_by_key(|&i| held.get(i).map(|(s, _)| s.lc)) else { break };
-        let (s, episodes) = held.swap_remove(at);
-        out.push(s.key.clone());
-        n += episodes;
-    }
-    out
 }
 
 /// What a read touches of the archive, so that the write path reads it

@@ -14,7 +14,7 @@
 //! the archive is read, none is assumed to); what the live entries say is
 //! unchanged, so opening, `stats()` and `threads()` read the same. A crash
 //! at any point leaves the old record stored, and the next fold restates it
-//! again (duplicate entries are read once, `archive::live_shelved`).
+//! again (duplicate entries are read once, `store::shelf::live_shelved`).
 
 use super::Controller;
 use crate::store::record::{encode_record, Record, DEFAULT_THREAD};

@@ -300,7 +300,7 @@ impl Controller {
             out.writes.push(Write { key, bytes });
         };
         // Messages and episodes in segments apart: opening reads the newest
-        // episodes' (`archive::recent_keys`), and no message with them.
+        // episodes' (`store::shelf::recent_keys`), and no message with them.
         let mut shelved = Vec::new();
         for (part, of_episodes) in [(&cold, false), (&episodes, true)] {
             let mut at = 0;

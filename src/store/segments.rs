@@ -46,7 +46,7 @@ pub enum Kind {
     /// plan takes it (reading it makes it a `Segment`, `controller::archive`).
     Archive,
     /// An archive segment opening read for its episodes (the newest ones,
-    /// `controller::archive::recent_keys`): what it holds is in memory, but
+    /// `shelf::recent_keys`): what it holds is in memory, but
     /// no plan takes it until the whole archive is read, as for `Archive`.
     Recent,
     /// An archive segment of episodes only: merged with others only while

@@ -1,8 +1,13 @@
 //! What a shelf record (`Record::Shelf`) says of one archive segment:
 //! enough for opening to go on after it, and for `stats()` and `threads()`
-//! to count it, without reading it (`controller::archive`).
+//! to count it, without reading it (`controller::archive`); and what the
+//! shelf records among a load say: which archive segments are live, which
+//! hold a thread's newest episodes (what opening reads of the archive).
 
 use serde::{Deserialize, Serialize};
+
+use super::record::Record;
+use super::Key;
 
 /// What one archive segment holds, as its fold recorded it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -59,7 +64,7 @@ fn is_zero(n: &u64) -> bool {
 /// Read through `Value`, whose reader the records already need: derived
 /// readers for these two structs cost the wasm about 4 KB gzip. A field
 /// that is missing or of another type reads as empty (a segment without a
-/// key is then ignored, see `controller::archive::live_shelved`).
+/// key is then ignored, see [`live_shelved`]).
 impl<'de> Deserialize<'de> for Shelved {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde_json::Value;
@@ -93,6 +98,50 @@ impl<'de> Deserialize<'de> for Shelved {
             counted: text(v.get("counted")),
         })
     }
+}
+
+/// The archive segments `shelves` (shelf records) name and none says is
+/// gone, each once.
+pub fn live_shelved<'a>(shelves: impl IntoIterator<Item = &'a Record>) -> Vec<&'a Shelved> {
+    // Vectors, not sets: a few hundred keys, and no new set type in the wasm.
+    let mut added: Vec<&Shelved> = Vec::new();
+    let mut removed: Vec<&Key> = Vec::new();
+    for r in shelves {
+        if let Record::Shelf { added: a, removed: r, .. } = r {
+            added.extend(a);
+            removed.extend(r);
+        }
+    }
+    let mut out: Vec<&Shelved> = Vec::new();
+    for s in added {
+        if !s.key.is_empty() && !removed.contains(&&s.key) && !out.iter().any(|o| o.key == s.key) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// How many of a thread's newest episodes opening reads, and a context
+/// without a query chooses from (`controller::Controller::recall_order`).
+pub const RECENT_EPISODES: usize = 64;
+
+/// The archive segments of episodes that hold `thread`'s newest
+/// [`RECENT_EPISODES`] (by the shelf records among `records`), newest first.
+pub fn recent_keys(records: &[Record], thread: &str) -> Vec<Key> {
+    let shelves = records.iter().filter(|r| matches!(r, Record::Shelf { .. }));
+    let mut held: Vec<(&Shelved, u64)> = live_shelved(shelves)
+        .into_iter()
+        .filter_map(|s| Some((s, s.threads.iter().find(|t| t.thread == thread && t.messages == 0 && t.episodes > 0)?.episodes)))
+        .collect();
+    let (mut out, mut n) = (Vec::new(), 0);
+    // The newest left, a few times over a few hundred: no sort in the wasm for it.
+    while (n as usize) < RECENT_EPISODES {
+        let Some(at) = (0..held.len()).max_by_key(|&i| held.get(i).map(|(s, _)| s.lc)) else { break };
+        let (s, episodes) = held.swap_remove(at);
+        out.push(s.key.clone());
+        n += episodes;
+    }
+    out
 }
 
 #[cfg(test)]
