@@ -1,25 +1,26 @@
-//! Stable sorting through one instance of the standard sort.
+//! Stable sorting, one small merge sort for the whole crate.
 //!
 //! `slice::sort_by` is generic over the element and the comparator, so each
 //! call site with its own closure compiles the whole driftsort again (about
-//! 1 KB of the gzipped wasm each). These sort positions instead, with a
-//! comparator behind `dyn`: one instance of the standard sort for the crate,
-//! and per call site only the small permutation below. A stable sort's
-//! result is fixed by its comparator, so the order is the one
-//! `slice::sort_by` gives, ties in input order.
+//! 1 KB of the gzipped wasm each), and even one instance is larger than a
+//! plain merge sort. These sort positions instead, with a comparator behind
+//! `dyn`: one natural merge sort (ascending runs found, then merged pairwise:
+//! n − 1 comparisons on sorted input, O(n log n) at worst), and per call
+//! site only the small permutation below. A stable sort's result is fixed
+//! by its comparator, so the order is the one `slice::sort_by` gives, ties
+//! in input order.
 
 use std::cmp::Ordering;
 
 /// `v.sort_by(cmp)`: stable.
 pub(crate) fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
-    let mut order: Vec<usize> = (0..v.len()).collect();
-    {
+    let mut order = {
         let items: &[T] = v;
-        positions(&mut order, &mut |a, b| match (items.get(a), items.get(b)) {
+        positions(items.len(), &mut |a, b| match (items.get(a), items.get(b)) {
             (Some(x), Some(y)) => cmp(x, y),
             _ => Ordering::Equal,
-        });
-    }
+        })
+    };
     permute(v, &mut order);
 }
 
@@ -34,9 +35,42 @@ pub(crate) fn sort<T: Ord>(v: &mut [T]) {
     sort_by(v, T::cmp);
 }
 
-/// The one instance of the standard sort: positions, by `cmp` of what is there.
-fn positions(order: &mut [usize], cmp: &mut dyn FnMut(usize, usize) -> Ordering) {
-    order.sort_by(|&a, &b| cmp(a, b));
+/// The positions `0..n` in the stable order of `cmp` on what is at them.
+fn positions(n: usize, cmp: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<usize> {
+    // Where each ascending run ends (a tie continues a run: stability).
+    let mut ends: Vec<usize> = (1..n).filter(|&k| cmp(k - 1, k) == Ordering::Greater).collect();
+    ends.push(n);
+    let mut order: Vec<usize> = (0..n).collect();
+    while ends.len() > 1 {
+        let mut merged = Vec::with_capacity(n);
+        let mut merged_ends = Vec::with_capacity(ends.len() / 2 + 1);
+        let mut start = 0;
+        for pair in ends.chunks(2) {
+            let (mid, end) = match *pair {
+                [mid, end] => (mid, end),
+                [end] => (end, end),
+                _ => break,
+            };
+            let (a, b) = (order.get(start..mid).unwrap_or_default(), order.get(mid..end).unwrap_or_default());
+            let (mut a, mut b) = (a.iter().copied().peekable(), b.iter().copied().peekable());
+            // The left run's element first unless the right one is smaller.
+            while let (Some(&x), Some(&y)) = (a.peek(), b.peek()) {
+                if cmp(y, x) == Ordering::Less {
+                    merged.push(y);
+                    b.next();
+                } else {
+                    merged.push(x);
+                    a.next();
+                }
+            }
+            merged.extend(a.chain(b));
+            merged_ends.push(end);
+            start = end;
+        }
+        order = merged;
+        ends = merged_ends;
+    }
+    order
 }
 
 /// Puts `v[order[i]]` at `i`, following each cycle of the permutation with
@@ -79,6 +113,12 @@ mod tests {
             let mut std = v;
             std.sort_by_key(|x| std::cmp::Reverse(x.0));
             assert_eq!(ours, std, "n = {n}");
+        }
+        for v in [(0..50).collect::<Vec<u32>>(), (0..50).rev().collect(), (0..50).map(|i| i % 7).collect(), vec![3; 9]] {
+            let (mut ours, mut std) = (v.iter().enumerate().collect::<Vec<_>>(), v.iter().enumerate().collect::<Vec<_>>());
+            sort_by_key(&mut ours, |x| x.1);
+            std.sort_by_key(|x| x.1);
+            assert_eq!(ours, std);
         }
         let mut words = vec!["pear", "apple", "fig", "apple"];
         sort(&mut words);

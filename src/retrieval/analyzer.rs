@@ -237,7 +237,7 @@ fn push_lower(buf: &mut String, c: char) {
         // Scripts without case (CJK, kana, Hangul, Thai, …): no table lookup.
         buf.push(c);
     } else {
-        buf.extend(c.to_lowercase());
+        crate::lowercase::push_lower(buf, c);
     }
 }
 

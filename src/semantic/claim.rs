@@ -93,7 +93,7 @@ pub fn relation(old: (&str, Option<&str>), new: (&str, Option<&str>)) -> Relatio
 
 /// Lowercased, trimmed of spaces and end punctuation.
 pub(crate) fn normal(s: &str) -> String {
-    s.trim().trim_end_matches(['.', '。', '!', '！', ' ']).trim().to_lowercase()
+    crate::lowercase::lowercase(s.trim().trim_end_matches(['.', '。', '!', '！', ' ']).trim())
 }
 
 /// Equal, or (Latin) one begins the other at a word boundary.
@@ -107,7 +107,7 @@ fn same_value(a: &str, b: &str) -> bool {
 /// a time or a role ("Berlin last month", "Stripe as an engineer"),
 /// without articles or a final 了.
 pub(crate) fn value(raw: &str) -> String {
-    let mut v = raw.trim().to_lowercase();
+    let mut v = crate::lowercase::lowercase(raw.trim());
     for stop in [
         ",",
         "，",

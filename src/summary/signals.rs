@@ -78,7 +78,7 @@ pub(super) fn signals(sentence: &str) -> Signals {
             }
             let word: String = chars.get(start..i).unwrap_or_default().iter().collect();
             let word = word.trim_end_matches(['\'', '\u{2019}']).replace('\u{2019}', "'");
-            let lower = word.to_lowercase();
+            let lower = crate::lowercase::lowercase(&word);
             let lower = lower.strip_suffix("'s").unwrap_or(&lower).to_string();
             let capital = word.chars().next().is_some_and(char::is_uppercase);
             // camelCase, iOS, HSK, TP1351: an identifier wherever it stands.

@@ -123,7 +123,8 @@ const COUNTS: &[&str] = &["no", "one", "two", "three", "four", "five", "six"];
 const LANGUAGES: &[&str] = &["english", "chinese", "spanish", "french", "german", "japanese", "korean", "italian", "portuguese", "russian"];
 
 pub(super) fn claim(text: &str) -> Option<Claim> {
-    let lower = format!(" {} ", text.to_lowercase().replace("i'm ", "i am ").replace("i've ", "i have ").replace("'s ", " 's "));
+    let lower =
+        format!(" {} ", crate::lowercase::lowercase(text).replace("i'm ", "i am ").replace("i've ", "i have ").replace("'s ", " 's "));
     if NOT_NOW.iter().any(|w| lower.contains(&format!(" {w}"))) {
         return None;
     }
@@ -208,7 +209,7 @@ fn subject<'a>(text: &str, lower: &'a str) -> Option<(Subject, &'a str)> {
     }
     // A name: a capitalized first word that is not a pronoun or an article.
     let first = text.split([' ', '\'']).next()?;
-    let lower_first = first.to_lowercase();
+    let lower_first = crate::lowercase::lowercase(first);
     if first.chars().next().is_some_and(char::is_uppercase)
         && !NOT_NAMES.contains(&lower_first.as_str())
         && first.chars().all(char::is_alphabetic)

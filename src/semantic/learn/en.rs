@@ -371,7 +371,7 @@ fn words(s: &str) -> Vec<Word> {
     let push = |cur: &mut String, out: &mut Vec<Word>| {
         if !cur.is_empty() {
             let capital = cur.starts_with(|c: char| c.is_uppercase() || is_han(c));
-            out.push(Word { lower: cur.to_lowercase(), capital });
+            out.push(Word { lower: crate::lowercase::lowercase(cur), capital });
             cur.clear();
         }
     };
