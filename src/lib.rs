@@ -19,6 +19,7 @@ pub mod error;
 mod lowercase;
 pub mod message;
 pub mod models;
+pub mod origin;
 pub mod procedural;
 pub mod redact;
 pub mod retrieval;

@@ -32,7 +32,10 @@
 
 use std::cmp::Ordering;
 
+use super::loading::{loaded_place, settle};
 use super::Controller;
+use crate::episodic::Episode;
+use crate::origin::Origin;
 use crate::store::record::{Record, DEFAULT_THREAD};
 pub use crate::store::shelf::{live_shelved, recent_keys, RECENT_EPISODES};
 use crate::store::shelf::{Shelved, ShelvedThread};
@@ -282,21 +285,18 @@ impl Controller {
                 if matches!(r, Record::Episode { .. }) && merged.contains(&(r.uid().0.to_string(), r.uid().1)) {
                     return None;
                 }
-                if forgotten.covers(&r) {
+                let r = self.this_threads(r, &forgotten, |_| {
                     purge.insert(uid, 0);
-                    return None;
-                }
-                if r.thread().is_some_and(|t| t != self.opts.thread) {
-                    self.others.push(r);
-                    return None;
-                }
+                })?;
                 // Only messages, their vectors and episodes are written to
                 // archive segments; anything else in one stays as stored.
                 match r {
                     Record::Msg { writer, seq, lc, ts, id, message, task, .. } => {
                         return Some(Stored::loaded(id, writer, seq, lc, ts, message, task));
                     }
-                    Record::Episode { writer, seq, lc, episode, counted, .. } => episodes.push((lc, writer, seq, episode, counted)),
+                    Record::Episode { writer, seq, lc, episode, counted, .. } => {
+                        episodes.push(self.loaded_episode(Origin::new(writer, seq, lc), episode, counted.as_deref()));
+                    }
                     Record::Embedding { writer, seq, item, vector } => vectors.push((writer, seq, item, vector)),
                     _ => {}
                 }
@@ -310,21 +310,13 @@ impl Controller {
         for (writer, seq, item, vector) in vectors {
             self.restore_embedding(writer, seq, item, vector);
         }
-        let episodes = episodes
-            .into_iter()
-            .map(|(lc, writer, seq, episode, counted)| (lc, writer, seq, self.episode_counted(episode, counted.as_deref())))
-            .collect();
         self.merge_episodes(episodes, &mut purge);
         // As `restore` places them: archived while an episode covers them.
         let mut covered: crate::retrieval::hash::FxHashSet<&str> = Default::default();
         covered.reserve(self.episodic.episodes.iter().map(|e| e.message_ids.len()).sum());
         covered.extend(self.episodic.episodes.iter().flat_map(|e| e.message_ids.iter().map(String::as_str)));
         for s in log.iter_mut().take(read) {
-            s.place = if covered.contains(s.id.as_str()) && !s.message.role.is_instruction() {
-                Place::Archived
-            } else {
-                Window::place_for(&s.message)
-            };
+            s.place = loaded_place(s, covered.contains(s.id.as_str()));
         }
         self.books.folding.rewrite_holding(&purge);
         if read > 0 {
@@ -353,41 +345,18 @@ impl Controller {
         }
     }
 
-    /// Adds the episodes read from the archive to those in memory, in the
-    /// order and with the superseding rules of `restore`.
-    pub(super) fn merge_episodes(&mut self, read: Vec<super::restore::LoadedEpisode>, purge: &mut Uids) {
+    /// Adds the episodes read from the archive to those in memory, by the
+    /// loading rules (`controller::loading`).
+    pub(super) fn merge_episodes(&mut self, read: Vec<Episode>, purge: &mut Uids) {
         if read.is_empty() {
             return;
         }
-        let uids = std::mem::take(&mut self.books.episode_uids);
         // Into the vector read (most of them), not a third one.
         let mut all = read;
-        all.extend(std::mem::take(&mut self.episodic.episodes).into_iter().zip(uids).map(|(e, (w, s, lc))| (lc, w, s, e)));
-        all.sort_unstable_by(super::restore::episode_order);
-        let superseded = super::restore::superseded(&all);
-        let folding = &self.books.folding;
-        let gone = |w: &str, s: u64, purge: &mut Uids| purge.extend(folding.find(w, s).map(|u| (u, 0)));
-        for (_, w, s, _) in all.iter().filter(|(_, _, _, e)| superseded.contains(&e.id)) {
-            gone(w, *s, purge);
-        }
-        if !superseded.is_empty() {
-            let facts = std::mem::take(&mut self.semantic.facts);
-            for (f, (w, s, lc)) in facts.into_iter().zip(std::mem::take(&mut self.semantic.uids)) {
-                if super::restore::taught_by(&f, &superseded) {
-                    gone(&w, s, purge);
-                } else {
-                    self.semantic.push(f, w, s, lc);
-                }
-            }
-        }
-        self.episodic.episodes.reserve_exact(all.len());
-        self.books.episode_uids.reserve_exact(all.len());
-        for (lc, writer, seq, mut episode) in all.into_iter().filter(|(_, _, _, e)| !superseded.contains(&e.id)) {
-            if episode.tokens == UNCOUNTED {
-                episode.tokens = self.counter.count(&episode.summary);
-            }
-            self.episodic.episodes.push(episode);
-            self.books.episode_uids.push((writer, seq, lc));
-        }
+        all.append(&mut self.episodic.episodes);
+        let mut facts = std::mem::take(&mut self.semantic.facts);
+        settle(&mut all, &mut facts, &self.books.folding, purge);
+        self.semantic.facts = facts;
+        self.keep_episodes(all);
     }
 }

@@ -17,8 +17,6 @@ pub(crate) struct Books {
     pub last_ts: f64,
     /// The highest Lamport order loaded or written (`Record::lc`).
     pub last_lc: u64,
-    /// Record identity and Lamport order of each episode, in `episodic.episodes` order.
-    pub episode_uids: Vec<(String, u64, u64)>,
     /// Item id → the record identity of its embedding.
     pub embedding_uids: HashMap<String, (String, u64)>,
     /// The usage and forget records, kept as stored (the ledger and the
@@ -44,7 +42,6 @@ impl Default for Books {
             next_seq: 1,
             last_ts: f64::NEG_INFINITY,
             last_lc: 0,
-            episode_uids: Vec::new(),
             embedding_uids: HashMap::new(),
             usages: Vec::new(),
             forgets: Vec::new(),

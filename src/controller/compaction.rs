@@ -19,6 +19,7 @@ use crate::context::Degraded;
 use crate::episodic::parse::{parse_summary, ModelSummary};
 use crate::episodic::{Episode, SummarySource};
 use crate::message::{Message, Role};
+use crate::origin::Origin;
 use crate::semantic::learn::{self, Statement};
 use crate::semantic::{Fact, FactKind};
 use crate::store::record::{encode_record, Record};
@@ -232,6 +233,8 @@ impl Controller {
             task_id,
             last_recalled: created_at,
             degraded: None,
+            // (its record's lc is known where it is kept)
+            origin: Origin::default(),
         }
     }
 
@@ -340,10 +343,9 @@ impl Controller {
             tokens_after: self.window.working_tokens(),
         };
         self.index.index_episode(self.episodic.episodes.len(), &p.episode);
-        self.episodic.episodes.push(p.episode);
-        self.books.episode_uids.push((self.opts.writer.clone(), p.seq, lc));
+        self.episodic.episodes.push(Episode { origin: Origin::new(self.opts.writer.clone(), p.seq, lc), ..p.episode });
         for ((fact, seq), lc) in p.facts.into_iter().zip(fact_lcs) {
-            self.semantic.push(fact, self.opts.writer.clone(), seq, lc);
+            self.semantic.push(fact, Origin::new(self.opts.writer.clone(), seq, lc));
             self.index_fact(self.semantic.facts.len() - 1);
         }
         event

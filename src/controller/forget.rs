@@ -24,7 +24,9 @@ mod undo;
 use super::search::{SearchIndex, Slot};
 use super::writes::Segmented;
 use super::Controller;
+use crate::episodic::Episode;
 use crate::error::{MemoryError, Result};
+use crate::origin::Origin;
 use crate::semantic::Fact;
 use crate::store::record::doc_key;
 use crate::store::record::{encode_record, Record};
@@ -354,7 +356,7 @@ impl Controller {
 
         // Facts, and the embeddings of everything forgotten.
         let at = positions(&self.semantic.facts, |f| d.facts.contains(&f.id));
-        gone.extend(at.iter().filter_map(|&i| self.semantic.uids.get(i)).map(|(w, s, _)| (w.clone(), *s)));
+        gone.extend(at.iter().filter_map(|&i| self.semantic.facts.get(i)).map(|f| (f.origin.writer.clone(), f.origin.seq)));
         self.take_facts(&at, undo);
         for id in d.messages.iter().chain(&d.facts).chain(&d.others) {
             gone.extend(self.take_embedding(id, undo));
@@ -370,9 +372,9 @@ impl Controller {
         let affected = positions(&self.episodic.episodes, |e| e.message_ids.iter().any(|m| d.messages.contains(m)));
         let mut dropped = Vec::new();
         for p in affected {
-            let (Some(e), Some((writer, seq, lc))) = (self.episodic.episodes.get(p), self.books.episode_uids.get(p)) else { continue };
-            let (e, lc) = (e.clone(), *lc);
-            gone.push((writer.clone(), *seq));
+            let Some(e) = self.episodic.episodes.get(p).cloned() else { continue };
+            let lc = e.origin.lc;
+            gone.push((e.origin.writer.clone(), e.origin.seq));
             ids.push(e.id.clone());
             let remaining: Vec<&Stored> = self.window.log.iter().filter(|s| e.message_ids.contains(&s.id)).collect();
             if remaining.is_empty() {
@@ -389,9 +391,9 @@ impl Controller {
             let writer = self.opts.writer.clone();
             // The rewrite takes the place of the episode it replaces, and
             // so does what it taught: the old one's order, not a new one.
-            self.rewrite_episode(p, episode, (writer.clone(), seq, lc), undo);
+            self.rewrite_episode(p, Episode { origin: Origin::new(writer.clone(), seq, lc), ..episode }, undo);
             for (fact, fseq) in facts {
-                self.insert_fact(fact, (writer.clone(), fseq, lc), undo);
+                self.insert_fact(Fact { origin: Origin::new(writer.clone(), fseq, lc), ..fact }, undo);
             }
             outcome.episodes_rewritten += 1;
         }

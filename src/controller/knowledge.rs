@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::Controller;
 use crate::error::Result;
+use crate::origin::Origin;
 use crate::procedural::Procedures;
 use crate::semantic::chunk::chunk;
 use crate::semantic::{Fact, FactKind, RememberInput};
@@ -126,7 +127,7 @@ impl Controller {
             self.books.last_lc = self.books.last_lc.max(lc);
             self.books.last_ts = self.books.last_ts.max(fact.created_at);
             self.books.next_seq = seq + 1;
-            self.semantic.push(fact, self.opts.writer.clone(), seq, lc);
+            self.semantic.push(fact, Origin::new(self.opts.writer.clone(), seq, lc));
             let slot = self.semantic.facts.len() - 1;
             self.index_fact(slot);
             self.books.folding.logged(&write);

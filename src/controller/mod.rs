@@ -28,6 +28,7 @@ mod compaction;
 mod consolidate;
 mod forget;
 mod knowledge;
+mod loading;
 mod options;
 mod pages;
 mod partial;

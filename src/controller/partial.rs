@@ -30,10 +30,12 @@
 use std::collections::HashSet;
 
 use super::archive::Need;
-use super::restore::LoadedEpisode;
+use super::loading::{episode_order, superseded};
 use super::search::{SearchOptions, Slot};
 use super::Controller;
 use crate::context::ContextRequest;
+use crate::episodic::Episode;
+use crate::origin::Origin;
 use crate::retrieval::hash::{FxHashMap, FxHashSet};
 use crate::retrieval::FrozenIndex;
 use crate::store::indexing::{Indexing, MINE, NONE, OTHER};
@@ -193,12 +195,12 @@ impl Controller {
             return true;
         }
         let Some(ix) = loader.into_indexing().filter(|ix| ix.fallback.is_none()) else { return false };
-        let read: Vec<LoadedEpisode> = ix
+        let read: Vec<Episode> = ix
             .episodes
             .into_iter()
             .filter_map(|r| match r {
                 Record::Episode { writer, seq, lc, episode, counted, .. } => {
-                    Some((lc, writer, seq, self.episode_counted(episode, counted.as_deref())))
+                    Some(self.loaded_episode(Origin::new(writer, seq, lc), episode, counted.as_deref()))
                 }
                 _ => None,
             })
@@ -267,7 +269,7 @@ impl Controller {
             })
             .collect();
         frozen.shrink_to_fit();
-        let merged = read.iter().map(|(_, w, s, _)| (w.clone(), *s)).collect();
+        let merged = read.iter().map(|e| (e.origin.writer.clone(), e.origin.seq)).collect();
         // (no episode is superseded: `episodes_stand`)
         self.merge_episodes(read, &mut Uids::default());
         let archive = &mut self.books.archive;
@@ -296,22 +298,13 @@ impl Controller {
     /// Whether the archive's episodes (`read`) and memory's all stand (none
     /// supersedes another) and cover every archived message of this thread
     /// (`mine`): else a whole read would change what memory holds.
-    fn episodes_stand(&self, read: &[LoadedEpisode], mine: &[crate::store::indexing::Mine]) -> bool {
-        let uids = &self.books.episode_uids;
-        let mut all: Vec<(u64, &str, u64, &crate::episodic::Episode)> = read.iter().map(|(lc, w, s, e)| (*lc, w.as_str(), *s, e)).collect();
-        all.extend(self.episodic.episodes.iter().zip(uids).map(|(e, (w, s, lc))| (*lc, w.as_str(), *s, e)));
-        all.sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(b.1)).then(a.2.cmp(&b.2))
-        });
-        // As `restore::superseded`: the later of two sharing a message stands.
-        let mut claimed: FxHashSet<&str> = FxHashSet::default();
-        for (_, _, _, e) in all.iter().rev() {
-            if e.message_ids.iter().any(|m| claimed.contains(m.as_str())) {
-                return false;
-            }
-            claimed.extend(e.message_ids.iter().map(String::as_str));
+    fn episodes_stand(&self, read: &[Episode], mine: &[crate::store::indexing::Mine]) -> bool {
+        let mut all: Vec<&Episode> = read.iter().chain(&self.episodic.episodes).collect();
+        all.sort_unstable_by(|a, b| episode_order(a, b));
+        if !superseded(all.iter().copied()).is_empty() {
+            return false;
         }
-        let covered: FxHashSet<u64> = claimed.into_iter().map(Indexing::id_hash).collect();
+        let covered: FxHashSet<u64> = all.iter().flat_map(|e| &e.message_ids).map(|m| Indexing::id_hash(m)).collect();
         mine.iter().all(|m| covered.contains(&m.id))
     }
 

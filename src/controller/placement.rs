@@ -59,8 +59,7 @@ impl Controller {
         // an episode comes after the messages it covers (`lc`), and a fold
         // of the log must not read every episode.
         let oldest = records.iter().filter(|r| message_id(r).is_some()).map(Record::lc).min().unwrap_or(u64::MAX);
-        let mine =
-            self.episodic.episodes.iter().zip(&self.books.episode_uids).rev().take_while(|(_, (_, _, lc))| *lc >= oldest).map(|(e, _)| e);
+        let mine = self.episodic.episodes.iter().rev().take_while(|e| e.origin.lc >= oldest);
         let others = self.others.iter().chain(records).filter_map(episode_of);
         let covered: HashSet<&str> =
             mine.chain(others).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| ids.contains(id)).collect();

@@ -1,4 +1,5 @@
-//! Rebuilding a controller from stored records.
+//! Rebuilding a controller from stored records, by the rules of
+//! `controller::loading` (shared with the archive read).
 //!
 //! The records are a union from any number of writers, so the rebuilt state
 //! depends only on the set: messages in `(lc, ts, writer, seq)` order,
@@ -16,13 +17,15 @@ use std::collections::HashSet;
 
 use crate::store::tombstones::Tombstones;
 
+use super::loading::{fact_order, loaded_place, settle};
 use super::Controller;
-use crate::episodic::Episode;
 use crate::models;
+use crate::origin::Origin;
+use crate::semantic::Fact;
 use crate::store::record::Record;
 use crate::store::{LoadReport, Loaded, Uids};
 use crate::tokens::chat::message_tokens;
-use crate::window::{Place, Stored, Window, UNCOUNTED};
+use crate::window::{Place, Stored, Window};
 
 impl Controller {
     /// Replaces this (fresh) controller's state with the loaded records.
@@ -44,24 +47,18 @@ impl Controller {
                 self.books.next_seq = self.books.next_seq.max(seq + 1);
             }
             max_lc = max_lc.max(lc);
-            if forgotten.covers(&r) {
-                purge.extend(folding.find(writer, seq).map(|u| (u, 0)));
+            let Some(r) = self.this_threads(r, &forgotten, |r| purge.extend(folding.find(r.uid().0, r.uid().1).map(|u| (u, 0)))) else {
                 continue;
-            }
-            if r.thread().is_some_and(|t| t != self.opts.thread) {
-                self.others.push(r);
-                continue;
-            }
+            };
             match r {
-                Record::Fact { writer, seq, lc, fact } => facts.push((lc, writer, seq, fact)),
+                Record::Fact { writer, seq, lc, fact } => facts.push(Fact { origin: Origin::new(writer, seq, lc), ..fact }),
                 Record::Embedding { writer, seq, item, vector } => embeddings.push((writer, seq, item, vector)),
                 Record::Procedures { writer, seq, lc, ts, procedures: raw } => procedures.push((lc, ts, writer, seq, raw)),
                 Record::Msg { writer, seq, lc, ts, id, message, task, .. } => {
                     msgs.push(Stored::loaded(id, writer, seq, lc, ts, message, task));
                 }
                 Record::Episode { writer, seq, lc, episode, counted, .. } => {
-                    // Counted with this encoding already: kept; else counted below.
-                    episodes.push((lc, writer, seq, self.episode_counted(episode, counted.as_deref())));
+                    episodes.push(self.loaded_episode(Origin::new(writer, seq, lc), episode, counted.as_deref()));
                 }
                 Record::Usage { ref model, ref purpose, usd, .. } => {
                     // As charged when recorded; a record without (0.1's, or
@@ -86,51 +83,22 @@ impl Controller {
         }
         self.books.archive = archive;
         msgs.sort_unstable_by(super::archive::log_order);
-        episodes.sort_unstable_by(episode_order);
-        let superseded = superseded(&episodes);
-        if !superseded.is_empty() {
-            let taught = |f: &crate::semantic::Fact| taught_by(f, &superseded);
-            purge.extend(
-                episodes
-                    .iter()
-                    .filter(|(_, _, _, e)| superseded.contains(&e.id))
-                    .filter_map(|(_, w, s, _)| folding.find(w, *s))
-                    .map(|u| (u, 0)),
-            );
-            purge.extend(facts.iter().filter(|(_, _, _, f)| taught(f)).filter_map(|(_, w, s, _)| folding.find(w, *s)).map(|u| (u, 0)));
-            episodes.retain(|(_, _, _, e)| !superseded.contains(&e.id));
-            facts.retain(|(_, _, _, f)| !taught(f));
-        }
+        settle(&mut episodes, &mut facts, &folding, &mut purge);
         // What the standing episodes cover.
-        let archived: HashSet<&str> = episodes.iter().flat_map(|(_, _, _, e)| e.message_ids.iter().map(String::as_str)).collect();
+        let archived: HashSet<&str> = episodes.iter().flat_map(|e| e.message_ids.iter().map(String::as_str)).collect();
         self.books.last_ts = msgs.iter().fold(self.books.last_ts, |t, s| t.max(s.ts));
         let counter = &self.counter;
         self.window = Window::from_log(msgs, |s| {
-            s.place = if archived.contains(s.id.as_str()) && !s.message.role.is_instruction() {
-                Place::Archived
-            } else {
-                Window::place_for(&s.message)
-            };
+            s.place = loaded_place(s, archived.contains(s.id.as_str()));
             // An archived message is counted when something asks (stats,
             // recall, a summary job): opening counts only the context's.
             if s.place != Place::Archived {
                 s.tokens.set(message_tokens(counter, &s.sent(&[])));
             }
         });
-        for (lc, writer, seq, mut episode) in episodes {
-            if episode.tokens == UNCOUNTED {
-                episode.tokens = self.counter.count(&episode.summary);
-            }
-            self.episodic.episodes.push(episode);
-            self.books.episode_uids.push((writer, seq, lc));
-        }
-        // (writer, seq) is unique after loading: a total order, as a stable sort gives it.
-        crate::sort::sort_by(&mut facts, |a, b| {
-            a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
-        });
-        for (lc, writer, seq, fact) in facts {
-            self.semantic.push(fact, writer, seq, lc);
-        }
+        self.keep_episodes(episodes);
+        crate::sort::sort_by(&mut facts, fact_order);
+        self.semantic.facts = facts;
         for (writer, seq, item, vector) in embeddings {
             self.restore_embedding(writer, seq, item, vector);
         }
@@ -161,49 +129,8 @@ impl Controller {
         }
     }
 
-    /// An episode record's tokens, if counted with this controller's encoding.
-    pub(crate) fn episode_counted(&self, mut episode: Episode, counted: Option<&str>) -> Episode {
-        if counted.is_none() || counted != self.counter.encoding_name() {
-            episode.tokens = UNCOUNTED;
-        }
-        episode
-    }
-
     /// What loading found: record counts, duplicates, damaged keys.
     pub fn load_report(&self) -> &LoadReport {
         &self.books.load_report
     }
-}
-
-/// An episode as loaded: its order (`lc`), writer and seq.
-pub(crate) type LoadedEpisode = (u64, String, u64, Episode);
-
-/// Episodes in causal order, then by time and record identity.
-pub(crate) fn episode_order(a: &LoadedEpisode, b: &LoadedEpisode) -> std::cmp::Ordering {
-    a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
-}
-
-/// The ids of the episodes (in order) a later one supersedes. A message is
-/// in one episode. Two that share one are a compaction whose save failed
-/// after it landed (a lost acknowledgement, a crash) and the retry that
-/// replaced it, or two writers compacting the same messages: the later one
-/// stands, alike for every reader; the other goes, with what it taught
-/// (`taught_by`), and its messages not covered otherwise go back to
-/// working memory to be compacted again.
-pub(crate) fn superseded(episodes: &[LoadedEpisode]) -> HashSet<String> {
-    let mut superseded = HashSet::new();
-    let mut claimed: HashSet<&str> = HashSet::new();
-    for (_, _, _, e) in episodes.iter().rev() {
-        if e.message_ids.iter().any(|m| claimed.contains(m.as_str())) {
-            superseded.insert(e.id.clone());
-        } else {
-            claimed.extend(e.message_ids.iter().map(String::as_str));
-        }
-    }
-    superseded
-}
-
-/// Whether `f` was learned from one of the episodes `from`.
-pub(crate) fn taught_by(f: &crate::semantic::Fact, from: &HashSet<String>) -> bool {
-    f.tags.iter().any(|t| t == "auto") && f.source.as_ref().is_some_and(|s| from.contains(s))
 }

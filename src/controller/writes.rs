@@ -242,11 +242,11 @@ impl Controller {
                 thread: thread.clone(),
             })
             .collect();
-        for (e, (writer, seq, lc)) in self.episodic.episodes.iter().zip(&self.books.episode_uids).filter(|(_, (w, s, _))| keep(w, *s)) {
+        for e in self.episodic.episodes.iter().filter(|e| keep(&e.origin.writer, e.origin.seq)) {
             out.push(Record::Episode {
-                writer: writer.clone(),
-                seq: *seq,
-                lc: *lc,
+                writer: e.origin.writer.clone(),
+                seq: e.origin.seq,
+                lc: e.origin.lc,
                 episode: e.clone(),
                 thread: thread.clone(),
                 counted: self.counted(),
@@ -261,8 +261,9 @@ impl Controller {
                 .filter(|r| keep(r.uid().0, r.uid().1))
                 .cloned(),
         );
-        for (f, (writer, seq, lc)) in self.semantic.facts.iter().zip(&self.semantic.uids).filter(|(_, (w, s, _))| keep(w, *s)) {
-            out.push(Record::Fact { writer: writer.clone(), seq: *seq, lc: *lc, fact: f.clone() });
+        for f in self.semantic.facts.iter().filter(|f| keep(&f.origin.writer, f.origin.seq)) {
+            let o = &f.origin;
+            out.push(Record::Fact { writer: o.writer.clone(), seq: o.seq, lc: o.lc, fact: f.clone() });
         }
         let mut embedded: Vec<(&String, &(String, u64))> = self.books.embedding_uids.iter().filter(|(_, (w, s))| keep(w, *s)).collect();
         crate::sort::sort_by(&mut embedded, |a, b| a.1.cmp(b.1));

@@ -50,4 +50,8 @@ pub struct Episode {
     /// (`SUMMARIZER_BACKLOG`, `SUMMARIZER_INPUT_LIMIT`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degraded: Option<crate::context::Degraded>,
+    /// The record it is stored as (never serialized: see [`crate::origin`]).
+    #[serde(skip)]
+    #[cfg_attr(test, ts(skip))]
+    pub origin: crate::origin::Origin,
 }

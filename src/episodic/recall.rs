@@ -75,6 +75,7 @@ mod tests {
             task_id: None,
             last_recalled: created,
             degraded: None,
+            origin: Default::default(),
         }
     }
 

@@ -70,6 +70,10 @@ pub struct Fact {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(test, ts(as = "Option<_>"))] // absent when empty
     pub merges: Vec<String>,
+    /// The record it is stored as (never serialized: see [`crate::origin`]).
+    #[serde(skip)]
+    #[cfg_attr(test, ts(skip))]
+    pub origin: crate::origin::Origin,
 }
 
 impl Fact {
@@ -130,8 +134,6 @@ impl RememberInput {
 #[derive(Clone, Debug, Default)]
 pub struct Semantic {
     pub facts: Vec<Fact>,
-    /// Record identity and Lamport order of each fact: `(writer, seq, lc)`.
-    pub uids: Vec<(String, u64, u64)>,
 }
 
 impl Semantic {
@@ -157,8 +159,8 @@ impl Semantic {
         self.facts.iter().filter(|f| f.key.as_deref() == Some(key)).collect()
     }
 
-    pub fn push(&mut self, fact: Fact, writer: String, seq: u64, lc: u64) {
-        self.facts.push(fact);
-        self.uids.push((writer, seq, lc));
+    /// Appends `fact`, stored as the record `origin`.
+    pub fn push(&mut self, fact: Fact, origin: crate::origin::Origin) {
+        self.facts.push(Fact { origin, ..fact });
     }
 }

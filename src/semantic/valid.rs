@@ -125,6 +125,7 @@ mod tests {
             valid_until: None,
             supersedes: vec![],
             merges: vec![],
+            origin: Default::default(),
         }
     }
 

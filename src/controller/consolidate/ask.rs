@@ -83,7 +83,7 @@ impl Controller {
     pub fn consolidation_request(&self) -> Result<Option<ConsolidationRequest>> {
         self.open()?;
         let facts = &self.semantic.facts;
-        let lc = |i: usize| self.semantic.uids.get(i).map_or(0, |u| u.2);
+        let lc = |i: usize| facts.get(i).map_or(0, |f| f.origin.lc);
         let live = self.semantic.live();
         let profile_lc = live.iter().filter(|&&i| facts.get(i).is_some_and(|f| f.key.as_deref() == Some(PROFILE))).map(|&i| lc(i)).max();
         let counted = |f: &Fact| f.kind != FactKind::Chunk && !f.tags.iter().any(|t| t == PROFILE);

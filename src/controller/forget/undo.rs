@@ -20,9 +20,6 @@ use crate::window::Stored;
 /// Items taken out of a vector, each with the position it had, ascending.
 pub(crate) type Taken<T> = Vec<(usize, T)>;
 
-/// A record's identity and order: `(writer, seq, lc)`.
-type Uid = (String, u64, u64);
-
 /// Takes the items at `positions` (ascending) out of `v`, a run of
 /// consecutive positions at a time from the last (a forget takes one
 /// message, a range or a tail: one run, one move of what follows it).
@@ -77,14 +74,12 @@ pub(crate) struct Undo {
     /// The log's length after the forget, before a replacing message.
     log_len: usize,
     facts: Taken<Fact>,
-    fact_uids: Taken<Uid>,
     /// Ids of the facts the forget learned again (rewritten episodes').
     facts_made: HashSet<String>,
     /// Episodes rewritten in place, as they were.
-    rewritten: Taken<(Episode, Uid)>,
+    rewritten: Taken<Episode>,
     /// Episodes dropped (nothing of them remained), at their positions before.
     dropped: Taken<Episode>,
-    dropped_uids: Taken<Uid>,
     embeddings: Vec<TakenEmbedding>,
     next_seq: u64,
     last_ts: f64,
@@ -109,11 +104,9 @@ impl Undo {
             messages: Vec::new(),
             log_len: 0,
             facts: Vec::new(),
-            fact_uids: Vec::new(),
             facts_made: HashSet::new(),
             rewritten: Vec::new(),
             dropped: Vec::new(),
-            dropped_uids: Vec::new(),
             embeddings: Vec::new(),
             next_seq: b.next_seq,
             last_ts: b.last_ts,
@@ -140,32 +133,24 @@ impl Controller {
         undo.log_len = self.window.log.len();
     }
 
-    /// Takes the facts at `positions` out, with their record identities.
+    /// Takes the facts at `positions` out.
     pub(super) fn take_facts(&mut self, positions: &[usize], undo: &mut Undo) {
         undo.facts = take_at(&mut self.semantic.facts, positions);
-        undo.fact_uids = take_at(&mut self.semantic.uids, positions);
     }
 
     /// Inserts a fact the forget learned again where opening would put it
     /// (`restore`: by `(lc, created_at, writer, seq)`), not at the end: an
     /// older statement relearned must not become the newest.
-    pub(super) fn insert_fact(&mut self, fact: Fact, uid: Uid, undo: &mut Undo) {
-        let key = |f: &Fact, u: &Uid| (u.2, f.created_at, u.0.clone(), u.1);
-        let new = key(&fact, &uid);
-        let at = self.semantic.facts.iter().zip(&self.semantic.uids).take_while(|(f, u)| {
-            let k = key(f, u);
-            k.0.cmp(&new.0).then(k.1.total_cmp(&new.1)).then_with(|| k.2.cmp(&new.2)).then(k.3.cmp(&new.3)).is_le()
-        });
-        let at = at.count();
+    pub(super) fn insert_fact(&mut self, fact: Fact, undo: &mut Undo) {
+        let at = self.semantic.facts.iter().take_while(|f| super::super::loading::fact_order(f, &fact).is_le()).count();
         undo.facts_made.insert(fact.id.clone());
         self.semantic.facts.insert(at, fact);
-        self.semantic.uids.insert(at, uid);
     }
 
     /// Puts `rewrite` in the place of the episode at `position`.
-    pub(super) fn rewrite_episode(&mut self, position: usize, rewrite: Episode, uid: Uid, undo: &mut Undo) {
-        if let (Some(e), Some(u)) = (self.episodic.episodes.get_mut(position), self.books.episode_uids.get_mut(position)) {
-            undo.rewritten.push((position, (std::mem::replace(e, rewrite), std::mem::replace(u, uid))));
+    pub(super) fn rewrite_episode(&mut self, position: usize, rewrite: Episode, undo: &mut Undo) {
+        if let Some(e) = self.episodic.episodes.get_mut(position) {
+            undo.rewritten.push((position, std::mem::replace(e, rewrite)));
         }
     }
 
@@ -173,7 +158,6 @@ impl Controller {
     /// keep their places).
     pub(super) fn drop_episodes(&mut self, positions: &[usize], undo: &mut Undo) {
         undo.dropped = take_at(&mut self.episodic.episodes, positions);
-        undo.dropped_uids = take_at(&mut self.books.episode_uids, positions);
     }
 
     /// Removes the embedding of `item`, remembering it.
@@ -193,11 +177,9 @@ impl Controller {
             messages,
             log_len,
             facts,
-            fact_uids,
             facts_made,
             rewritten,
             dropped,
-            dropped_uids,
             embeddings,
             next_seq,
             last_ts,
@@ -215,15 +197,12 @@ impl Controller {
         let made: Vec<usize> =
             (self.semantic.facts.iter().enumerate()).filter(|(_, f)| facts_made.contains(&f.id)).map(|(i, _)| i).collect();
         take_at(&mut self.semantic.facts, &made);
-        take_at(&mut self.semantic.uids, &made);
         put_back(&mut self.semantic.facts, facts);
-        put_back(&mut self.semantic.uids, fact_uids);
         // Episodes: the dropped come back, then each rewrite gives its place back.
         put_back(&mut self.episodic.episodes, dropped);
-        put_back(&mut self.books.episode_uids, dropped_uids);
-        for (p, (e, u)) in rewritten {
-            if let (Some(slot), Some(uid)) = (self.episodic.episodes.get_mut(p), self.books.episode_uids.get_mut(p)) {
-                (*slot, *uid) = (e, u);
+        for (p, e) in rewritten {
+            if let Some(slot) = self.episodic.episodes.get_mut(p) {
+                *slot = e;
             }
         }
         let mut vectors: HashMap<String, Vec<f32>> = HashMap::new();
