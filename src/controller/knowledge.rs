@@ -185,8 +185,12 @@ impl Controller {
         let lc = self.lc_at(p.ts, p.seq);
         self.books.last_lc = self.books.last_lc.max(lc);
         self.books.next_seq = p.seq + 1;
-        self.procedures =
-            Some(super::ProceduresState { parsed: p.parsed, raw: p.raw, writer: self.opts.writer.clone(), seq: p.seq, lc, ts: p.ts });
+        self.procedures = Some(super::ProceduresState {
+            parsed: p.parsed,
+            raw: p.raw,
+            origin: Origin::new(self.opts.writer.clone(), p.seq, lc),
+            ts: p.ts,
+        });
         self.books.folding.logged(&p.write);
     }
 

@@ -10,10 +10,11 @@
 //! Where things live: the state of each layer is a field named for it
 //! (`window`: working memory; `episodic`: episodes and the summary queue;
 //! `semantic`; `procedures`; `cost`; `index`: search; `others`: the other
-//! threads); `books` (books.rs) is the write path's bookkeeping. The
+//! threads); `books` (`store::books`) is the write path's bookkeeping,
+//! which reads the layers through a read-only view. The
 //! operations, one file each: `assemble` (the context), `writes` (prepare /
 //! commit of a change), `compaction` and `queue`, `knowledge`, `consolidate`, `search`,
-//! `forget`, `restore`, `pages` (bounded reads of the log), `archive` (reading the archive segments opening left unread),
+//! `forget`, `loading` (the loading rules, once), `restore`, `pages` (bounded reads of the log), `archive` (reading the archive segments opening left unread),
 //! `partial` (the archive as a lexical query reads it: its stored terms, the segments holding the hits),
 //! `threads`, `tools`, `stats`, `batch` (many messages as one change: imports),
 //! `retention` (what is past its age, forgotten as `forget` forgets),
@@ -23,7 +24,6 @@
 pub(crate) mod archive;
 mod assemble;
 mod batch;
-mod books;
 mod compaction;
 mod consolidate;
 mod forget;
@@ -71,12 +71,12 @@ use crate::message::Message;
 use crate::models::{self, ModelInfo, Tokenizer};
 use crate::procedural::Procedures;
 use crate::semantic::Semantic;
+use crate::store::books::Books;
 use crate::store::record::{Record, DEFAULT_THREAD};
 use crate::store::{self, Key};
 use crate::tokens::chat::{message_tokens, request_tokens};
 use crate::tokens::Counter;
 use crate::window::{Place, Window, WindowConfig};
-use books::Books;
 
 /// Options fixed at creation.
 #[derive(Clone, Debug)]
@@ -247,9 +247,8 @@ pub(crate) struct LastContext {
 pub(crate) struct ProceduresState {
     pub parsed: Procedures,
     pub raw: serde_json::Value,
-    pub writer: String,
-    pub seq: u64,
-    pub lc: u64,
+    /// The record they were stored as.
+    pub origin: crate::origin::Origin,
     pub ts: f64,
 }
 

@@ -107,7 +107,7 @@ impl Controller {
         });
         if let Some((lc, ts, writer, seq, raw)) = procedures.pop() {
             if let Ok(parsed) = crate::procedural::Procedures::parse(&raw) {
-                self.procedures = Some(super::ProceduresState { parsed, raw, writer, seq, lc, ts });
+                self.procedures = Some(super::ProceduresState { parsed, raw, origin: Origin::new(writer, seq, lc), ts });
             }
         }
         // Built when first needed (`ensure_index`), not on every open;

@@ -11,6 +11,7 @@ use crate::cost::Usage;
 use crate::error::{MemoryError, Result};
 use crate::message::Message;
 use crate::models;
+use crate::store::books::Layers;
 use crate::store::record::{encode_indexed_segments, encode_record, encode_segments, Record};
 use crate::store::segments::Output;
 use crate::store::{archive_key, is_archive, log_key, segment_key, Key, Kind, Limits, Write};
@@ -67,16 +68,8 @@ pub(crate) struct Segmented {
 }
 
 impl Controller {
-    /// The Lamport order of record `seq` of a change written at `ts`, whose
-    /// first record is `next_seq`: a hybrid logical clock, the clock's
-    /// milliseconds while they run ahead of every order loaded or written,
-    /// else one past the highest. So what a writer writes comes after all it
-    /// saw whatever its clock says, and writers that never saw each other
-    /// (two tabs) interleave by time. Call before the change is committed.
     pub(crate) fn lc_at(&self, ts: f64, seq: u64) -> u64 {
-        // Up to 2^53 ms (the range of exact f64 integers): no overflow below.
-        let clock = if ts > 0.0 { ts.min(9_007_199_254_740_992.0) as u64 } else { 0 };
-        clock.max(self.books.last_lc.saturating_add(1)).saturating_add(seq.saturating_sub(self.books.next_seq))
+        self.books.lc_at(ts, seq)
     }
 
     /// The timestamp a write at `now` gets: the clock's reading, kept as
@@ -229,53 +222,21 @@ impl Controller {
     /// The live records `keep` accepts (by writer and seq), in the order of
     /// [`Controller::live_records`]; only those are cloned.
     pub(crate) fn records_where(&self, keep: &dyn Fn(&str, u64) -> bool) -> Vec<Record> {
-        let thread = self.thread_field();
-        let mut out: Vec<Record> = (self.window.log.iter().filter(|s| keep(&s.writer, s.seq)))
-            .map(|s| Record::Msg {
-                writer: s.writer.clone(),
-                seq: s.seq,
-                lc: s.lc,
-                ts: s.ts,
-                id: s.id.clone(),
-                message: s.message.clone(),
-                task: s.task_id.clone(),
-                thread: thread.clone(),
-            })
-            .collect();
-        for e in self.episodic.episodes.iter().filter(|e| keep(&e.origin.writer, e.origin.seq)) {
-            out.push(Record::Episode {
-                writer: e.origin.writer.clone(),
-                seq: e.origin.seq,
-                lc: e.origin.lc,
-                episode: e.clone(),
-                thread: thread.clone(),
-                counted: self.counted(),
-            });
+        self.books.records_where(&self.layers(), keep)
+    }
+
+    /// The layers, as the store reads them.
+    fn layers(&self) -> Layers<'_> {
+        Layers {
+            thread: self.thread_field(),
+            counted: self.counted(),
+            log: &self.window.log,
+            episodes: &self.episodic.episodes,
+            facts: &self.semantic.facts,
+            others: &self.others,
+            embeddings: &self.index.embeddings,
+            procedures: self.procedures.as_ref().map(|p| (&p.origin, p.ts, &p.raw)),
         }
-        out.extend(
-            self.others
-                .iter()
-                .chain(&self.books.usages)
-                .chain(&self.books.forgets)
-                .chain(&self.books.shelves)
-                .filter(|r| keep(r.uid().0, r.uid().1))
-                .cloned(),
-        );
-        for f in self.semantic.facts.iter().filter(|f| keep(&f.origin.writer, f.origin.seq)) {
-            let o = &f.origin;
-            out.push(Record::Fact { writer: o.writer.clone(), seq: o.seq, lc: o.lc, fact: f.clone() });
-        }
-        let mut embedded: Vec<(&String, &(String, u64))> = self.books.embedding_uids.iter().filter(|(_, (w, s))| keep(w, *s)).collect();
-        crate::sort::sort_by(&mut embedded, |a, b| a.1.cmp(b.1));
-        for (item, (writer, seq)) in embedded {
-            if let Some(v) = self.index.embeddings.get(item) {
-                out.push(Record::Embedding { writer: writer.clone(), seq: *seq, item: item.clone(), vector: v.clone() });
-            }
-        }
-        if let Some(p) = self.procedures.as_ref().filter(|p| keep(&p.writer, p.seq)) {
-            out.push(Record::Procedures { writer: p.writer.clone(), seq: p.seq, lc: p.lc, ts: p.ts, procedures: p.raw.clone() });
-        }
-        out
     }
 
     pub(crate) fn limits(&self) -> Limits {

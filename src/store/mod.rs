@@ -19,6 +19,7 @@
 //! record identity, so crashes between a segment and the removal of what it
 //! replaced leave duplicates, never losses.
 
+pub mod books;
 pub mod crc;
 pub mod indexing;
 pub mod record;
