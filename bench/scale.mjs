@@ -16,7 +16,7 @@
 // - open (3 processes per size, 9 for the small one): the wasm module and the o200k ranks are
 //   loaded by a warm-up `create` on an empty namespace, the stored values
 //   are put in a `memoryStorage`, then "open" is timed: `create` on the
-//   namespace (loadRange of all but the archive segments, copying those
+//   namespace (loadRange of all but the cold segments, copying those
 //   values into wasm, checksums, decoding, restoring memory); then
 //   `buildContext` with the question as
 //   query and `search` for it, after which the wasm memory is read
@@ -194,7 +194,7 @@ export async function run() {
   out.push(
     "Built through the package (`add` after `add` with the default options: working memory 4,000 tokens, offline summaries, default segment size), counting every byte given to `save`. " +
       "Open: `create` on the stored namespace in a process whose wasm module and ranks are already loaded (median of " +
-      `${opensFor(SIZES.at(-1))} processes; ${opensFor(SIZES[0])} for ${int(SIZES[0])} messages). First query: the \`buildContext\` after it, which reads of the archive segments their stored terms (each segment's messages skimmed, not decoded) and the old episodes, builds the search index of what opening read, and decodes only the hits its recall block may show (opening leaves all of it to the first search, recall or query). Later query: another \`buildContext\` with a query, after a \`search\`. Memory: \`wasmMemoryBytes()\` after open, \`buildContext\` with the question as query, and \`search\`. ` +
+      `${opensFor(SIZES.at(-1))} processes; ${opensFor(SIZES[0])} for ${int(SIZES[0])} messages). First query: the \`buildContext\` after it, which reads of the cold segments their stored terms (each segment's messages skimmed, not decoded) and the old episodes, builds the search index of what opening read, and decodes only the hits its recall block may show (opening leaves all of it to the first search, recall or query). Later query: another \`buildContext\` with a query, after a \`search\`. Memory: \`wasmMemoryBytes()\` after open, \`buildContext\` with the question as query, and \`search\`. ` +
       `Found: \`search(${JSON.stringify(QUESTION)})\` returns the message stating the fact (${JSON.stringify(FACT.slice(0, 40))}…, message ${int(Math.floor(SIZES.at(-1) * 0.33))}) in its top 10.\n`,
   );
   out.push(

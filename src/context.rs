@@ -122,7 +122,7 @@ pub struct Extras {
     pub pinned: Vec<(&'static str, Message)>,
     /// What the query recalled, best first.
     pub recalled: Vec<Recalled>,
-    /// Archived messages not read yet (`controller::archive`): how many,
+    /// Archived messages not read yet (`controller::cold`): how many,
     /// and the first and last by order (`lc`, timestamp, id).
     pub unread: (usize, Option<Ordered>, Option<Ordered>),
 }

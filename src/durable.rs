@@ -85,7 +85,7 @@ impl<S: Storage> Durable<S> {
     /// # Errors
     /// `STORAGE_ERROR` when loading fails; those of [`Controller::from_storage`].
     pub fn open(opts: Options, counter: Counter, storage: S) -> Result<Durable<S>> {
-        // As the package opens: archive segments are read when first needed.
+        // As the package opens: cold segments are read when first needed.
         let store = SyncStore(RefCell::new(storage));
         let loaded = ready(store.load_open(&opts.namespace, Some(&opts.thread)))??;
         let controller = Controller::from_loaded(opts, counter, loaded)?;
@@ -94,16 +94,16 @@ impl<S: Storage> Durable<S> {
         Ok(durable)
     }
 
-    /// The controller, the archive segments opening left unread read first
+    /// The controller, the cold segments opening left unread read first
     /// ([`WritePath::read`]): every read through it sees every message.
     ///
     /// # Errors
-    /// `STORAGE_ERROR`, `FORMAT_TOO_NEW` when the archive cannot be read; memory is unchanged.
+    /// `STORAGE_ERROR`, `FORMAT_TOO_NEW` when the cold segments cannot be read; memory is unchanged.
     pub fn controller(&self) -> Result<Ref<'_, Controller>> {
         self.read(Need::Everything)
     }
 
-    /// The controller for a read of `need`: what it touches of the archive
+    /// The controller for a read of `need`: what it touches of the cold segments
     /// is read first, and only that ([`WritePath::read`]).
     ///
     /// # Errors
@@ -113,7 +113,7 @@ impl<S: Storage> Durable<S> {
         Ok(self.path.controller(&reading))
     }
 
-    /// Searches as [`Controller::search`] (lexical), reading of the archive
+    /// Searches as [`Controller::search`] (lexical), reading of the cold segments
     /// only its stored terms and episodes and the segments holding the hits
     /// (`controller::partial`).
     ///

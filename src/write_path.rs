@@ -10,7 +10,7 @@
 //!
 //! Reads: a host reaches the controller only through [`WritePath::read`]
 //! (or [`WritePath::held`], whose methods read no archived message).
-//! `read` takes what the read touches ([`Need`]) and reads the archive
+//! `read` takes what the read touches ([`Need`]) and reads the cold segments
 //! segments opening left unread first when that is needed; the borrow it
 //! gives needs the [`Reading`] only `read` returns. So a reading method a
 //! host adds sees the whole archive without calling anything by hand.
@@ -58,8 +58,8 @@ pub trait Store {
     /// # Errors
     /// The host's; `FORMAT_TOO_NEW` (see [`crate::store::Loader::push`]).
     async fn load_into(&self, prefix: &[String], loader: &mut crate::store::Loader) -> Result<(), Self::Error>;
-    /// What opening reads: every value of `namespace` but its archive
-    /// segments (`store::open_prefixes`), and with a `thread` the archive
+    /// What opening reads: every value of `namespace` but its cold
+    /// segments (`store::open_prefixes`), and with a `thread` the cold
     /// segments holding its newest episodes (`store::shelf::recent_keys`).
     ///
     /// # Errors
@@ -87,7 +87,7 @@ pub trait Store {
 /// A controller and the store its changes go to.
 #[derive(Clone)]
 pub struct WritePath<S> {
-    /// Private: reads go through `read` (the archive rule), changes through the methods below.
+    /// Private: reads go through `read` (the cold-read rule), changes through the methods below.
     controller: Rc<RefCell<Controller>>,
     pub store: S,
 }
@@ -198,17 +198,17 @@ impl<S: Store> WritePath<S> {
         Ok(())
     }
 
-    /// Reads the archive segments opening left unread and merges them
-    /// (`controller::archive`); nothing to do once read. Only through
+    /// Reads the cold segments opening left unread and merges them
+    /// (`controller::cold`); nothing to do once read. Only through
     /// `read`, and the changes that rewrite what they hold.
     ///
     /// # Errors
     /// The store's, `FORMAT_TOO_NEW`; memory is unchanged and the next call reads again.
-    async fn load_archive(&self) -> Result<(), S::Error> {
-        if self.controller.borrow().archive_ready() {
+    async fn load_cold(&self) -> Result<(), S::Error> {
+        if self.controller.borrow().cold_ready() {
             return Ok(());
         }
-        let prefix = crate::store::archive_prefix(&self.controller.borrow().options().namespace);
+        let prefix = crate::store::cold_prefix(&self.controller.borrow().options().namespace);
         // What opening read of it already is left out.
         let (early, records) = {
             let c = self.controller.borrow();
@@ -217,8 +217,8 @@ impl<S: Store> WritePath<S> {
         let mut loader = crate::store::Loader::skipping(early, records);
         self.store.load_into(&prefix, &mut loader).await?;
         // Another call may have read it meanwhile (reads are not queued).
-        if !self.controller.borrow().archive_ready() {
-            self.controller.borrow_mut().merge_archive(loader.finish());
+        if !self.controller.borrow().cold_ready() {
+            self.controller.borrow_mut().merge_cold(loader.finish());
         }
         Ok(())
     }
@@ -240,15 +240,15 @@ impl<S: Store> WritePath<S> {
             self.controller.borrow_mut().reset();
             return Ok(Forgotten { messages, ..Forgotten::default() });
         }
-        // What goes may be in the archive, and every value holding it is rewritten.
-        self.load_archive().await?;
+        // What goes may be in a cold segment, and every value holding it is rewritten.
+        self.load_cold().await?;
         let p = self.controller.borrow_mut().prepare_forget(target, now)?;
         self.apply_forget(p).await
     }
 
     /// Retention (`controller::retention`): forgets what is past its age at
     /// `now`, at most `maxPerCall` records, as [`WritePath::forget`] does;
-    /// the archive is read first when its shelf records say it may hold
+    /// the cold segments are read first when its shelf records say it may hold
     /// some. Runs after each change's fold and on opening; `None` when
     /// nothing was due.
     ///
@@ -259,8 +259,8 @@ impl<S: Store> WritePath<S> {
         if !self.controller.borrow().options().retention.is_set() {
             return Ok(None);
         }
-        if self.controller.borrow().retention_needs_archive(now) {
-            self.load_archive().await?;
+        if self.controller.borrow().retention_needs_cold(now) {
+            self.load_cold().await?;
         }
         // What a read found under a tombstone, or a removal left quoted (a
         // pass a crash stopped), is rewritten before the next pass.
@@ -282,7 +282,7 @@ impl<S: Store> WritePath<S> {
         task: Option<String>,
         now: f64,
     ) -> Result<(Forgotten, (String, usize)), S::Error> {
-        self.load_archive().await?;
+        self.load_cold().await?;
         let p = self.controller.borrow_mut().prepare_replace(id, message, task, now)?;
         let Some(added) = p.added.clone() else {
             self.controller.borrow_mut().abort_forget(p);
@@ -325,8 +325,8 @@ impl<S: Store> WritePath<S> {
         Ok(outcome)
     }
 
-    /// Records the archive segments removed since the last shelf record
-    /// (`controller::archive`): until then opening counts them as there.
+    /// Records the cold segments removed since the last shelf record
+    /// (`controller::cold`): until then opening counts them as there.
     ///
     /// # Errors
     /// The store's; the next fold's shelf record says it instead.
@@ -372,7 +372,7 @@ impl<S: Store> WritePath<S> {
         if !self.store.persists() {
             return Ok(self.controller.borrow().threads());
         }
-        // Not the archive: its shelf records count what it holds.
+        // Not the cold segments: their shelf records count what it holds.
         let namespace = self.controller.borrow().options().namespace.clone();
         Ok(Controller::threads_stored(self.store.load_open(&namespace, None).await?))
     }
@@ -465,11 +465,11 @@ impl<S: Store> WritePath<S> {
     pub async fn upgrade(&self) -> Result<(), S::Error> {
         let due = self.controller.borrow().must_rewrite();
         if due {
-            // Archive segments beside values to rewrite are what an
+            // Cold segments beside values to rewrite are what an
             // interrupted rewrite left: read, their records are known, so
             // they are not written a third time, and counts hold each once.
             // (Nothing to read for data of 0.1, which had none.)
-            self.load_archive().await?;
+            self.load_cold().await?;
             self.fold().await?;
         }
         Ok(())

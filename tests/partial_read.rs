@@ -1,4 +1,4 @@
-//! A lexical query after opening reads the archive's stored terms and
+//! A lexical query after opening reads the cold segments' stored terms and
 //! episodes and decodes only the segments holding what it finds
 //! (`controller::partial`): its search and its context equal those of a
 //! controller that loaded everything, for every query after it too, and
@@ -62,7 +62,7 @@ fn namespace(n: usize) -> Map {
 /// A controller that opened the namespace as the package does and read its archive whole.
 fn loaded_whole(map: &Map, writer: &str) -> Durable<Faulty> {
     let d = Durable::open(options(writer, "default"), common::o200k(), Faulty::healthy(map)).unwrap();
-    assert!(d.controller().unwrap().archive_ready());
+    assert!(d.controller().unwrap().cold_ready());
     d
 }
 

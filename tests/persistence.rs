@@ -225,8 +225,8 @@ fn forgetting_removes_the_text_from_every_stored_byte() {
 
 #[test]
 fn forgetting_a_thread_s_first_message_leaves_no_title_behind() {
-    // Shelf records name each archive segment's first user message (a
-    // thread's title without reading the archive): they are restated.
+    // Shelf records name each cold segment's first user message (a
+    // thread's title without reading the cold segments): they are restated.
     use agent_memory::controller::ForgetTarget;
     let map: Map = Rc::default();
     let mut d = Durable::open(options("w1", 12), common::o200k(), Faulty::healthy(&map)).unwrap();

@@ -88,7 +88,7 @@ fn bytes_written_stay_near_twice_what_is_stored_and_no_value_exceeds_the_limit()
     let segments = map.borrow().keys().filter(|k| k[1] == "seg" || k[1] == "arc").count();
     assert!(values - segments <= LIMIT / 4 / 150, "{} log values", values - segments);
     let m = map.borrow();
-    // Archive segments of episodes only merge while tiny (tier 3 and below).
+    // Cold segments of episodes only merge while tiny (tier 3 and below).
     let episodes_only =
         |v: &[u8]| decode_value(v).is_ok_and(|(_, rs)| rs.iter().all(|r| matches!(r, agent_memory::store::record::Record::Episode { .. })));
     let small: Vec<u32> = m
@@ -100,8 +100,8 @@ fn bytes_written_stay_near_twice_what_is_stored_and_no_value_exceeds_the_limit()
     assert!((1..=8).all(|t| small.iter().filter(|&&x| x == t).count() <= 3), "small segments by tier: {small:?}");
     let tiny: Vec<u32> =
         m.iter().filter(|(k, v)| k[1] == "arc" && episodes_only(v)).map(|(_, v)| tier(v.len(), LIMIT / 8)).filter(|&t| t >= 3).collect();
-    assert!((3..=8).all(|t| tiny.iter().filter(|&&x| x == t).count() <= 3), "tiny archive segments of episodes by tier: {tiny:?}");
-    assert!(m.keys().any(|k| k[1] == "arc") && m.keys().any(|k| k[1] == "seg"), "archive segments and segments");
+    assert!((3..=8).all(|t| tiny.iter().filter(|&&x| x == t).count() <= 3), "tiny cold segments of episodes by tier: {tiny:?}");
+    assert!(m.keys().any(|k| k[1] == "arc") && m.keys().any(|k| k[1] == "seg"), "cold segments and segments");
     drop(m);
     let r = Durable::open(options("r", LIMIT, 1024), common::o200k(), Faulty::healthy(&map)).unwrap();
     assert_eq!(r.controller().unwrap().history(), d.controller().unwrap().history());
@@ -255,7 +255,7 @@ fn format_1_values_are_rewritten_as_segments_on_opening_even_after_a_crash() {
     let want = d.controller().unwrap().history();
     let episodes = d.controller().unwrap().episodes().to_vec();
     drop(d);
-    // 0.1 had no archive segments: what this code archived, 0.1 kept in packs.
+    // 0.1 had no cold segments: what this code archived, 0.1 kept in packs.
     let archived: Vec<Key> = old.borrow().keys().filter(|k| k[1] == "arc").cloned().collect();
     assert!(!archived.is_empty());
     for key in archived {
@@ -349,17 +349,17 @@ fn entries(map: &Map) -> Vec<(Key, Vec<u8>)> {
 }
 
 /// A controller opened on `stored` as the package opens one (the hot
-/// prefixes, then the archive segments of the thread's newest episodes),
-/// and what reading the archive then loads; the bytes of each.
+/// prefixes, then the cold segments of the thread's newest episodes),
+/// and what reading the cold segments then loads; the bytes of each.
 fn open_as_the_package(
     stored: &[(Key, Vec<u8>)],
     options: Options,
 ) -> (agent_memory::controller::Controller, agent_memory::store::Loaded, usize, usize) {
-    use agent_memory::store::{is_archive, open_prefixes, Loader};
+    use agent_memory::store::{is_cold, open_prefixes, Loader};
     let prefixes = open_prefixes(&stored[0].0[0]);
     let mut hot = Loader::default();
     let mut hot_bytes = 0;
-    for (key, bytes) in stored.iter().filter(|(k, _)| !is_archive(k)) {
+    for (key, bytes) in stored.iter().filter(|(k, _)| !is_cold(k)) {
         assert!(prefixes.iter().any(|p| key.starts_with(p)), "{key:?} is read on opening");
         hot_bytes += bytes.len();
         hot.push(key.clone(), bytes).unwrap();
@@ -372,7 +372,7 @@ fn open_as_the_package(
     hot.read_early();
     let mut cold = Loader::skipping(recent, 0);
     let mut cold_bytes = 0;
-    for (key, bytes) in stored.iter().filter(|(k, _)| is_archive(k)) {
+    for (key, bytes) in stored.iter().filter(|(k, _)| is_cold(k)) {
         cold_bytes += bytes.len();
         cold.push(key.clone(), bytes).unwrap();
     }
@@ -406,7 +406,7 @@ fn opening_leaves_archive_segments_unread_until_archived_messages_are_needed() {
     assert!(contexts[0].sections.summary.episode_ids.len() > 3, "the note shows episodes");
     let (mut c, cold, hot_bytes, cold_bytes) = open_as_the_package(&stored, options("r", 64 * 1024, 4096));
     assert!(cold_bytes > hot_bytes, "most of what is stored is archive: {cold_bytes} of {} bytes", cold_bytes + hot_bytes);
-    assert!(!c.archive_ready());
+    assert!(!c.cold_ready());
     assert!(
         c.episodes().len() >= agent_memory::controller::RECENT_EPISODES.min(stats.episodes) && c.episodes().len() < stats.episodes,
         "{} of {} episodes read",
@@ -418,8 +418,8 @@ fn opening_leaves_archive_segments_unread_until_archived_messages_are_needed() {
     assert_eq!((c.stats().messages, c.stats().tokens, c.stats().episodes), (stats.messages.clone(), stats.tokens.clone(), stats.episodes));
     assert_eq!(c.build_context(&query_less).unwrap(), contexts[0]);
     let early = c.episodes().to_vec();
-    c.merge_archive(cold);
-    assert!(c.archive_ready());
+    c.merge_cold(cold);
+    assert!(c.cold_ready());
     assert_eq!(c.history(), history);
     assert_eq!(c.episodes().len(), stats.episodes);
     assert!(early.iter().all(|e| c.episodes().contains(e)));
@@ -441,7 +441,7 @@ fn a_writer_reopened_with_its_archive_unread_never_reuses_a_seq() {
         a.add(turn(i), i as f64).unwrap();
     }
     drop(a);
-    // Writer b archives all of them and folds them into archive segments:
+    // Writer b archives all of them and folds them into cold segments:
     // none of a's records is left anywhere else.
     let tight = Options { working: WindowConfig { max_tokens: 40, ..WindowConfig::default() }, ..options("b", 1 << 20, 16) };
     let mut b = Durable::open(tight, common::o200k(), Faulty::healthy(&map)).unwrap();
@@ -449,7 +449,7 @@ fn a_writer_reopened_with_its_archive_unread_never_reuses_a_seq() {
     drop(b);
     assert!(
         map.borrow().iter().all(|(k, v)| k[2] != "a" && (k[1] == "arc" || !contains_writer(v, "a"))),
-        "a's records are all in archive segments"
+        "a's records are all in cold segments"
     );
     // a goes on without reading its archive: its next seq comes from the
     // shelf records, not from the archive's records.
@@ -473,7 +473,7 @@ fn contains_writer(value: &[u8], writer: &str) -> bool {
 #[test]
 fn threads_are_listed_from_the_shelf_records_without_reading_the_archive() {
     use agent_memory::controller::Controller;
-    use agent_memory::store::{is_archive, open_prefixes, Loader};
+    use agent_memory::store::{is_cold, open_prefixes, Loader};
     let options = |writer: &str, thread: &str| Options {
         thread: thread.into(),
         working: WindowConfig::default(),
@@ -490,7 +490,7 @@ fn threads_are_listed_from_the_shelf_records_without_reading_the_archive() {
     c.forget(&ForgetTarget::Thread("c".into()), 5000.0).unwrap();
     drop(c);
     let all = entries(&map);
-    assert!(all.iter().any(|(k, _)| is_archive(k)), "some messages are archived");
+    assert!(all.iter().any(|(k, _)| is_cold(k)), "some messages are archived");
     let full = Controller::threads_stored(agent_memory::store::load(all.clone()).unwrap());
     let prefixes = open_prefixes(&all[0].0[0]);
     let mut hot = Loader::default();
@@ -529,11 +529,11 @@ fn a_task_with_steps_in_the_archive_reads_it_for_its_history() {
     let (mut c, cold, _, _) = open_as_the_package(&stored, options("r"));
     // The shelf records list the tasks whose steps the archive holds.
     assert!(c.episodes().len() < full.episodes().len(), "{} of {} episodes", c.episodes().len(), full.episodes().len());
-    assert!(c.needs_archive(false, Some("trip")), "the first task's steps are archived");
-    assert!(!c.needs_archive(false, Some("no such task")));
-    assert!(c.needs_archive(true, None));
-    c.merge_archive(cold);
-    assert!(!c.needs_archive(false, Some("trip")));
+    assert!(c.needs_cold(false, Some("trip")), "the first task's steps are archived");
+    assert!(!c.needs_cold(false, Some("no such task")));
+    assert!(c.needs_cold(true, None));
+    c.merge_cold(cold);
+    assert!(!c.needs_cold(false, Some("trip")));
     assert_eq!(c.build_context(&request("trip")).unwrap(), want);
 }
 
@@ -563,7 +563,7 @@ fn vectors_of_archived_messages_are_archived_with_them_and_read_with_the_archive
     drop(d);
     let stored = entries(&map);
     let (mut c, cold, _, _) = open_as_the_package(&stored, options("r"));
-    // Most vectors are in archive segments, counted from the shelf records until read.
+    // Most vectors are in cold segments, counted from the shelf records until read.
     let hot_vectors = stored
         .iter()
         .filter(|(k, _)| k[1] != "arc")
@@ -573,7 +573,7 @@ fn vectors_of_archived_messages_are_archived_with_them_and_read_with_the_archive
         .sum::<usize>();
     assert!(hot_vectors * 4 < want, "{hot_vectors} of {want} vectors where opening reads");
     assert_eq!(c.stats().embeddings, want);
-    c.merge_archive(cold);
+    c.merge_cold(cold);
     assert_eq!(c.stats().embeddings, want);
     let mut full = Controller::from_loaded(options("f"), common::o200k(), agent_memory::store::load(stored).unwrap()).unwrap();
     for q in ["第150次讨论", "trip to Chengdu 酒店"] {
@@ -638,14 +638,14 @@ fn archived_messages_are_searched_from_their_stored_terms_as_if_analyzed() {
     // Every archived message's terms are read with it (the system prompt is pinned, not searched, not archived).
     assert_eq!(cold.terms.as_ref().map_or(0, |t| t.len()), archived);
     assert_eq!(docs, archived);
-    c.merge_archive(cold);
+    c.merge_cold(cold);
     assert_eq!(c.history(), history);
     // The same namespace with no stored terms (every text analyzed), opened
     // the same way, and loaded in full.
     let plain = without_terms(&stored);
     let (mut analyzed, cold, _, _) = open_as_the_package(&plain, options("a"));
     assert!(cold.terms.is_none());
-    analyzed.merge_archive(cold);
+    analyzed.merge_cold(cold);
     let mut full = Controller::from_loaded(options("f"), common::o200k(), agent_memory::store::load(plain).unwrap()).unwrap();
     for q in ["PELICAN102 booking", "航班 周五", "第150次讨论", "trip to Chengdu 酒店", "成都 travel agent"] {
         let opts = SearchOptions { k: Some(10), ..Default::default() };
@@ -690,16 +690,16 @@ fn a_forgotten_archived_message_leaves_no_stored_term() {
     let opts = SearchOptions { k: Some(5), ..Default::default() };
     let whole = |t: &str, s: &str| t.split(|c: char| !c.is_alphanumeric()).any(|w| w == s);
     // Opened as the package, and the same with every text analyzed; on
-    // both, another secret forgotten after the archive is read and before
+    // both, another secret forgotten after the cold segments are read and before
     // the index is built (the forget prepares on a clone of the controller).
     let j = (i + 1..1200).filter(|i| i % 50 == 7).find(archived).expect("another secret is archived");
     let mut opened = Vec::new();
     for stored in [entries(&map), without_terms(&entries(&map))] {
         let (mut c, cold, _, _) = open_as_the_package(&stored, options("r"));
-        c.merge_archive(cold);
+        c.merge_cold(cold);
         assert!(c.search(&secret(j), &opts, None).is_ok_and(|h| whole(&h[0].text, &secret(j))), "found before its forget");
         let (mut c, cold, _, _) = open_as_the_package(&stored, options("r"));
-        c.merge_archive(cold);
+        c.merge_cold(cold);
         let p = c.prepare_forget(&ForgetTarget::Message(ids[j].clone()), 950.0).unwrap();
         c.commit_forget(p);
         for s in [secret(i), secret(j)] {
@@ -729,7 +729,7 @@ fn every_read_sees_the_archive_and_a_page_of_the_newest_reads_none_of_it() {
     let open = || Durable::open(options("r"), common::o200k(), Faulty::healthy(&map)).unwrap();
     // Opening leaves the archive unread: the newest messages are in memory.
     let d = open();
-    assert!(!d.held().holds(Need::Everything), "opening read the archive");
+    assert!(!d.held().holds(Need::Everything), "opening read the cold segments");
     let page = Page { limit: Some(20), before: None };
     assert!(d.held().holds(Need::Page(&page)));
     assert_eq!(d.read(Need::Page(&page)).unwrap().history_page(&page).unwrap(), want[want.len() - 20..]);

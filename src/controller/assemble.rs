@@ -50,10 +50,9 @@ impl Controller {
         }
         let extras = self.extras(&req)?;
         // The note shows the newest episodes: among those opening reads, so
-        // the choice is the same before the archive is read and after.
+        // the choice is the same before the cold segments are read and after.
         let all = &self.episodic.episodes;
-        let thread: Vec<&Episode> =
-            all.get(all.len().saturating_sub(super::archive::RECENT_EPISODES)..).unwrap_or_default().iter().collect();
+        let thread: Vec<&Episode> = all.get(all.len().saturating_sub(super::cold::RECENT_EPISODES)..).unwrap_or_default().iter().collect();
         Ok((context::build(&self.window, &thread, &self.counter, &req, &extras)?, req))
     }
 
@@ -73,7 +72,7 @@ impl Controller {
 
     /// Procedures, preferences and the knowledge retrieved for the query.
     fn extras(&self, req: &ContextRequest) -> Result<context::Extras> {
-        let unread = &self.books.archive;
+        let unread = &self.books.cold;
         let mut extras =
             context::Extras { unread: (unread.messages as usize, unread.first.clone(), unread.last.clone()), ..Default::default() };
         if let Some(p) = &self.procedures {

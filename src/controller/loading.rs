@@ -1,5 +1,5 @@
-//! The loading rules, written once: opening (`restore`), the archive read
-//! (`archive::merge_archive`) and a query's partial read (`partial`) place
+//! The loading rules, written once: opening (`restore`), the cold read
+//! (`cold::merge_cold`) and a query's partial read (`partial`) place
 //! what they read by these, so a controller holds the same state however
 //! its records reached it.
 //!

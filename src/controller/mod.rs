@@ -14,16 +14,16 @@
 //! which reads the layers through a read-only view. The
 //! operations, one file each: `assemble` (the context), `writes` (prepare /
 //! commit of a change), `compaction` and `queue`, `knowledge`, `consolidate`, `search`,
-//! `forget`, `loading` (the loading rules, once), `restore`, `pages` (bounded reads of the log), `archive` (reading the archive segments opening left unread),
-//! `partial` (the archive as a lexical query reads it: its stored terms, the segments holding the hits),
+//! `forget`, `loading` (the loading rules, once), `restore`, `pages` (bounded reads of the log), `cold` (reading the cold segments opening left unread),
+//! `partial` (the cold segments as a lexical query reads them: its stored terms, the segments holding the hits),
 //! `threads`, `tools`, `stats`, `batch` (many messages as one change: imports),
 //! `retention` (what is past its age, forgotten as `forget` forgets),
 //! `shelves` (shelf records restated when they quote what is gone);
 //! `options`: `create`'s options as the host passes them.
 
-pub(crate) mod archive;
 mod assemble;
 mod batch;
+pub(crate) mod cold;
 mod compaction;
 mod consolidate;
 mod forget;
@@ -44,7 +44,7 @@ mod threads;
 pub mod tools;
 mod writes;
 
-pub use archive::{recent_keys, Need, RECENT_EPISODES};
+pub use cold::{recent_keys, Need, RECENT_EPISODES};
 pub use knowledge::{PreparedEmbeddings, PreparedProcedures, PreparedRemember, Remembered};
 pub use options::{CreateOptions, WorkingMemory};
 pub use pages::Page;
@@ -391,7 +391,7 @@ impl Controller {
         }
     }
 
-    /// Every episode, oldest first, once the archive is read; before, the
+    /// Every episode, oldest first, once the cold segments are read; before, the
     /// ones opening read (the newest, and those beside working memory).
     pub fn episodes(&self) -> &[Episode] {
         &self.episodic.episodes

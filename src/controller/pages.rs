@@ -4,10 +4,10 @@
 //! for its end, not for the history.
 //!
 //! Invariant: a page is read from memory only when memory holds every
-//! message it may contain (`page_in_memory`): the archive is read, or the
+//! message it may contain (`page_in_memory`): the cold segments are read, or the
 //! page lies among the messages newer than every archived message opening
 //! left unread (the shelf records say which is the newest of those).
-//! Otherwise the write path reads the archive first (`WritePath::read`).
+//! Otherwise the write path reads the cold segments first (`WritePath::read`).
 
 use serde::Deserialize;
 
@@ -49,10 +49,10 @@ impl Controller {
 
     /// Whether memory holds every message `page` may contain (see the module docs).
     pub fn page_in_memory(&self, page: &Page) -> bool {
-        if self.archive_ready() {
+        if self.cold_ready() {
             return true;
         }
-        let (Some(_), Some((lc, ts, _))) = (page.limit, &self.books.archive.last) else { return false };
+        let (Some(_), Some((lc, ts, _))) = (page.limit, &self.books.cold.last) else { return false };
         // The first message in memory that comes after every unread one.
         let log = &self.window.log;
         let newer = log.partition_point(|s| (s.lc, s.ts) <= (*lc, *ts));
@@ -71,7 +71,7 @@ impl Controller {
 
     /// Whether memory holds each of `ids` (or everything there is to hold).
     pub fn ids_in_memory(&self, ids: &[String]) -> bool {
-        self.archive_ready() || ids.iter().all(|id| self.window.log.iter().rev().any(|s| s.id == *id))
+        self.cold_ready() || ids.iter().all(|id| self.window.log.iter().rev().any(|s| s.id == *id))
     }
 
     /// The messages with these ids, in the order asked; an id no message has is left out.

@@ -2,7 +2,7 @@
 //! reads what it needs, not the history (`WritePath::read` with
 //! [`Need::Query`]).
 //!
-//! The read (`store::indexing`) skims each archive segment of messages
+//! The read (`store::indexing`) skims each cold segment of messages
 //! (record heads, not messages) and keeps its stored terms in a
 //! [`FrozenIndex`], which the search scores with the index of what memory
 //! holds as one index (`Bm25Index::search_with`); it decodes the segments
@@ -23,13 +23,13 @@
 //! is slot `i` plus the archived messages before it (`log_slot`). Anything
 //! a whole read would do more than merge (a record a tombstone covers, an
 //! episode superseded, a message no episode covers, a segment without
-//! terms: `store::indexing`) makes the archive be read whole instead; so
-//! does a whole read's `Need`. A whole read (`merge_archive`) ends this
+//! terms: `store::indexing`) makes the cold segments be read whole instead; so
+//! does a whole read's `Need`. A whole read (`merge_cold`) ends this
 //! state, leaving out the episodes merged here.
 
 use std::collections::HashSet;
 
-use super::archive::Need;
+use super::cold::Need;
 use super::loading::{episode_order, superseded};
 use super::search::{SearchOptions, Slot};
 use super::Controller;
@@ -96,7 +96,7 @@ pub enum Step {
     Held,
     /// Read the whole archive.
     Whole,
-    /// Read the archive for a lexical query (`store::indexing`).
+    /// Read the cold segments for a lexical query (`store::indexing`).
     Index,
     /// Decode the records at these places of these segments.
     Decode(Vec<(Key, Vec<u32>)>),
@@ -106,7 +106,7 @@ impl Controller {
     /// What to read next for `need` (building the search index first if a
     /// query needs it and it is stale).
     pub fn read_step(&mut self, need: Need<'_>) -> Step {
-        if self.archive_ready() {
+        if self.cold_ready() {
             return Step::Held;
         }
         let Need::Query(query) = need else {
@@ -168,30 +168,30 @@ impl Controller {
         }
     }
 
-    /// Whether memory holds what `query` reads: the archive read for
+    /// Whether memory holds what `query` reads: the cold read for
     /// queries, and the segments holding what it finds decoded.
     pub(crate) fn holds_query(&self, query: Query<'_>) -> bool {
-        self.archive_ready()
+        self.cold_ready()
             || (self.partial.is_some()
                 && !self.index.stale
                 && self.needed_for(query).is_ok_and(|needed| self.to_decode(query, &needed).is_empty()))
     }
 
-    /// The loader of a lexical query's read of the archive.
+    /// The loader of a lexical query's read of the cold segments.
     pub fn indexing_loader(&self) -> Loader {
         let ix = Indexing::new(
             self.opts.thread.clone(),
             Tombstones::of(&self.books.forgets),
             self.books.folding.writers(),
-            self.books.archive.seen.clone(),
+            self.books.cold.seen.clone(),
         );
         Loader::indexing(self.read_early(), ix)
     }
 
-    /// Takes what a lexical query's read of the archive found (see the
-    /// module docs); `false` when the archive must be read whole instead.
+    /// Takes what a lexical query's read of the cold segments found (see the
+    /// module docs); `false` when the cold segments must be read whole instead.
     pub fn finish_indexing(&mut self, loader: Loader) -> bool {
-        if self.archive_ready() || self.partial.is_some() {
+        if self.cold_ready() || self.partial.is_some() {
             return true;
         }
         let Some(ix) = loader.into_indexing().filter(|ix| ix.fallback.is_none()) else { return false };
@@ -272,7 +272,7 @@ impl Controller {
         let merged = read.iter().map(|e| (e.origin.writer.clone(), e.origin.seq)).collect();
         // (no episode is superseded: `episodes_stand`)
         self.merge_episodes(read, &mut Uids::default());
-        let archive = &mut self.books.archive;
+        let archive = &mut self.books.cold;
         (archive.episodes, archive.episode_tokens) = (0, 0);
         archive.tasks.clear();
         self.partial = Some(Box::new(Partial {
@@ -295,7 +295,7 @@ impl Controller {
         true
     }
 
-    /// Whether the archive's episodes (`read`) and memory's all stand (none
+    /// Whether the cold segments' episodes (`read`) and memory's all stand (none
     /// supersedes another) and cover every archived message of this thread
     /// (`mine`): else a whole read would change what memory holds.
     fn episodes_stand(&self, read: &[Episode], mine: &[crate::store::indexing::Mine]) -> bool {
@@ -395,7 +395,7 @@ impl Controller {
 
     /// Keeps archived messages decoded for a query (`Loader::values`:
     /// each segment's key and its records decoded, by place); `false` when
-    /// one is not a message this read knows (the archive must then be read whole).
+    /// one is not a message this read knows (the cold segments must then be read whole).
     pub fn cache_decoded(&mut self, values: Vec<(Key, Vec<(u32, Record)>)>) -> bool {
         let Some(p) = self.partial.as_mut() else { return false };
         for (key, records) in values {

@@ -1,7 +1,7 @@
 //! Where a write (a fold, a forget, an import) puts records: messages an
-//! episode covers, and their vectors, in archive segments; episodes none of whose messages
-//! stays where opening reads in archive segments of their own; the rest in
-//! segments opening reads (`controller::archive` says how they are read).
+//! episode covers, and their vectors, in cold segments; episodes none of whose messages
+//! stays where opening reads in cold segments of their own; the rest in
+//! segments opening reads (`controller::cold` says how they are read).
 //!
 //! Invariant: no message stays where opening reads it without the episode
 //! that covers it, whatever crash or failed removal stops a write half way.
@@ -18,9 +18,9 @@ use crate::store::{Key, Uids};
 
 /// Where a write puts records (`Controller::place`).
 pub(crate) struct Placed {
-    /// Messages an episode covers, and their vectors: archive segments.
+    /// Messages an episode covers, and their vectors: cold segments.
     pub messages: Vec<Record>,
-    /// Episodes none of whose messages stays where opening reads: archive
+    /// Episodes none of whose messages stays where opening reads: cold
     /// segments of their own.
     pub episodes: Vec<Record>,
     /// The rest: segments opening reads.
@@ -120,7 +120,7 @@ impl Controller {
         }
         let folding = &self.books.folding;
         let mut hot = Uids::default();
-        for v in folding.values().iter().filter(|v| !crate::store::is_archive(&v.key) && !inputs.contains(&v.key)) {
+        for v in folding.values().iter().filter(|v| !crate::store::is_cold(&v.key) && !inputs.contains(&v.key)) {
             hot.extend(v.uids.iter().map(|&u| (u, 0)));
         }
         let held = |writer: &str, seq: u64| folding.find(writer, seq).is_some_and(|u| hot.contains_key(&u));

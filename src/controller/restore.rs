@@ -1,5 +1,5 @@
 //! Rebuilding a controller from stored records, by the rules of
-//! `controller::loading` (shared with the archive read).
+//! `controller::loading` (shared with the cold read).
 //!
 //! The records are a union from any number of writers, so the rebuilt state
 //! depends only on the set: messages in `(lc, ts, writer, seq)` order,
@@ -73,7 +73,7 @@ impl Controller {
                 Record::Shelf { .. } => self.books.shelves.push(r),
             }
         }
-        // What this writer writes next comes after all of it, the archive
+        // What this writer writes next comes after all of it, the cold
         // segments opening did not read included (their shelf records say
         // how far they go).
         let archive = self.shelved(&mut folding, seen);
@@ -81,8 +81,8 @@ impl Controller {
         if let Some((_, seq)) = archive.seqs.iter().find(|(w, _)| *w == self.opts.writer) {
             self.books.next_seq = self.books.next_seq.max(seq + 1);
         }
-        self.books.archive = archive;
-        msgs.sort_unstable_by(super::archive::log_order);
+        self.books.cold = archive;
+        msgs.sort_unstable_by(super::cold::log_order);
         settle(&mut episodes, &mut facts, &folding, &mut purge);
         // What the standing episodes cover.
         let archived: HashSet<&str> = episodes.iter().flat_map(|e| e.message_ids.iter().map(String::as_str)).collect();

@@ -124,20 +124,20 @@ impl Forgotten {
 }
 
 impl Controller {
-    /// Whether the archive segments opening left unread may hold a message
+    /// Whether the cold segments opening left unread may hold a message
     /// (so perhaps an episode) past its age at `now`, by their shelf records:
     /// then the write path reads them before asking [`Controller::expired`].
-    pub fn retention_needs_archive(&self, now: f64) -> bool {
+    pub fn retention_needs_cold(&self, now: f64) -> bool {
         let r = &self.opts.retention;
         let cut = match (cutoff(r.messages, now), cutoff(r.episodes, now)) {
             (Some(m), Some(e)) => m.max(e),
             (Some(c), None) | (None, Some(c)) => c,
             (None, None) => return false,
         };
-        if self.archive_ready() {
+        if self.cold_ready() {
             return false;
         }
-        for s in super::archive::live_shelved(&self.books.shelves) {
+        for s in super::cold::live_shelved(&self.books.shelves) {
             for t in &s.threads {
                 if t.messages > 0 && t.first_at < cut {
                     return true;

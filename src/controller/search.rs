@@ -33,7 +33,7 @@ pub struct SearchIndex {
     pub episode_vectors: VectorIndex,
     /// Per-script means taken out of `vectors` and of query vectors.
     pub centres: Centres,
-    /// The lexical index of the messages read with the archive, from the
+    /// The lexical index of the messages read with the cold segments, from the
     /// terms stored with them (`retrieval::terms`), keyed by
     /// `store::record::doc_key`: the next build starts from it instead of
     /// analyzing their text again. A forget leaves the terms of what stays
@@ -66,14 +66,14 @@ impl SearchIndex {
     /// Indexes a message's text and tool calls under `slot` (a field of the
     /// controller apart from the log, so the message is not copied). With
     /// `read`, a message the lexical index holds already keeps the terms it
-    /// has (read with the archive: `prebuilt`).
+    /// has (read with the cold segments: `prebuilt`).
     fn index_text(&mut self, slot: Slot, item: &str, message: &crate::message::Message, read: bool) {
         if self.stale || message.role.is_instruction() {
             return;
         }
         let id = slot.id();
         let analyzed = read && self.lexical.contains(id);
-        // The text only where it is needed: not for terms read with the archive.
+        // The text only where it is needed: not for terms read with the cold segments.
         if !analyzed || self.embeddings.contains_key(item) {
             let text = message.search_text().unwrap_or_default();
             if !analyzed {
@@ -226,7 +226,7 @@ impl Controller {
     }
 
     /// Builds the search index if it is not built yet (see `SearchIndex::stale`).
-    /// Over what is in memory: the write path reads the archive first
+    /// Over what is in memory: the write path reads the cold segments first
     /// (`WritePath::read`), and reading it marks the index stale.
     pub fn ensure_index(&mut self) {
         if self.index.stale {
@@ -235,7 +235,7 @@ impl Controller {
     }
 
     /// Rebuilds both indexes from the log and the live facts. The terms of
-    /// messages read with the archive come from storage (`prebuilt`); the
+    /// messages read with the cold segments come from storage (`prebuilt`); the
     /// rest are analyzed.
     pub(crate) fn rebuild_index(&mut self) {
         let embeddings = std::mem::take(&mut self.index.embeddings);
@@ -262,7 +262,7 @@ impl Controller {
         self.recentre();
     }
 
-    /// The index of the messages read with the archive (keyed by
+    /// The index of the messages read with the cold segments (keyed by
     /// `store::record::doc_key`), keyed by their slots instead; those no
     /// longer in memory (forgotten, a duplicate) are left out.
     fn adopt_terms(&self, read: std::sync::Arc<Bm25Index>) -> Bm25Index {

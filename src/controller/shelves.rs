@@ -1,5 +1,5 @@
 //! Shelf records restated when they quote what is gone. A shelf record's
-//! entry for an archive segment carries the title of the segment's first
+//! entry for a cold segment carries the title of the segment's first
 //! user message (so `threads()` names a thread without reading the
 //! archive). When a forget, or retention, removes that message, the
 //! segment is rewritten and its entry dies, but the record holding the
@@ -11,7 +11,7 @@
 //!
 //! Invariants: a record is restated only for a dead entry (its key removed)
 //! whose title no message in memory still has (by order and time; before
-//! the archive is read, none is assumed to); what the live entries say is
+//! the cold segments are read, none is assumed to); what the live entries say is
 //! unchanged, so opening, `stats()` and `threads()` read the same. A crash
 //! at any point leaves the old record stored, and the next fold restates it
 //! again (duplicate entries are read once, `store::shelf::live_shelved`).
@@ -32,7 +32,7 @@ impl Controller {
     /// Whether the title `t` carries belongs to no message memory holds.
     fn title_gone(&self, t: &ShelvedThread) -> bool {
         let Some((lc, ts, Some(_))) = &t.first_user else { return false };
-        if !self.archive_ready() {
+        if !self.cold_ready() {
             return true;
         }
         if t.thread == self.opts.thread {

@@ -83,14 +83,14 @@ impl Controller {
 
     /// This thread's messages, the archive's included (read or not).
     pub fn messages_total(&self) -> usize {
-        self.window.log.len() + self.books.archive.messages as usize
+        self.window.log.len() + self.books.cold.messages as usize
     }
 
-    /// Until the archive is read, its messages, episodes and vectors are counted as
-    /// the shelf records say (`controller::archive`): their tokens as
+    /// Until the cold segments are read, its messages, episodes and vectors are counted as
+    /// the shelf records say (`controller::cold`): their tokens as
     /// counted when they were archived.
     pub fn stats(&self) -> Stats {
-        let unread = &self.books.archive;
+        let unread = &self.books.cold;
         let log = &self.window.log;
         let count = |m: &crate::message::Message| message_tokens(&self.counter, m);
         let sum = |p: Place| log.iter().filter(|s| s.place == p).map(|s| s.tokens(count)).sum::<usize>();

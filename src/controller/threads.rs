@@ -150,7 +150,7 @@ impl Controller {
 
     /// The namespace's threads as stored, forgotten ones left out.
     /// `loaded`: what a `store::Loader` read under `storage_prefix()`, or
-    /// under `store::open_prefixes` only: archive segments not read are
+    /// under `store::open_prefixes` only: cold segments not read are
     /// counted from the shelf records (a crash's duplicates and a forget
     /// not yet recorded there may count twice, until the next fold).
     pub fn threads_stored(loaded: store::Loaded) -> Vec<ThreadInfo> {
@@ -158,7 +158,7 @@ impl Controller {
         let gone = Tombstones::of(&records);
         let shelves = records.iter().filter(|r| matches!(r, Record::Shelf { .. }));
         let read: Vec<&store::Key> = loaded.folding.values().iter().map(|v| &v.key).collect();
-        let shelved = super::archive::live_shelved(shelves).into_iter().filter(|s| !read.contains(&&s.key));
+        let shelved = super::cold::live_shelved(shelves).into_iter().filter(|s| !read.contains(&&s.key));
         let summaries: Vec<&ShelvedThread> =
             shelved.flat_map(|s| s.threads.iter()).filter(|t| t.messages > 0 && !gone.forgot_thread(&t.thread, t.lc)).collect();
         list(records.iter().filter(|r| !gone.covers(r)), summaries)

@@ -14,7 +14,7 @@ use crate::models;
 use crate::store::books::Layers;
 use crate::store::record::{encode_indexed_segments, encode_record, encode_segments, Record};
 use crate::store::segments::Output;
-use crate::store::{archive_key, is_archive, log_key, segment_key, Key, Kind, Limits, Write};
+use crate::store::{cold_key, is_cold, log_key, segment_key, Key, Kind, Limits, Write};
 use crate::tokens::chat::message_tokens;
 use crate::window::{Stored, Window};
 use crate::wire::request_form;
@@ -33,7 +33,7 @@ pub struct PreparedUsage {
     usd: Option<f64>,
 }
 
-/// A shelf record of removed archive segments, to save as a log value.
+/// A shelf record of removed cold segments, to save as a log value.
 #[derive(Debug)]
 pub struct PreparedShelf {
     pub write: Write,
@@ -56,14 +56,14 @@ pub(crate) struct Segmented {
     pub writes: Vec<Write>,
     /// What each written value holds, for `Folding::replace`.
     pub outputs: Vec<Output>,
-    /// The shelf records among the writes, if archive segments were written
+    /// The shelf records among the writes, if cold segments were written
     /// or retired: more than one when one would not fit half a segment.
     pub shelves: Vec<Record>,
     /// This writer's next seq after them.
     pub next_seq: u64,
     /// The values replaced, in the order to remove them (`Placed::removal`).
     pub removal: Vec<Key>,
-    /// The archive segments of episodes among the writes (`Kind::Episodes`).
+    /// The cold segments of episodes among the writes (`Kind::Episodes`).
     pub episode_keys: Vec<Key>,
 }
 
@@ -245,11 +245,11 @@ impl Controller {
 
     /// `records` as stored values numbered from `first_seq`, replacing the
     /// values `inputs`. Messages an episode covers (of any thread) go to
-    /// archive segments, written first, which opening does not read (see
+    /// cold segments, written first, which opening does not read (see
     /// `archive`), and so do episodes none of whose messages stays where
     /// opening reads (in these records or in a value not replaced), in
-    /// archive segments of their own; the rest go to segments, with a shelf
-    /// record saying what the archive segments written hold and which
+    /// cold segments of their own; the rest go to segments, with a shelf
+    /// record saying what the cold segments written hold and which
     /// removed ones are gone.
     pub(crate) fn segments(&self, records: &[Record], first_seq: u64, inputs: &[Key]) -> Segmented {
         let super::placement::Placed { messages: cold, episodes, mut hot, removal } = self.place(records, inputs);
@@ -273,7 +273,7 @@ impl Controller {
                 encode_indexed_segments(part, self.opts.segment_bytes)
             };
             for (bytes, n) in encoded {
-                let key = archive_key(ns, writer, seq);
+                let key = cold_key(ns, writer, seq);
                 seq += 1;
                 if of_episodes {
                     out.episode_keys.push(key.clone());
@@ -378,15 +378,15 @@ impl Controller {
         }
     }
 
-    /// A value the host removed: an archive segment's removal waits for a
+    /// A value the host removed: a cold segment's removal waits for a
     /// shelf record to say so.
     pub fn removed(&mut self, key: &Key) {
-        if is_archive(key) && !self.books.unshelve.contains(key) {
+        if is_cold(key) && !self.books.unshelve.contains(key) {
             self.books.unshelve.push(key.clone());
         }
     }
 
-    /// A log record saying which archive segments are gone, if any wait.
+    /// A log record saying which cold segments are gone, if any wait.
     pub fn prepare_unshelve(&self) -> Option<PreparedShelf> {
         if self.books.unshelve.is_empty() || self.closed {
             return None;

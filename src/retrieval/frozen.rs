@@ -1,6 +1,6 @@
 //! A read-only lexical index filled from stored segment terms
 //! (`retrieval::terms`), searched together with a [`Bm25Index`]
-//! (`Bm25Index::search_with`) as if both were one index: the archive's
+//! (`Bm25Index::search_with`) as if both were one index: the cold segments'
 //! messages are scored from the terms stored with them, without decoding
 //! them or holding their text (`controller::partial`).
 //!

@@ -1,5 +1,5 @@
-//! Analyzed documents as stored bytes: the lexical index of one archive
-//! segment, written with its messages so that reading the archive fills
+//! Analyzed documents as stored bytes: the lexical index of one cold
+//! segment, written with its messages so that reading the cold segments fills
 //! the index without analyzing their text again (`store::record`'s indexed
 //! segments; `Bm25Index::add_docs` takes what `read` returns).
 //!

@@ -19,7 +19,7 @@ use crate::episodic::Episode;
 use crate::origin::Origin;
 use crate::semantic::Fact;
 use crate::store::record::Record;
-use crate::store::{Archive, Folding, LoadReport};
+use crate::store::{Cold, Folding, LoadReport};
 use crate::window::Stored;
 
 #[derive(Clone)]
@@ -36,17 +36,17 @@ pub struct Books {
     /// tombstones' effects are in the layers).
     pub usages: Vec<Record>,
     pub forgets: Vec<Record>,
-    /// What the archive segments hold (`Record::Shelf`), kept as stored.
+    /// What the cold segments hold (`Record::Shelf`), kept as stored.
     pub shelves: Vec<Record>,
-    /// Archive segments removed (or found missing) that no shelf record
+    /// Cold segments removed (or found missing) that no shelf record
     /// says are gone yet.
     pub unshelve: Vec<crate::store::Key>,
     /// Which stored value holds which record, and when to fold.
     pub folding: Folding,
     /// What opening found.
     pub load_report: LoadReport,
-    /// The archive segments opening did not read (`controller::archive`).
-    pub archive: Archive,
+    /// The cold segments opening did not read (`controller::cold`).
+    pub cold: Cold,
 }
 
 impl Default for Books {
@@ -62,7 +62,7 @@ impl Default for Books {
             unshelve: Vec::new(),
             folding: Folding::default(),
             load_report: LoadReport::default(),
-            archive: Archive::default(),
+            cold: Cold::default(),
         }
     }
 }

@@ -1,15 +1,15 @@
-//! Reading the archive for a lexical query (`controller::partial`): each
-//! archive segment holding messages is skimmed (`skim`: record heads, not
+//! Reading the cold segments for a lexical query (`controller::partial`): each
+//! cold segment holding messages is skimmed (`skim`: record heads, not
 //! messages) and its stored terms go into a [`FrozenIndex`]; segments of
 //! episodes are decoded whole. One value at a time, as the host hands them
 //! over: a value's bytes are dropped once read.
 //!
-//! The records are taken as a whole read takes them (`controller::archive`):
+//! The records are taken as a whole read takes them (`controller::cold`):
 //! in load order, a record read already (at opening, or earlier in the
 //! archive) left out. Anything a whole read would do more than that (a
 //! record a tombstone covers, to be rewritten; a value of an older format;
 //! a segment of messages without stored terms, or with other records; a
-//! damaged value) sets `fallback`: the archive is then read whole instead.
+//! damaged value) sets `fallback`: the cold segments are then read whole instead.
 
 use std::collections::HashMap;
 
@@ -54,13 +54,13 @@ pub struct Segment {
 pub const MINE: u64 = 1 << 62;
 pub const OTHER: u64 = 1 << 61;
 
-/// What a lexical query's read of the archive found.
+/// What a lexical query's read of the cold segments found.
 #[derive(Debug, Default)]
 pub struct Indexing {
     thread: String,
     tombstones: Tombstones,
     writers: HashMap<String, u64>,
-    /// Record identities read so far (at opening, then in the archive).
+    /// Record identities read so far (at opening, then in the cold segments).
     seen: Uids,
     pub writer_names: Vec<String>,
     pub frozen: FrozenIndex,
@@ -73,7 +73,7 @@ pub struct Indexing {
     pub segments: Vec<Segment>,
     /// This thread's episodes, decoded.
     pub episodes: Vec<Record>,
-    /// Why the archive must be read whole instead, if it must.
+    /// Why the cold segments must be read whole instead, if it must.
     pub fallback: Option<&'static str>,
 }
 
@@ -112,7 +112,7 @@ impl Indexing {
         }
     }
 
-    /// Reads one archive value.
+    /// Reads one cold value.
     ///
     /// # Errors
     /// `FORMAT_TOO_NEW`, as a whole read.
@@ -126,7 +126,7 @@ impl Indexing {
                 return Err(MemoryError::FormatTooNew { key: key.join("/"), version, supported: FORMAT_VERSION });
             }
             Err(DecodeError::Corrupt(_)) => {
-                self.fallback = Some("a damaged archive value");
+                self.fallback = Some("a damaged cold value");
                 return Ok(());
             }
         };
@@ -147,7 +147,7 @@ impl Indexing {
             Head::Other => false,
         });
         let (Some(read), true, true) = (read, plain, version == FORMAT_VERSION) else {
-            self.fallback = Some("an archive segment a query cannot read by its terms");
+            self.fallback = Some("a cold segment a query cannot read by its terms");
             return;
         };
         let segment = self.segments.len() as u32;
@@ -164,7 +164,7 @@ impl Indexing {
                     let thread = m.thread.as_deref().unwrap_or(super::record::DEFAULT_THREAD);
                     let (_, first) = self.first(&m.writer, m.seq);
                     if first && self.tombstones.covers_message(&m.id, thread, m.lc) {
-                        self.fallback = Some("forgotten content in the archive");
+                        self.fallback = Some("forgotten content in a cold segment");
                         return;
                     }
                     keep.push(first);
@@ -187,7 +187,7 @@ impl Indexing {
             }
         }
         let Some(docs) = self.frozen.add_read(&read, &keep) else {
-            self.fallback = Some("an archive segment a query cannot read by its terms");
+            self.fallback = Some("a cold segment a query cannot read by its terms");
             return;
         };
         for ((doc, r), ts) in docs.iter().zip(&msgs).zip(&times) {
@@ -209,11 +209,11 @@ impl Indexing {
     /// A value without stored terms: episodes, decoded whole.
     fn decoded(&mut self, bytes: &[u8]) {
         let Ok((version, records, _)) = decode_indexed(bytes) else {
-            self.fallback = Some("a damaged archive value");
+            self.fallback = Some("a damaged cold value");
             return;
         };
         if version != FORMAT_VERSION || records.iter().any(|r| matches!(r, Record::Msg { .. })) {
-            self.fallback = Some("an archive segment a query cannot read by its terms");
+            self.fallback = Some("a cold segment a query cannot read by its terms");
             return;
         }
         for r in records {
@@ -223,7 +223,7 @@ impl Indexing {
                 continue;
             }
             if self.tombstones.covers(&r) {
-                self.fallback = Some("forgotten content in the archive");
+                self.fallback = Some("forgotten content in a cold segment");
                 return;
             }
             match r.thread() {

@@ -6,10 +6,10 @@
 //! - `[ns, "log", writer, seq]` — one record per key: adding writes O(1) bytes;
 //! - `[ns, "seg", writer, seq]` — a bounded segment of many records, written
 //!   by folding the log or merging small segments (see `segments`);
-//! - `[ns, "arc", writer, seq]` — an archive segment: messages an episode
+//! - `[ns, "arc", writer, seq]` — a cold segment: messages an episode
 //!   covers, or episodes none of whose messages is in a value opening
 //!   reads; opening reads only the segments of a thread's newest episodes
-//!   (`controller::archive`); the `Shelf` records in the other values say
+//!   (`controller::cold`); the `Shelf` records in the other values say
 //!   what they hold;
 //! - `[ns, "pack", writer, seq]` — 0.1's packs (format 1), read and rewritten
 //!   as segments.
@@ -53,21 +53,21 @@ pub fn segment_key(namespace: &str, writer: &str, seq: u64) -> Key {
     vec![namespace.to_string(), "seg".into(), writer.to_string(), seq_segment(seq)]
 }
 
-pub fn archive_key(namespace: &str, writer: &str, seq: u64) -> Key {
+pub fn cold_key(namespace: &str, writer: &str, seq: u64) -> Key {
     vec![namespace.to_string(), "arc".into(), writer.to_string(), seq_segment(seq)]
 }
 
-/// Whether `key` is an archive segment's.
-pub fn is_archive(key: &Key) -> bool {
+/// Whether `key` is a cold segment's.
+pub fn is_cold(key: &Key) -> bool {
     key.get(1).is_some_and(|k| k == "arc")
 }
 
-/// What opening reads: everything but the archive segments.
+/// What opening reads: everything but the cold segments.
 pub fn open_prefixes(namespace: &str) -> [Key; 3] {
     ["log", "seg", "pack"].map(|kind| vec![namespace.to_string(), kind.to_string()])
 }
 
-pub fn archive_prefix(namespace: &str) -> Key {
+pub fn cold_prefix(namespace: &str) -> Key {
     vec![namespace.to_string(), "arc".into()]
 }
 
@@ -114,11 +114,11 @@ pub struct Loaded {
     pub terms: Option<crate::retrieval::Bm25Index>,
 }
 
-/// The archive segments opening did not read (`controller::archive`), as
+/// The cold segments opening did not read (`controller::cold`), as
 /// the `Shelf` records describe them.
 #[derive(Clone, Debug, Default)]
-pub struct Archive {
-    /// Shelved segments not read yet (their keys are `Kind::Archive` values).
+pub struct Cold {
+    /// Shelved segments not read yet (their keys are `Kind::Cold` values).
     pub unread: usize,
     /// The highest `lc` they hold, and each writer's highest seq.
     pub lc: u64,
@@ -159,7 +159,7 @@ enum Mode {
     /// Records, deduplicated, and their stored terms (opening, a whole read).
     #[default]
     Load,
-    /// A lexical query's read of the archive (`indexing`).
+    /// A lexical query's read of the cold segments (`indexing`).
     Index(Box<indexing::Indexing>),
     /// The records at the places wanted of each value (a query's hits,
     /// decoded after `indexing`), each value's other records skipped.
@@ -186,7 +186,7 @@ impl Loader {
                     Err(DecodeError::TooNew(version)) => {
                         return Err(MemoryError::FormatTooNew { key: key.join("/"), version, supported: record::FORMAT_VERSION });
                     }
-                    // (not answered: the caller reads the archive whole, which reports it)
+                    // (not answered: the caller reads the cold segments whole, which reports it)
                     Err(DecodeError::Corrupt(_)) => {}
                 }
                 return Ok(());
@@ -244,7 +244,7 @@ impl Loader {
         loader
     }
 
-    /// A loader for a lexical query's read of the archive (`indexing`),
+    /// A loader for a lexical query's read of the cold segments (`indexing`),
     /// leaving out the values under `keys` (read already).
     pub fn indexing(keys: Vec<Key>, ix: indexing::Indexing) -> Loader {
         Loader { skip: keys, mode: Mode::Index(Box::new(ix)), ..Loader::default() }
@@ -277,7 +277,7 @@ impl Loader {
         &self.loaded.records
     }
 
-    /// Marks the archive segments read so far as read early (`Kind::Recent`).
+    /// Marks the cold segments read so far as read early (`Kind::Recent`).
     pub fn read_early(&mut self) {
         self.loaded.folding.set_recent(true);
     }

@@ -11,7 +11,7 @@
 //! array of records; the payload is JSON. Kind 3 (format 2) is a segment of
 //! archived messages with their lexical index: `JSON length u32 LE | JSON
 //! array | terms` (`retrieval::terms`, one document per message record, in
-//! order), so reading the archive does not analyze their text again. Decoding never panics: any byte
+//! order), so reading the cold segments does not analyze their text again. Decoding never panics: any byte
 //! string is a record, a segment, or an error naming what is wrong.
 //!
 //! Version 2 values are laid out in bounded segments (`store::segments`);
@@ -143,8 +143,8 @@ pub enum Record {
         #[serde(with = "super::vector")]
         vector: Vec<f32>,
     },
-    /// Archive segments one fold wrote (`added`) and retired (`removed`):
-    /// opening reads these instead of the archive (`controller::archive`).
+    /// Cold segments one fold wrote (`added`) and retired (`removed`):
+    /// opening reads these instead of the cold segments (`controller::cold`).
     Shelf {
         writer: String,
         seq: u64,

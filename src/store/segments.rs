@@ -42,14 +42,14 @@ pub enum Kind {
     /// forgotten or superseded content, or maybe written by a fold whose
     /// save failed.
     Rewrite,
-    /// An archive segment not read yet: what it holds is unknown, so no
-    /// plan takes it (reading it makes it a `Segment`, `controller::archive`).
-    Archive,
-    /// An archive segment opening read for its episodes (the newest ones,
+    /// A cold segment not read yet: what it holds is unknown, so no
+    /// plan takes it (reading it makes it a `Segment`, `controller::cold`).
+    Cold,
+    /// A cold segment opening read for its episodes (the newest ones,
     /// `shelf::recent_keys`): what it holds is in memory, but
-    /// no plan takes it until the whole archive is read, as for `Archive`.
+    /// no plan takes it until the cold segments are read, as for `Cold`.
     Recent,
-    /// An archive segment of episodes only: merged with others only while
+    /// A cold segment of episodes only: merged with others only while
     /// tiny (see `plan`).
     Episodes,
 }
@@ -129,32 +129,32 @@ impl Folding {
         self.values.push(Value { key, bytes, uids, kind });
     }
 
-    /// A value read after opening (an archive segment): it replaces its
-    /// `Kind::Archive` placeholder, if it has one. `uids` are `from`'s.
+    /// A value read after opening (a cold segment): it replaces its
+    /// `Kind::Cold` placeholder, if it has one. `uids` are `from`'s.
     pub(crate) fn adopt(&mut self, from: &Folding, key: Key, bytes: usize, uids: &[Uid], kind: Kind) {
         let names = from.writer_names();
         let uids = uids.iter().filter_map(|&u| names.get((u >> 44) as usize).map(|w| self.uid(w, u & ((1 << 44) - 1)))).collect();
-        self.values.retain(|v| !(v.key == key && v.kind == Kind::Archive));
+        self.values.retain(|v| !(v.key == key && v.kind == Kind::Cold));
         self.add(key, bytes, uids, kind);
     }
 
-    /// Forgets the archive segments no read value answered for; their keys.
+    /// Forgets the cold segments no read value answered for; their keys.
     pub(crate) fn drop_placeholders(&mut self) -> Vec<Key> {
-        let (gone, kept) = std::mem::take(&mut self.values).into_iter().partition(|v| v.kind == Kind::Archive);
+        let (gone, kept) = std::mem::take(&mut self.values).into_iter().partition(|v| v.kind == Kind::Cold);
         self.values = kept;
         gone.into_iter().map(|v: Value| v.key).collect()
     }
 
-    /// The archive segments read early (`Kind::Recent`).
+    /// The cold segments read early (`Kind::Recent`).
     pub(crate) fn recent(&self) -> Vec<Key> {
         self.values.iter().filter(|v| v.kind == Kind::Recent).map(|v| v.key.clone()).collect()
     }
 
-    /// Marks the archive segments of episodes read as read early
-    /// (`Kind::Recent`), or, once the whole archive is read, back.
+    /// Marks the cold segments of episodes read as read early
+    /// (`Kind::Recent`), or, once the cold segments are read, back.
     pub(crate) fn set_recent(&mut self, recent: bool) {
         let (from, to) = if recent { (Kind::Episodes, Kind::Recent) } else { (Kind::Recent, Kind::Episodes) };
-        for v in self.values.iter_mut().filter(|v| v.kind == from && super::is_archive(&v.key)) {
+        for v in self.values.iter_mut().filter(|v| v.kind == from && super::is_cold(&v.key)) {
             v.kind = to;
         }
     }
@@ -241,7 +241,7 @@ impl Folding {
             return Some(keys(Kind::Log));
         }
         let full = limits.bytes / 8;
-        // Archive segments of episodes only while tiny (a log folded after
+        // Cold segments of episodes only while tiny (a log folded after
         // a few records): above, a merge would write episodes again for
         // little (opening reads the newest by their keys, not by size).
         let mergeable = move |v: &&Value| v.kind == Kind::Segment || (v.kind == Kind::Episodes && tier(v.bytes, full) >= 3);

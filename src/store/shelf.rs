@@ -1,15 +1,15 @@
-//! What a shelf record (`Record::Shelf`) says of one archive segment:
+//! What a shelf record (`Record::Shelf`) says of one cold segment:
 //! enough for opening to go on after it, and for `stats()` and `threads()`
-//! to count it, without reading it (`controller::archive`); and what the
-//! shelf records among a load say: which archive segments are live, which
-//! hold a thread's newest episodes (what opening reads of the archive).
+//! to count it, without reading it (`controller::cold`); and what the
+//! shelf records among a load say: which cold segments are live, which
+//! hold a thread's newest episodes (what opening reads of the cold segments).
 
 use serde::{Deserialize, Serialize};
 
 use super::record::Record;
 use super::Key;
 
-/// What one archive segment holds, as its fold recorded it.
+/// What one cold segment holds, as its fold recorded it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Shelved {
     pub key: Vec<String>,
@@ -27,7 +27,7 @@ pub struct Shelved {
     pub counted: Option<String>,
 }
 
-/// One thread's messages in an archive segment: for `stats()` and
+/// One thread's messages in a cold segment: for `stats()` and
 /// `threads()` without reading the segment.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ShelvedThread {
@@ -100,7 +100,7 @@ impl<'de> Deserialize<'de> for Shelved {
     }
 }
 
-/// The archive segments `shelves` (shelf records) name and none says is
+/// The cold segments `shelves` (shelf records) name and none says is
 /// gone, each once.
 pub fn live_shelved<'a>(shelves: impl IntoIterator<Item = &'a Record>) -> Vec<&'a Shelved> {
     // Vectors, not sets: a few hundred keys, and no new set type in the wasm.
@@ -125,7 +125,7 @@ pub fn live_shelved<'a>(shelves: impl IntoIterator<Item = &'a Record>) -> Vec<&'
 /// without a query chooses from (`controller::Controller::recall_order`).
 pub const RECENT_EPISODES: usize = 64;
 
-/// The archive segments of episodes that hold `thread`'s newest
+/// The cold segments of episodes that hold `thread`'s newest
 /// [`RECENT_EPISODES`] (by the shelf records among `records`), newest first.
 pub fn recent_keys(records: &[Record], thread: &str) -> Vec<Key> {
     let shelves = records.iter().filter(|r| matches!(r, Record::Shelf { .. }));

@@ -1,4 +1,4 @@
-//! Reading an indexed archive segment (`record`'s kind 3) without decoding
+//! Reading an indexed cold segment (`record`'s kind 3) without decoding
 //! its messages: each record's identity, order and thread, and a message's
 //! id and whether it is an instruction; its content is skipped, not parsed
 //! into values. With the segment's stored terms that is what a lexical

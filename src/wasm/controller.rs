@@ -122,7 +122,7 @@ impl MemoryController {
             Tokenizer::Estimate => Counter::estimate(Family::of_model(&opts.model).profile()),
         };
         let inner = match &storage {
-            // Archive segments are read when first needed (`WritePath::read`).
+            // Cold segments are read when first needed (`WritePath::read`).
             Some(_) => {
                 let loaded = storage.load_open(&opts.namespace, Some(&opts.thread)).await?;
                 Controller::from_loaded(opts, counter, loaded)
@@ -260,7 +260,7 @@ impl MemoryController {
             // A query searches the archive too, and a task's history may be
             // there; if it cannot be read, the context is built from what is
             // in memory and says so. Without an embedder, a query reads only
-            // the archive's stored terms and episodes and what it finds.
+            // the cold segments' stored terms and episodes and what it finds.
             let lexical = ContextRequest::new(options.clone(), max_tokens, now, None, None);
             let need = match (&query, &d.embedder) {
                 (Some(_), None) => Need::Query(Query::Context(&lexical)),
@@ -319,7 +319,7 @@ impl MemoryController {
         let opts = search_options(&options);
         self.enqueue(async move {
             let opts = opts?;
-            // Without an embedder: the archive's stored terms and the segments holding the hits.
+            // Without an embedder: the cold segments' stored terms and the segments holding the hits.
             let need = if d.embedder.is_none() { Need::Query(Query::Search(&query, &opts)) } else { Need::Everything };
             let reading = d.path.read(need).await?;
             let embedded = d.embed_query(&query, &reading).await;
@@ -494,7 +494,7 @@ impl MemoryController {
 
     /// What `create` found in storage: record counts and damaged keys
     /// (`CORRUPT_DATA`), which were skipped while everything intact loaded.
-    /// Archive segments (messages summaries cover) are read when first
+    /// Cold segments (messages summaries cover) are read when first
     /// needed (search, a query, recall, history, export, forget) and
     /// counted from then on.
     #[wasm_bindgen(js_name = loadReport, unchecked_return_type = "LoadReport")]

@@ -1,5 +1,5 @@
 //! How a host reaches the controller to read: [`WritePath::read`] makes
-//! memory hold what a read touches (reading the archive segments opening
+//! memory hold what a read touches (reading the cold segments opening
 //! left unread when that is needed; for a lexical query, only their
 //! stored terms, their episodes and the segments holding what it finds:
 //! `controller::partial`) and returns the [`Reading`] that borrowing the
@@ -71,19 +71,19 @@ impl Held<'_> {
 }
 
 impl<S: Store> WritePath<S> {
-    /// Makes memory hold what a read of `need` touches (reading the archive
+    /// Makes memory hold what a read of `need` touches (reading the cold segments
     /// segments opening left unread if that is needed): the proof to
     /// borrow the controller with ([`WritePath::controller`]).
     ///
     /// # Errors
     /// The store's, `FORMAT_TOO_NEW`; memory is unchanged and the next read tries again.
     pub async fn read(&self, need: Need<'_>) -> Result<Reading, S::Error> {
-        // A lexical query reads the archive's terms, then decodes the
+        // A lexical query reads the cold segments' terms, then decodes the
         // segments holding what it finds (`controller::partial`): two or
-        // three steps; more, and the archive is read whole.
+        // three steps; more, and the cold segments are read whole.
         if !matches!(need, Need::Query(_)) {
             if !self.controller.borrow().holds(need) {
-                self.load_archive().await?;
+                self.load_cold().await?;
             }
             return Ok(Reading(()));
         }
@@ -93,7 +93,7 @@ impl<S: Store> WritePath<S> {
                 Step::Held => return Ok(Reading(())),
                 Step::Whole => break,
                 Step::Index => {
-                    if !self.index_archive().await? {
+                    if !self.index_cold().await? {
                         break;
                     }
                 }
@@ -109,17 +109,17 @@ impl<S: Store> WritePath<S> {
                 }
             }
         }
-        self.load_archive().await?;
+        self.load_cold().await?;
         Ok(Reading(()))
     }
 
-    /// Reads the archive for lexical queries (`store::indexing`); `false`
+    /// Reads the cold segments for lexical queries (`store::indexing`); `false`
     /// when it must be read whole instead.
     ///
     /// # Errors
     /// The store's, `FORMAT_TOO_NEW`; memory is unchanged.
-    async fn index_archive(&self) -> Result<bool, S::Error> {
-        let prefix = crate::store::archive_prefix(&self.controller.borrow().options().namespace);
+    async fn index_cold(&self) -> Result<bool, S::Error> {
+        let prefix = crate::store::cold_prefix(&self.controller.borrow().options().namespace);
         let mut loader = self.controller.borrow().indexing_loader();
         self.store.load_into(&prefix, &mut loader).await?;
         Ok(self.controller.borrow_mut().finish_indexing(loader))

@@ -1,9 +1,9 @@
-// Archive segments through the package: folding writes archived messages
+// Cold segments through the package: folding writes archived messages
 // into segments of their own (keys [namespace, "arc", …]), opening does not
 // read them (the shelf records in the other segments say what they hold),
 // and whichever call first needs archived messages reads them.
 // Each test opens the namespace afresh and makes one call first, so every
-// call that reads the archive is shown to see all of it on its own.
+// call that reads the cold segments is shown to see all of it on its own.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { MemoryController, memoryStorage } from "../../dist/node.js";
@@ -39,15 +39,15 @@ async function open() {
 
 const text = (values) => Buffer.concat(values.map((v) => Buffer.from(v.data))).toString("utf8");
 
-test("folds write archive segments beside segments, and the old message is in one", () => {
+test("folds write cold segments beside segments, and the old message is in one", () => {
   const archive = stored.filter((v) => v.key[1] === "arc");
   assert.ok(archive.length > 0 && stored.some((v) => v.key[1] === "seg"), `keys ${stored.map((v) => v.key[1])}`);
-  assert.ok(text(archive).includes("flowerpot"), "the old message is in an archive segment");
+  assert.ok(text(archive).includes("flowerpot"), "the old message is in a cold segment");
 });
 
-test("opening reads no archive segment; the first call that needs one reads them all", async () => {
+test("opening reads no cold segment; the first call that needs one reads them all", async () => {
   const { memory, reads } = await open();
-  // The hot prefixes, then the archive segments of the newest episodes, one key each.
+  // The hot prefixes, then the cold segments of the newest episodes, one key each.
   assert.deepEqual(reads.slice(0, 3), ["archive/log", "archive/seg", "archive/pack"]);
   const opened = reads.length;
   assert.ok(opened > 3 && reads.slice(3).every((r) => /^archive\/arc\/[^/]+\/\d{16}$/.test(r)), reads.join(" "));
@@ -95,9 +95,9 @@ test("loadReport: the archive's records are counted once it is read", async () =
   await memory.close();
 });
 
-test("a damaged archive segment is reported when read, and everything intact loads", async () => {
+test("a damaged cold segment is reported when read, and everything intact loads", async () => {
   const { memory, storage } = await open();
-  // An archive segment of messages (opening reads some of episodes), not the one with KEY.
+  // A cold segment of messages (opening reads some of episodes), not the one with KEY.
   const victim = stored.find(
     (v) =>
       v.key[1] === "arc" &&
@@ -153,7 +153,7 @@ test("forget first: an archived message goes from every stored byte", async () =
   assert.equal((await memory.history()).length, 599);
   await memory.close();
   const again = await MemoryController.create({ ...OPTIONS, storage });
-  // Counted from the shelf records before the archive is read, then read.
+  // Counted from the shelf records before the cold segments are read, then read.
   assert.equal(again.stats().messages.total, 599);
   assert.equal((await again.history()).length, 599);
   assert.equal(again.stats().messages.total, 599);

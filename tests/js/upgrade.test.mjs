@@ -161,9 +161,9 @@ test("0.1.0 refuses what this version writes, and this version refuses format 3"
   assert.ok((await versions(storage)).every((v) => v === 2));
   const values = await storage.loadRange([]);
   const tooNew = (e) => e.name === "MemoryError" && e.code === "FORMAT_TOO_NEW";
-  // An archive segment (opening does not read it): refused by the first call that reads the archive.
+  // A cold segment (opening does not read it): refused by the first call that reads the cold segments.
   const archived = values.find((v) => v.key[1] === "arc");
-  assert.ok(archived, "the upgrade wrote archive segments");
+  assert.ok(archived, "the upgrade wrote cold segments");
   await storage.save(
     archived.key,
     Uint8Array.from(archived.data, (b, i) => (i === 4 ? 3 : b)),

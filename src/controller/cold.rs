@@ -1,11 +1,11 @@
-//! The archive as opening leaves it: archive segments (`[ns, "arc", …]`)
+//! The archive as opening leaves it: cold segments (`[ns, "arc", …]`)
 //! hold the messages an episode covers, with their lexical index
 //! (`retrieval::terms`: reading them fills the search index without
 //! analyzing their text, `SearchIndex::prebuilt`), and, apart, the
 //! episodes none of whose messages is in a value opening reads. Opening reads none of the
 //! first, and of the second only those holding the thread's newest
 //! [`RECENT_EPISODES`] (`recent_keys`): a context without a query chooses
-//! among those, before the archive is read and after. The `Shelf` records
+//! among those, before the cold segments are read and after. The `Shelf` records
 //! a fold writes beside them say what they hold (keys, sizes, how far
 //! their `lc` and seqs go, a summary per thread: messages, tokens, first
 //! and last, episodes, tasks), so opening goes on after them, and
@@ -17,8 +17,8 @@
 //! episodes, and the messages it shows (`controller::partial`). Opening
 //! then costs the working set, not the history.
 //!
-//! Invariants: until the archive is read, no plan folds an archive segment
-//! (`Kind::Archive`: what it holds is unknown; `Kind::Recent`: read early)
+//! Invariants: until the cold segments are read, no plan folds a cold segment
+//! (`Kind::Cold`: what it holds is unknown; `Kind::Recent`: read early)
 //! and nothing reads archived messages: the hosts reach the controller
 //! only through `WritePath::read`, which reads what a read's [`Need`]
 //! touches first, and gives the proof (`write_path::Reading`) without
@@ -40,7 +40,7 @@ use crate::store::record::{Record, DEFAULT_THREAD};
 pub use crate::store::shelf::{live_shelved, recent_keys, RECENT_EPISODES};
 use crate::store::shelf::{Shelved, ShelvedThread};
 use crate::store::tombstones::Tombstones;
-use crate::store::{Archive, Folding, Key, Kind, Loaded, Uids};
+use crate::store::{Cold, Folding, Key, Kind, Loaded, Uids};
 use crate::tokens::chat::message_tokens;
 use crate::window::{Place, Stored, Window, UNCOUNTED};
 
@@ -49,7 +49,7 @@ pub(crate) fn log_order(a: &Stored, b: &Stored) -> Ordering {
     a.lc.cmp(&b.lc).then(a.ts.total_cmp(&b.ts)).then_with(|| a.writer.cmp(&b.writer)).then(a.seq.cmp(&b.seq))
 }
 
-/// What a read touches of the archive, so that the write path reads it
+/// What a read touches of the cold segments, so that the write path reads it
 /// first only when that is needed (`WritePath::read`, the one way the
 /// hosts reach the controller to read).
 #[derive(Clone, Copy, Debug)]
@@ -60,7 +60,7 @@ pub enum Need<'a> {
     Page(&'a super::Page),
     /// These messages (`Controller::ids_in_memory`).
     Ids(&'a [String]),
-    /// A context with a query or for a task (`Controller::needs_archive`).
+    /// A context with a query or for a task (`Controller::needs_cold`).
     Context { query: bool, task: Option<&'a str> },
     /// A lexical query, and a context's task (`controller::partial`): the
     /// archive's stored terms and episodes, and the segments holding what
@@ -72,44 +72,44 @@ impl Controller {
     /// Whether memory holds what a read of `need` touches.
     pub fn holds(&self, need: Need<'_>) -> bool {
         match need {
-            Need::Everything => self.archive_ready(),
+            Need::Everything => self.cold_ready(),
             Need::Page(page) => self.page_in_memory(page),
             Need::Ids(ids) => self.ids_in_memory(ids),
-            Need::Context { query, task } => !self.needs_archive(query, task),
+            Need::Context { query, task } => !self.needs_cold(query, task),
             Need::Query(query) => self.holds_query(query),
         }
     }
 
     /// Whether every stored archived message is in the window.
-    pub fn archive_ready(&self) -> bool {
-        self.books.archive.unread == 0
+    pub fn cold_ready(&self) -> bool {
+        self.books.cold.unread == 0
     }
 
     /// Whether a context for `query` (or none) and `task` needs the archive
     /// read first: a query searches it, and a task may have steps there.
-    pub fn needs_archive(&self, query: bool, task: Option<&str>) -> bool {
-        !self.archive_ready() && (query || task.is_some_and(|t| self.books.archive.tasks.iter().any(|k| k == t)))
+    pub fn needs_cold(&self, query: bool, task: Option<&str>) -> bool {
+        !self.cold_ready() && (query || task.is_some_and(|t| self.books.cold.tasks.iter().any(|k| k == t)))
     }
 
-    /// The archive segments opening read for their episodes (`recent_keys`).
+    /// The cold segments opening read for their episodes (`recent_keys`).
     pub(crate) fn read_early(&self) -> Vec<Key> {
         self.books.folding.recent()
     }
 
-    /// The records the archive segments not read yet hold, by their shelf records.
+    /// The records the cold segments not read yet hold, by their shelf records.
     pub(crate) fn unread_records(&self) -> usize {
-        self.books.archive.records as usize
+        self.books.cold.records as usize
     }
 
-    /// The archive segments the shelf records name and no other removed,
+    /// The cold segments the shelf records name and no other removed,
     /// that `folding` (what was read) does not hold: placeholders for them
     /// in `folding`, and what they hold.
-    pub(crate) fn shelved(&self, folding: &mut Folding, seen: Uids) -> Archive {
+    pub(crate) fn shelved(&self, folding: &mut Folding, seen: Uids) -> Cold {
         let read: Vec<&Key> = folding.values().iter().map(|v| &v.key).collect();
         let unread: Vec<&Shelved> = live_shelved(&self.books.shelves).into_iter().filter(|s| !read.contains(&&s.key)).collect();
-        let mut archive = Archive { seen, ..Archive::default() };
+        let mut archive = Cold { seen, ..Cold::default() };
         for s in unread {
-            folding.add(s.key.clone(), s.bytes, Vec::new(), Kind::Archive);
+            folding.add(s.key.clone(), s.bytes, Vec::new(), Kind::Cold);
             archive.unread += 1;
             archive.vectors += s.vectors;
             archive.records += s.vectors + s.threads.iter().map(|t| t.messages + t.episodes).sum::<u64>();
@@ -141,7 +141,7 @@ impl Controller {
         archive
     }
 
-    /// The shelf records for the archive segments among `records`
+    /// The shelf records for the cold segments among `records`
     /// (`segments`: each one's key, size, and how many of `records` it
     /// holds, in order) and those removed since the last shelf record,
     /// numbered from `seq`: more than one when one would pass half a
@@ -177,7 +177,7 @@ impl Controller {
         out
     }
 
-    /// What the archive segments among `records` hold, for a shelf record
+    /// What the cold segments among `records` hold, for a shelf record
     /// (`segments`: each one's key, size, and how many of `records` it
     /// holds, in order).
     fn shelve(&self, records: &[Record], segments: &[(Key, usize, usize)]) -> Vec<Shelved> {
@@ -245,12 +245,12 @@ impl Controller {
         log.get(at).map(|s| s.tokens.get()).filter(|&t| t != UNCOUNTED)
     }
 
-    /// Merges the archive segments the write path read (everything under
-    /// the archive prefix) into the window. A damaged segment is listed in
+    /// Merges the cold segments the write path read (everything under
+    /// the cold prefix) into the window. A damaged segment is listed in
     /// the load report, as opening lists one; everything intact is merged.
-    pub fn merge_archive(&mut self, loaded: Loaded) {
+    pub fn merge_cold(&mut self, loaded: Loaded) {
         let Loaded { records, folding: read, report, terms, .. } = loaded;
-        let Archive { seen, .. } = std::mem::take(&mut self.books.archive);
+        let Cold { seen, .. } = std::mem::take(&mut self.books.cold);
         // Episodes a query's read merged already (`controller::partial`).
         let merged = self.take_partial().map(|p| p.merged).unwrap_or_default();
         let damaged: Vec<Key> = report.corrupt.iter().map(|c| c.key.clone()).collect();
@@ -289,7 +289,7 @@ impl Controller {
                     purge.insert(uid, 0);
                 })?;
                 // Only messages, their vectors and episodes are written to
-                // archive segments; anything else in one stays as stored.
+                // cold segments; anything else in one stays as stored.
                 match r {
                     Record::Msg { writer, seq, lc, ts, id, message, task, .. } => {
                         return Some(Stored::loaded(id, writer, seq, lc, ts, message, task));
