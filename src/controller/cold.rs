@@ -40,7 +40,7 @@ use crate::store::record::{Record, DEFAULT_THREAD};
 pub use crate::store::shelf::{live_shelved, recent_keys, RECENT_EPISODES};
 use crate::store::shelf::{Shelved, ShelvedThread};
 use crate::store::tombstones::Tombstones;
-use crate::store::{Cold, Folding, Key, Kind, Loaded, Uids};
+use crate::store::{Cold, Key, Loaded, Uids};
 use crate::tokens::chat::message_tokens;
 use crate::window::{Place, Stored, Window, UNCOUNTED};
 
@@ -99,46 +99,6 @@ impl Controller {
     /// The records the cold segments not read yet hold, by their shelf records.
     pub(crate) fn unread_records(&self) -> usize {
         self.books.cold.records as usize
-    }
-
-    /// The cold segments the shelf records name and no other removed,
-    /// that `folding` (what was read) does not hold: placeholders for them
-    /// in `folding`, and what they hold.
-    pub(crate) fn shelved(&self, folding: &mut Folding, seen: Uids) -> Cold {
-        let read: Vec<&Key> = folding.values().iter().map(|v| &v.key).collect();
-        let unread: Vec<&Shelved> = live_shelved(&self.books.shelves).into_iter().filter(|s| !read.contains(&&s.key)).collect();
-        let mut archive = Cold { seen, ..Cold::default() };
-        for s in unread {
-            folding.add(s.key.clone(), s.bytes, Vec::new(), Kind::Cold);
-            archive.unread += 1;
-            archive.vectors += s.vectors;
-            archive.records += s.vectors + s.threads.iter().map(|t| t.messages + t.episodes).sum::<u64>();
-            archive.lc = archive.lc.max(s.lc);
-            for (w, seq) in &s.seqs {
-                match archive.seqs.iter_mut().find(|(x, _)| x == w) {
-                    Some((_, top)) => *top = (*top).max(*seq),
-                    None => archive.seqs.push((w.clone(), *seq)),
-                }
-            }
-            for t in s.threads.iter().filter(|t| t.thread == self.opts.thread) {
-                archive.messages += t.messages;
-                archive.tokens += t.tokens;
-                if t.first.as_ref().is_some_and(|(l, s, _)| archive.first.as_ref().is_none_or(|(al, at, _)| (*l, *s) < (*al, *at))) {
-                    archive.first.clone_from(&t.first);
-                }
-                if t.last.as_ref().is_some_and(|(l, s, _)| archive.last.as_ref().is_none_or(|(al, at, _)| (*l, *s) > (*al, *at))) {
-                    archive.last.clone_from(&t.last);
-                }
-                archive.episodes += t.episodes;
-                archive.episode_tokens += t.episode_tokens;
-                for task in &t.tasks {
-                    if !archive.tasks.contains(task) {
-                        archive.tasks.push(task.clone());
-                    }
-                }
-            }
-        }
-        archive
     }
 
     /// The shelf records for the cold segments among `records`

@@ -76,7 +76,7 @@ impl Controller {
         // What this writer writes next comes after all of it, the cold
         // segments opening did not read included (their shelf records say
         // how far they go).
-        let archive = self.shelved(&mut folding, seen);
+        let archive = crate::store::shelf::unread(&self.books.shelves, &mut folding, seen, &self.opts.thread);
         self.books.last_lc = max_lc.max(archive.lc);
         if let Some((_, seq)) = archive.seqs.iter().find(|(w, _)| *w == self.opts.writer) {
             self.books.next_seq = self.books.next_seq.max(seq + 1);

@@ -2,12 +2,13 @@
 //! enough for opening to go on after it, and for `stats()` and `threads()`
 //! to count it, without reading it (`controller::cold`); and what the
 //! shelf records among a load say: which cold segments are live, which
-//! hold a thread's newest episodes (what opening reads of the cold segments).
+//! hold a thread's newest episodes (what opening reads of the cold segments),
+//! and what the unread ones hold ([`unread`]).
 
 use serde::{Deserialize, Serialize};
 
 use super::record::Record;
-use super::Key;
+use super::{Cold, Folding, Key, Kind, Uids};
 
 /// What one cold segment holds, as its fold recorded it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -142,6 +143,47 @@ pub fn recent_keys(records: &[Record], thread: &str) -> Vec<Key> {
         n += episodes;
     }
     out
+}
+
+/// The cold segments the shelf records `shelves` name and no other
+/// removed, that `folding` (what was read) does not hold: placeholders for
+/// them in `folding`, and what they hold (of `thread`, where it counts by
+/// thread). `seen`: the record identities read.
+pub(crate) fn unread(shelves: &[Record], folding: &mut Folding, seen: Uids, thread: &str) -> Cold {
+    let read: Vec<&Key> = folding.values().iter().map(|v| &v.key).collect();
+    let unread: Vec<&Shelved> = live_shelved(shelves).into_iter().filter(|s| !read.contains(&&s.key)).collect();
+    let mut archive = Cold { seen, ..Cold::default() };
+    for s in unread {
+        folding.add(s.key.clone(), s.bytes, Vec::new(), Kind::Cold);
+        archive.unread += 1;
+        archive.vectors += s.vectors;
+        archive.records += s.vectors + s.threads.iter().map(|t| t.messages + t.episodes).sum::<u64>();
+        archive.lc = archive.lc.max(s.lc);
+        for (w, seq) in &s.seqs {
+            match archive.seqs.iter_mut().find(|(x, _)| x == w) {
+                Some((_, top)) => *top = (*top).max(*seq),
+                None => archive.seqs.push((w.clone(), *seq)),
+            }
+        }
+        for t in s.threads.iter().filter(|t| t.thread == thread) {
+            archive.messages += t.messages;
+            archive.tokens += t.tokens;
+            if t.first.as_ref().is_some_and(|(l, s, _)| archive.first.as_ref().is_none_or(|(al, at, _)| (*l, *s) < (*al, *at))) {
+                archive.first.clone_from(&t.first);
+            }
+            if t.last.as_ref().is_some_and(|(l, s, _)| archive.last.as_ref().is_none_or(|(al, at, _)| (*l, *s) > (*al, *at))) {
+                archive.last.clone_from(&t.last);
+            }
+            archive.episodes += t.episodes;
+            archive.episode_tokens += t.episode_tokens;
+            for task in &t.tasks {
+                if !archive.tasks.contains(task) {
+                    archive.tasks.push(task.clone());
+                }
+            }
+        }
+    }
+    archive
 }
 
 #[cfg(test)]
