@@ -307,7 +307,7 @@ impl<S: Store> WritePath<S> {
         }
         let remove = p.remove.clone();
         let mut outcome = self.controller.borrow_mut().commit_forget(p);
-        // In order, and none after one that failed (see `controller::placement`).
+        // In order, and none after one that failed (see `store::placement`).
         let mut failed = false;
         for key in remove {
             if failed || self.store.remove(&key).await.is_err() {
@@ -436,7 +436,7 @@ impl<S: Store> WritePath<S> {
             }
             let remove = p.remove.clone();
             self.controller.borrow_mut().commit_fold(p);
-            // In order, and none after one that failed (see `controller::placement`).
+            // In order, and none after one that failed (see `store::placement`).
             let mut first_error = Ok(());
             for key in remove {
                 if first_error.is_err() {

@@ -28,7 +28,7 @@
 //! crashed before the shelf was saved, or a removal failed) is read and
 //! merged all the same: loading stays a union. Where a write puts records,
 //! and why no message is left where opening reads it without its episode:
-//! `controller::placement`.
+//! `store::placement`.
 
 use std::cmp::Ordering;
 

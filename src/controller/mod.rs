@@ -32,7 +32,6 @@ mod loading;
 mod options;
 mod pages;
 mod partial;
-mod placement;
 mod queue;
 mod recall;
 mod restore;

@@ -12,6 +12,7 @@ use crate::error::{MemoryError, Result};
 use crate::message::Message;
 use crate::models;
 use crate::store::books::Layers;
+use crate::store::placement::Placed;
 use crate::store::record::{encode_indexed_segments, encode_record, encode_segments, Record};
 use crate::store::segments::Output;
 use crate::store::{cold_key, is_cold, log_key, segment_key, Key, Kind, Limits, Write};
@@ -252,7 +253,7 @@ impl Controller {
     /// record saying what the cold segments written hold and which
     /// removed ones are gone.
     pub(crate) fn segments(&self, records: &[Record], first_seq: u64, inputs: &[Key]) -> Segmented {
-        let super::placement::Placed { messages: cold, episodes, mut hot, removal } = self.place(records, inputs);
+        let Placed { messages: cold, episodes, mut hot, removal } = self.books.place(&self.layers(), records, inputs);
         let mut out = Segmented { removal, ..Segmented::default() };
         let mut seq = first_seq;
         let ns = &self.opts.namespace;

@@ -22,6 +22,7 @@
 pub mod books;
 pub mod crc;
 pub mod indexing;
+pub mod placement;
 pub mod record;
 pub mod segments;
 pub mod shelf;

@@ -1,7 +1,8 @@
 //! Where a write (a fold, a forget, an import) puts records: messages an
 //! episode covers, and their vectors, in cold segments; episodes none of whose messages
 //! stays where opening reads in cold segments of their own; the rest in
-//! segments opening reads (`controller::cold` says how they are read).
+//! segments opening reads (`controller::cold` says how they are read). It
+//! reads the layers only through [`Layers`].
 //!
 //! Invariant: no message stays where opening reads it without the episode
 //! that covers it, whatever crash or failed removal stops a write half way.
@@ -11,12 +12,12 @@
 
 use std::collections::HashSet;
 
-use super::Controller;
-use crate::store::record::Record;
-use crate::store::segments::key_set;
-use crate::store::{Key, Uids};
+use super::books::{Books, Layers};
+use super::record::Record;
+use super::segments::key_set;
+use super::{Key, Uids};
 
-/// Where a write puts records (`Controller::place`).
+/// Where a write puts records (`Books::place`).
 pub(crate) struct Placed {
     /// Messages an episode covers, and their vectors: cold segments.
     pub messages: Vec<Record>,
@@ -50,17 +51,18 @@ fn message_id(r: &Record) -> Option<&str> {
     }
 }
 
-impl Controller {
-    /// Where `records` go when they replace the values `inputs` (see `Placed`).
-    pub(crate) fn place(&self, records: &[Record], inputs: &[Key]) -> Placed {
+impl Books {
+    /// Where `records` go when they replace the values `inputs` (see
+    /// `Placed`), beside what the layers hold.
+    pub(crate) fn place(&self, layers: &Layers<'_>, records: &[Record], inputs: &[Key]) -> Placed {
         let ids: HashSet<&str> = records.iter().filter_map(message_id).collect();
         // The episodes in memory, and those among the records (an import's).
         // Of this thread's, only those as new as the oldest message here:
         // an episode comes after the messages it covers (`lc`), and a fold
         // of the log must not read every episode.
         let oldest = records.iter().filter(|r| message_id(r).is_some()).map(Record::lc).min().unwrap_or(u64::MAX);
-        let mine = self.episodic.episodes.iter().rev().take_while(|e| e.origin.lc >= oldest);
-        let others = self.others.iter().chain(records).filter_map(episode_of);
+        let mine = layers.episodes.iter().rev().take_while(|e| e.origin.lc >= oldest);
+        let others = layers.others.iter().chain(records).filter_map(episode_of);
         let covered: HashSet<&str> =
             mine.chain(others).flat_map(|e| &e.message_ids).map(String::as_str).filter(|id| ids.contains(id)).collect();
         let archived =
@@ -78,13 +80,13 @@ impl Controller {
             .filter(|id| !ids.contains(id))
             .collect();
         let input_set = key_set(inputs);
-        let (known_messages, mut staying) = self.held_hot(&named, &input_set);
+        let (known_messages, mut staying) = self.held_hot(layers, &named, &input_set);
         staying.extend(records.iter().filter(|r| !archived(r)).filter_map(message_id));
         let archived_here: HashSet<&str> = records.iter().filter(|r| archived(r)).filter_map(message_id).collect();
         // A message's vector goes where the message is.
         let archived_vector = |r: &Record| matches!(r, Record::Embedding { item, .. } if archived_here.contains(item.as_str()) || (known_messages.contains(item.as_str()) && !staying.contains(item.as_str())));
         // The replaced values holding a message, then the others.
-        let folding = &self.books.folding;
+        let folding = &self.folding;
         let messages: Uids =
             records.iter().filter(|r| message_id(r).is_some()).filter_map(|r| folding.find(r.uid().0, r.uid().1)).map(|u| (u, 0)).collect();
         let (mixed, plain): (Vec<&crate::store::segments::Value>, Vec<_>) =
@@ -113,20 +115,20 @@ impl Controller {
 
     /// Which of `ids` are messages in memory, and which of those a value
     /// opening reads holds, other than `inputs` (the values being replaced).
-    fn held_hot<'a>(&'a self, ids: &HashSet<&str>, inputs: &HashSet<&Key>) -> (HashSet<&'a str>, HashSet<&'a str>) {
+    fn held_hot<'a>(&self, layers: &Layers<'a>, ids: &HashSet<&str>, inputs: &HashSet<&Key>) -> (HashSet<&'a str>, HashSet<&'a str>) {
         let (mut found, mut out) = (HashSet::new(), HashSet::new());
         if ids.is_empty() {
             return (found, out);
         }
-        let folding = &self.books.folding;
+        let folding = &self.folding;
         let mut hot = Uids::default();
-        for v in folding.values().iter().filter(|v| !crate::store::is_cold(&v.key) && !inputs.contains(&v.key)) {
+        for v in folding.values().iter().filter(|v| !super::is_cold(&v.key) && !inputs.contains(&v.key)) {
             hot.extend(v.uids.iter().map(|&u| (u, 0)));
         }
         let held = |writer: &str, seq: u64| folding.find(writer, seq).is_some_and(|u| hot.contains_key(&u));
         // Newest first, and no further once all are found: they are recent
         // (working memory when the log last folded), the log may be long.
-        for s in self.window.log.iter().rev().filter(|s| ids.contains(s.id.as_str())) {
+        for s in layers.log.iter().rev().filter(|s| ids.contains(s.id.as_str())) {
             found.insert(s.id.as_str());
             if held(&s.writer, s.seq) {
                 out.insert(s.id.as_str());
@@ -135,7 +137,7 @@ impl Controller {
                 break;
             }
         }
-        for r in &self.others {
+        for r in layers.others {
             if let Some(id) = message_id(r).filter(|id| ids.contains(id)) {
                 found.insert(id);
                 if held(r.uid().0, r.uid().1) {
