@@ -22,9 +22,9 @@
 //! and nothing reads archived messages: the hosts reach the controller
 //! only through `WritePath::read`, which reads what a read's [`Need`]
 //! touches first, and gives the proof (`write_path::Reading`) without
-//! which no borrow of the controller is handed out; reading merges them and the episodes into memory in the
-//! order a full load gives, with the same tombstones, threads, superseding
-//! and duplicates rules as `restore`. A segment no shelf names (its fold
+//! which no borrow of the controller is handed out; reading merges them and the episodes into memory by
+//! the loading rules opening uses (`controller::loading`), duplicates left
+//! out. A segment no shelf names (its fold
 //! crashed before the shelf was saved, or a removal failed) is read and
 //! merged all the same: loading stays a union. Where a write puts records,
 //! and why no message is left where opening reads it without its episode:
@@ -63,8 +63,9 @@ pub enum Need<'a> {
     /// A context with a query or for a task (`Controller::needs_cold`).
     Context { query: bool, task: Option<&'a str> },
     /// A lexical query, and a context's task (`controller::partial`): the
-    /// archive's stored terms and episodes, and the segments holding what
-    /// it finds. Only without an embedder: its vectors are the archive's.
+    /// cold segments' stored terms and episodes, and the segments holding
+    /// what it finds. Only without an embedder: vectors are read with the
+    /// messages.
     Query(super::Query<'a>),
 }
 
