@@ -339,7 +339,7 @@ impl Controller {
             tokens_before: p.tokens_before,
             tokens_after: self.window.working_tokens(),
         };
-        self.index.index_episode(self.episodic.episodes.len(), &p.episode);
+        self.index.index_episode(self.episodic.episodes.len(), &p.episode, false);
         self.episodic.episodes.push(p.episode);
         self.books.episode_uids.push((self.opts.writer.clone(), p.seq, lc));
         for ((fact, seq), lc) in p.facts.into_iter().zip(fact_lcs) {

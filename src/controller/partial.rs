@@ -192,7 +192,12 @@ impl Controller {
         if self.archive_ready() || self.partial.is_some() {
             return true;
         }
-        let Some(ix) = loader.into_indexing().filter(|ix| ix.fallback.is_none()) else { return false };
+        let Some(mut ix) = loader.into_indexing().filter(|ix| ix.fallback.is_none()) else { return false };
+        // The growth slack back first: what follows allocates, and wasm memory never shrinks.
+        ix.frozen.shrink_to_fit();
+        if let Some(e) = ix.episode_terms.as_mut() {
+            e.shrink_to_fit();
+        }
         let read: Vec<LoadedEpisode> = ix
             .episodes
             .into_iter()
@@ -206,7 +211,7 @@ impl Controller {
         if !self.episodes_stand(&read, &ix.mine) {
             return false;
         }
-        let Indexing { mut frozen, writer_names, mine, others, segments, doc_segment, doc_ts, .. } = ix;
+        let Indexing { mut frozen, writer_names, mine, others, segments, doc_segment, doc_ts, episode_terms, .. } = ix;
         // Each archived message's place in the whole log: the log and the
         // archived messages, both in log order, merged.
         let mut order: Vec<u32> = (0..mine.len() as u32).collect();
@@ -266,7 +271,6 @@ impl Controller {
                 (s.key, msgs, s.records)
             })
             .collect();
-        frozen.shrink_to_fit();
         let merged = read.iter().map(|(_, w, s, _)| (w.clone(), *s)).collect();
         // (no episode is superseded: `episodes_stand`)
         self.merge_episodes(read, &mut Uids::default());
@@ -288,8 +292,9 @@ impl Controller {
             needed: Vec::new(),
             merged,
         }));
-        // Its slots are the whole log's now.
+        // Its slots are the whole log's now; the episodes' stored terms go into its build.
         self.index.stale = true;
+        self.index.prebuilt_episodes = episode_terms;
         true
     }
 

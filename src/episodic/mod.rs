@@ -51,3 +51,12 @@ pub struct Episode {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degraded: Option<crate::context::Degraded>,
 }
+
+impl Episode {
+    /// What recall searches of it: its summary and key points (the
+    /// episodes' own index, `SearchIndex::episodes`, and the terms stored
+    /// with it in an archive segment).
+    pub fn search_text(&self) -> String {
+        format!("{} {}", self.summary, self.key_points.join(" "))
+    }
+}

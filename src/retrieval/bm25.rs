@@ -296,8 +296,7 @@ impl Bm25Index {
     /// and document frequencies summed), bit for bit; ids must differ
     /// between the two.
     pub fn search_with(&self, frozen: Option<&FrozenIndex>, query: &str, k: usize, filter: impl Fn(u64) -> bool) -> Vec<(u64, f32)> {
-        let n_frozen = frozen.map_or(0, FrozenIndex::len);
-        if k == 0 || self.n_docs as usize + n_frozen == 0 {
+        if k == 0 || self.n_docs as usize + frozen.map_or(0, FrozenIndex::len) == 0 {
             return Vec::new();
         }
         let (terms, _) = self.query_terms(query, frozen);
@@ -309,7 +308,7 @@ impl Bm25Index {
         // queries touch a large share of slots, where a dense array beats a
         // hash map of partial scores.
         let mut acc = vec![0f32; self.ids.len()];
-        let mut acc_frozen = vec![0f32; n_frozen];
+        let mut acc_frozen = vec![0f32; frozen.map_or(0, FrozenIndex::numbers)];
         self.accumulate(&terms, frozen, &mut acc, &mut acc_frozen);
 
         let mut top = TopK::new(k);

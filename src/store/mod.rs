@@ -197,15 +197,20 @@ impl Loader {
             Ok((version, records, terms)) => {
                 let mut uids = Vec::with_capacity(records.len());
                 let episodes_only = records.iter().all(|r| matches!(r, Record::Episode { .. }));
-                // The stored terms' documents: the messages, in order (a duplicate's left out).
+                // The stored terms' documents: the messages, in order (a
+                // duplicate's left out), and episodes (whose own index, a
+                // whole read builds from their text).
                 let mut docs: Vec<Option<u64>> = Vec::new();
                 for r in records {
                     let (w, s) = r.uid();
                     let uid = loaded.folding.uid(w, s);
                     uids.push(uid);
                     let new = loaded.seen.insert(uid, 0).is_none();
-                    if terms.is_some() && matches!(r, Record::Msg { .. }) {
-                        docs.push(new.then(|| record::doc_key(w, s)));
+                    match r {
+                        _ if terms.is_none() => {}
+                        Record::Msg { .. } => docs.push(new.then(|| record::doc_key(w, s))),
+                        Record::Episode { .. } => docs.push(None),
+                        _ => {}
                     }
                     if new {
                         loaded.records.push(r);
@@ -214,7 +219,7 @@ impl Loader {
                     }
                 }
                 // Terms that cannot be read are left: the text is analyzed instead.
-                if let Some(read) = terms.and_then(crate::retrieval::terms::read) {
+                if let Some(read) = terms.filter(|_| docs.iter().any(Option::is_some)).and_then(crate::retrieval::terms::read) {
                     loaded.terms.get_or_insert_with(Default::default).add_read(&read, &docs);
                 }
                 let kind = match key.get(1).map(String::as_str) {
