@@ -76,6 +76,14 @@ pub(crate) struct Partial {
     needed: Vec<u64>,
     /// The episodes merged here: a whole read leaves them out.
     pub merged: HashSet<(String, u64)>,
+    /// A context built after the last read showed a message not decoded:
+    /// the next read drafts contexts to see what to decode.
+    probe: bool,
+}
+
+/// Whether a context's recall block would show an archived message not decoded.
+fn shows_unread(ctx: &crate::context::Context) -> bool {
+    ctx.sections.knowledge.ids.iter().any(String::is_empty)
 }
 
 /// What a query to be answered is (`Need::Query`).
@@ -155,9 +163,11 @@ impl Controller {
                 if !first.is_empty() {
                     return first;
                 }
+                // Drafted only when a build showed one not decoded (`read_again`):
+                // the first few mostly cover what the block looks at.
                 // (a context that fails fails on its own)
-                let shows_unread = self.draft_context(req).is_ok_and(|(ctx, _)| ctx.sections.knowledge.ids.iter().any(String::is_empty));
-                if !shows_unread {
+                let probe = self.partial.as_ref().is_some_and(|p| p.probe);
+                if !probe || !self.draft_context(req).is_ok_and(|(ctx, _)| shows_unread(&ctx)) {
                     return Vec::new();
                 }
                 let held = needed.len() - missing.len();
@@ -291,6 +301,7 @@ impl Controller {
             decoded: std::collections::VecDeque::new(),
             needed: Vec::new(),
             merged,
+            probe: false,
         }));
         // Its slots are the whole log's now; the episodes' stored terms go into its build.
         self.index.stale = true;
@@ -434,6 +445,16 @@ impl Controller {
             }
         }
         true
+    }
+
+    /// Whether a context built after a read for it (`build_context_read`)
+    /// must not be answered: it shows an archived message not decoded, and
+    /// the read did not draft contexts yet; the next read will.
+    pub(super) fn read_again(&mut self, ctx: &crate::context::Context) -> bool {
+        let Some(p) = self.partial.as_mut() else { return false };
+        let again = !p.probe && shows_unread(ctx);
+        p.probe = again;
+        again
     }
 
     /// Leaves the state of a query's read (a whole read takes over).
