@@ -73,6 +73,7 @@ pub struct Indexing {
     /// (keyed by `record::doc_key`).
     pub episodes: Vec<Record>,
     pub episode_terms: Option<Bm25Index>,
+    last_writer: Option<(String, u64, u32)>,
     /// Why the archive must be read whole instead, if it must.
     pub fallback: Option<&'static str>,
 }
@@ -92,8 +93,22 @@ impl Indexing {
 
     /// Whether the record `(writer, seq)` is read for the first time (and now read).
     fn first(&mut self, writer: &str, seq: u64) -> bool {
-        let uid = super::segments::uid_in(&mut self.writers, writer, seq);
-        self.seen.insert(uid, 0).is_none()
+        let (id, _) = self.writer(writer);
+        self.seen.insert(super::segments::uid_of(id, seq), 0).is_none()
+    }
+
+    /// A writer's number (`Folding`'s) and its place in `writer_names`; the
+    /// last one is kept at hand: a segment's records mostly share theirs.
+    fn writer(&mut self, writer: &str) -> (u64, u32) {
+        match &self.last_writer {
+            Some((w, id, at)) if w == writer => (*id, *at),
+            _ => {
+                let id = super::segments::uid_in(&mut self.writers, writer, 0) >> 44;
+                let at = self.writer_index(writer);
+                self.last_writer = Some((writer.to_string(), id, at));
+                (id, at)
+            }
+        }
     }
 
     fn writer_index(&mut self, writer: &str) -> u32 {
@@ -165,7 +180,7 @@ impl Indexing {
                     msgs.push(if !first {
                         u64::MAX
                     } else if thread == self.thread {
-                        let writer = self.writer_index(&m.writer);
+                        let (_, writer) = self.writer(&m.writer);
                         let id = Self::id_hash(&m.id);
                         self.mine.push(Mine { lc: m.lc, ts: m.ts, writer, seq: m.seq, id, doc: NONE });
                         MINE | (self.mine.len() - 1) as u64

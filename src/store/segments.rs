@@ -111,6 +111,11 @@ pub(crate) fn uid_in(ids: &mut std::collections::HashMap<String, u64>, writer: &
             next
         }
     };
+    uid_of(id, seq)
+}
+
+/// The identity of record `seq` of the writer numbered `id`.
+pub(crate) fn uid_of(id: u64, seq: u64) -> Uid {
     id << 44 | seq & ((1 << 44) - 1)
 }
 
