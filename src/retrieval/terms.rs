@@ -1,7 +1,8 @@
 //! Analyzed documents as stored bytes: the lexical index of one archive
-//! segment, written with its messages so that reading the archive fills
-//! the index without analyzing their text again (`store::record`'s indexed
-//! segments; `Bm25Index::add_docs` takes what `read` returns).
+//! segment, written with its messages (or episodes) so that reading the
+//! archive fills an index without analyzing their text again
+//! (`store::record`'s indexed segments; `Bm25Index::add_stored` and
+//! `FrozenIndex::add_stored` read them through `walk`, `read` collects them).
 //!
 //! A term is stored as its key ([`term_key`]): 48 bits of a hash of its
 //! text, never the text, and the index in memory keys its vocabulary the

@@ -240,8 +240,8 @@ impl Indexing {
             }
         }
         // Terms that cannot be read are left: the episodes' text is analyzed instead.
-        if let Some(read) = terms.and_then(crate::retrieval::terms::read) {
-            self.episode_terms.get_or_insert_with(Bm25Index::new).add_read(&read, &docs);
+        if let Some(terms) = terms {
+            self.episode_terms.get_or_insert_with(Bm25Index::new).add_stored(terms, &docs);
         }
     }
 }

@@ -219,8 +219,11 @@ impl Loader {
                     }
                 }
                 // Terms that cannot be read are left: the text is analyzed instead.
-                if let Some(read) = terms.filter(|_| docs.iter().any(Option::is_some)).and_then(crate::retrieval::terms::read) {
-                    loaded.terms.get_or_insert_with(Default::default).add_read(&read, &docs);
+                if let Some(terms) = terms.filter(|_| docs.iter().any(Option::is_some)) {
+                    let had = loaded.terms.is_some();
+                    let mut index = loaded.terms.take().unwrap_or_default();
+                    let added = index.add_stored(terms, &docs);
+                    loaded.terms = (had || added).then_some(index);
                 }
                 let kind = match key.get(1).map(String::as_str) {
                     _ if version < record::FORMAT_VERSION => Kind::Rewrite,
