@@ -214,22 +214,22 @@ impl Bm25Index {
         while walk.terms > 0 {
             let Some(key) = walk.key() else { break };
             kept.clear();
-            let Some(stored) = walk.postings(|doc, tf| {
+            let read = walk.postings(|doc, tf| {
                 if let Some(&Some(slot)) = slots.get(doc as usize) {
                     kept.push(posting(slot, tf as usize));
                 }
-            }) else {
+            });
+            if read.is_none() {
                 break;
-            };
+            }
             if kept.is_empty() {
                 continue;
             }
             let t = self.intern(key);
             let Some(list) = self.postings.get_mut(t as usize) else { continue };
-            // Room for the segment's postings at once (a byte and a half each
-            // stored), and a quarter more.
-            if list.capacity() - list.len() < stored.len() {
-                list.reserve_exact(stored.len() + list.len() / 4);
+            // Room for the segment's postings at once, and a quarter more.
+            if list.capacity() - list.len() < kept.len() {
+                list.reserve_exact(kept.len() + list.len() / 4);
             }
             for &p in &kept {
                 insert_sorted(list, p);
