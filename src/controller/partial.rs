@@ -6,15 +6,17 @@
 //! (record heads, not messages) and keeps its stored terms in a
 //! [`FrozenIndex`], which the search scores with the index of what memory
 //! holds as one index (`Bm25Index::search_with`); it decodes the segments
-//! of episodes, whose episodes join memory as a whole read merges them.
-//! Then each query decodes the archived messages it shows, and only those
+//! of episodes, whose episodes join memory as a whole read merges them
+//! (their index built from the terms stored with them, if any). Then each
+//! query decodes the archived messages it shows, and only those
 //! (`skim::decode_some`): a search's hits; a context's first
-//! [`FIRST_DECODED`] hits, then more while its recall block, drafted
-//! (`draft_context`), would show one not decoded (an undecoded hit stands
-//! there as an empty line, shorter than any real one, so the block takes
-//! it exactly where it would take the message). The newest [`DECODED`]
-//! stay decoded. The messages stay out of the log: what the context shows
-//! and counts is unchanged.
+//! [`FIRST_DECODED`] hits, then, when the context built shows one not
+//! decoded (`build_context_read` answers `None`), more while its recall
+//! block, drafted (`draft_context`), would show one not decoded (an
+//! undecoded hit stands there as an empty line, shorter than any real
+//! one, so the block takes it exactly where it would take the message).
+//! The newest [`DECODED`] stay decoded. The messages stay out of the log:
+//! what the context shows and counts is unchanged.
 //!
 //! Invariants: every search slot is the one a whole read gives
 //! (`Slot::Message(p)` with `p` the message's place in the log of the
