@@ -134,8 +134,13 @@ impl<S: Storage> Durable<S> {
             Some(_) => Need::Query(Query::Context(req)),
             None => Need::Context { query: false, task: req.task_id.as_deref() },
         };
-        let reading = ready(self.path.read(need))??;
-        self.path.controller_mut(&reading).build_context(req)
+        // (twice when the first build shows an archived message the read did not decode)
+        loop {
+            let reading = ready(self.path.read(need))??;
+            if let Some(ctx) = self.path.controller_mut(&reading).build_context_read(req)? {
+                return Ok(ctx);
+            }
+        }
     }
 
     /// The controller as memory holds it, for what reads no archived message.

@@ -122,6 +122,49 @@ fn a_query_reads_only_what_it_finds_and_answers_as_a_whole_read() {
     assert_eq!(d.controller().unwrap().episodes(), whole.controller().unwrap().episodes());
 }
 
+/// The archive's values of episodes only, as the package wrote them before
+/// they held their terms (kind 2): how many there were, and how many held terms.
+fn without_episode_terms(map: &Map) -> (usize, usize) {
+    use agent_memory::store::record::{decode_indexed, encode_segments, Record};
+    let (mut values, mut with_terms) = (0, 0);
+    for (key, bytes) in map.borrow_mut().iter_mut().filter(|(k, _)| k.get(1).is_some_and(|k| k == "arc")) {
+        let (_, records, terms) = decode_indexed(bytes).unwrap();
+        if records.is_empty() || !records.iter().all(|r| matches!(r, Record::Episode { .. })) {
+            continue;
+        }
+        values += 1;
+        with_terms += usize::from(terms.is_some());
+        let mut old = encode_segments(&records, usize::MAX);
+        assert_eq!(old.len(), 1, "{key:?}");
+        *bytes = old.remove(0).0;
+    }
+    (values, with_terms)
+}
+
+#[test]
+fn episodes_are_recalled_alike_with_their_stored_terms_or_without() {
+    let map = namespace(2400);
+    let old: Map = Rc::new(map.borrow().clone().into());
+    let (values, with_terms) = without_episode_terms(&old);
+    // Written now, every archived value of episodes holds their terms.
+    assert!(values > 2 && with_terms == values, "{values} values of episodes, {with_terms} with terms");
+    let mut recalled = 0;
+    for m in [&map, &old] {
+        // (a context marks what it recalled: each reader answers the same queries in order)
+        let whole = loaded_whole(&map, "f");
+        let d = Durable::open(options("r", "default"), common::o200k(), Faulty::healthy(m)).unwrap();
+        for q in QUERIES.iter().chain(&["summary trip Chengdu hotel river", "PELICAN booking code 航班"]) {
+            let req = ContextRequest { max_tokens: 3000, query: Some((*q).into()), now: Some(5000.0), ..Default::default() };
+            let ctx = d.build_context(&req).unwrap();
+            assert_eq!(ctx, whole.build_context(&req).unwrap(), "{q}");
+            recalled += usize::from(serde_json::to_string(&ctx.messages).unwrap().contains("summary of earlier messages"));
+        }
+        assert!(!d.held().holds(Need::Everything));
+    }
+    // (the episodes' own index decided something)
+    assert!(recalled > 0);
+}
+
 #[test]
 fn adds_after_a_partial_read_are_found_as_after_a_whole_one() {
     let map = namespace(1600);

@@ -172,7 +172,7 @@ proptest! {
     #[test]
     fn bm25_from_stored_terms_equals_from_text(docs in prop::collection::vec((doc_text(), any::<bool>()), 0..30),
                                                per_segment in 1usize..8, query in doc_text()) {
-        use agent_memory::retrieval::terms::{doc_terms, read, SegmentTerms};
+        use agent_memory::retrieval::terms::{doc_terms, SegmentTerms};
         let kept = |i: usize| docs.get(i).is_some_and(|d| d.1);
         let mut from_text = Bm25Index::new();
         for (i, (text, _)) in docs.iter().enumerate().filter(|(i, _)| kept(*i)) {
@@ -185,7 +185,7 @@ proptest! {
                 seg.push(Some(doc_terms(text)));
             }
             let ids: Vec<Option<u64>> = (0..chunk.len()).map(|j| Some(1000 + (n * per_segment + j) as u64)).collect();
-            prop_assert!(stored.add_read(&read(&seg.encode()).unwrap(), &ids));
+            prop_assert!(stored.add_stored(&seg.encode(), &ids));
         }
         stored.rekey((0..docs.len()).filter(|&i| kept(i)).map(|i| (1000 + i as u64, 3 * i as u64 + 1)));
         prop_assert_eq!(stored.len(), from_text.len());

@@ -584,19 +584,17 @@ fn vectors_of_archived_messages_are_archived_with_them_and_read_with_the_archive
 }
 
 /// Every term key the stored lexical indexes hold (`retrieval::terms`), and
-/// how many documents they index.
+/// how many messages they index.
 fn stored_terms(stored: &[(Key, Vec<u8>)]) -> (std::collections::HashSet<u64>, usize) {
+    use agent_memory::store::record::Record;
     let (mut keys, mut docs) = (std::collections::HashSet::new(), 0);
     for (_, v) in stored {
         let (_, records, terms) = agent_memory::store::record::decode_indexed(v).unwrap();
         if let Some(t) = terms {
             let read = agent_memory::retrieval::terms::read(t).unwrap();
-            assert_eq!(
-                read.docs.len(),
-                records.iter().filter(|r| matches!(r, agent_memory::store::record::Record::Msg { .. })).count(),
-                "one document per message"
-            );
-            docs += read.docs.iter().flatten().count();
+            let indexed: Vec<&Record> = records.iter().filter(|r| matches!(r, Record::Msg { .. } | Record::Episode { .. })).collect();
+            assert_eq!(read.docs.len(), indexed.len(), "one document per message or episode");
+            docs += read.docs.iter().zip(&indexed).filter(|(d, r)| d.is_some() && matches!(r, Record::Msg { .. })).count();
             keys.extend(read.terms.iter().map(|(k, _)| *k));
         }
     }

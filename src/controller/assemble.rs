@@ -14,6 +14,27 @@ impl Controller {
     /// # Errors
     /// See [`context::build`]; `CLOSED`; `INVALID_INPUT` for a non-finite `now`.
     pub fn build_context(&mut self, req: &ContextRequest) -> Result<Context> {
+        let (ctx, req) = self.checked_draft(req)?;
+        Ok(self.commit_context(ctx, &req))
+    }
+
+    /// [`Controller::build_context`] after `WritePath::read` for
+    /// `Need::Query(Query::Context(req))`, or `None`, changing nothing, when
+    /// its recall block would show an archived message that read did not
+    /// decode: read again (it then drafts the context to see what to
+    /// decode: `controller::partial`), and build again.
+    ///
+    /// # Errors
+    /// As [`Controller::build_context`].
+    pub fn build_context_read(&mut self, req: &ContextRequest) -> Result<Option<Context>> {
+        let (ctx, req) = self.checked_draft(req)?;
+        if self.read_again(&ctx) {
+            return Ok(None);
+        }
+        Ok(Some(self.commit_context(ctx, &req)))
+    }
+
+    fn checked_draft(&mut self, req: &ContextRequest) -> Result<(Context, ContextRequest)> {
         self.open()?;
         // Only a query reads the index (and the archive it covers).
         if req.query.is_some() {
@@ -22,7 +43,11 @@ impl Controller {
         if let Some(now) = req.now {
             self.stamp(now)?;
         }
-        let (ctx, req) = self.draft_context(req)?;
+        self.draft_context(req)
+    }
+
+    /// Notes what a context built from `req` (`draft_context`) recalled.
+    fn commit_context(&mut self, ctx: Context, req: &ContextRequest) -> Context {
         // Recalling an episode refreshes its recency.
         let now = req.now.unwrap_or(self.books.last_ts.max(0.0));
         for e in self.episodic.episodes.iter_mut().filter(|e| ctx.sections.knowledge.ids.contains(&e.id)) {
@@ -33,7 +58,7 @@ impl Controller {
             + tools_tokens(&self.counter, &req.tools) as f64;
         self.last_context.raw = Some(raw);
         self.last_context.tokens = Some(ctx.tokens);
-        Ok(ctx)
+        ctx
     }
 
     /// The context `req` gets from memory as it is, and the request as

@@ -6,15 +6,17 @@
 //! (record heads, not messages) and keeps its stored terms in a
 //! [`FrozenIndex`], which the search scores with the index of what memory
 //! holds as one index (`Bm25Index::search_with`); it decodes the segments
-//! of episodes, whose episodes join memory as a whole read merges them.
-//! Then each query decodes the archived messages it shows, and only those
+//! of episodes, whose episodes join memory as a whole read merges them
+//! (their index built from the terms stored with them, if any). Then each
+//! query decodes the archived messages it shows, and only those
 //! (`skim::decode_some`): a search's hits; a context's first
-//! [`FIRST_DECODED`] hits, then more while its recall block, drafted
-//! (`draft_context`), would show one not decoded (an undecoded hit stands
-//! there as an empty line, shorter than any real one, so the block takes
-//! it exactly where it would take the message). The newest [`DECODED`]
-//! stay decoded. The messages stay out of the log: what the context shows
-//! and counts is unchanged.
+//! [`FIRST_DECODED`] hits, then, when the context built shows one not
+//! decoded (`build_context_read` answers `None`), more while its recall
+//! block, drafted (`draft_context`), would show one not decoded (an
+//! undecoded hit stands there as an empty line, shorter than any real
+//! one, so the block takes it exactly where it would take the message).
+//! The newest [`DECODED`] stay decoded. The messages stay out of the log:
+//! what the context shows and counts is unchanged.
 //!
 //! Invariants: every search slot is the one a whole read gives
 //! (`Slot::Message(p)` with `p` the message's place in the log of the
@@ -78,6 +80,14 @@ pub(crate) struct Partial {
     needed: Vec<u64>,
     /// The episodes merged here: a whole read leaves them out.
     pub merged: HashSet<(String, u64)>,
+    /// A context built after the last read showed a message not decoded:
+    /// the next read drafts contexts to see what to decode.
+    probe: bool,
+}
+
+/// Whether a context's recall block would show an archived message not decoded.
+fn shows_unread(ctx: &crate::context::Context) -> bool {
+    ctx.sections.knowledge.ids.iter().any(String::is_empty)
 }
 
 /// What a query to be answered is (`Need::Query`).
@@ -157,9 +167,11 @@ impl Controller {
                 if !first.is_empty() {
                     return first;
                 }
+                // Drafted only when a build showed one not decoded (`read_again`):
+                // the first few mostly cover what the block looks at.
                 // (a context that fails fails on its own)
-                let shows_unread = self.draft_context(req).is_ok_and(|(ctx, _)| ctx.sections.knowledge.ids.iter().any(String::is_empty));
-                if !shows_unread {
+                let probe = self.partial.as_ref().is_some_and(|p| p.probe);
+                if !probe || !self.draft_context(req).is_ok_and(|(ctx, _)| shows_unread(&ctx)) {
                     return Vec::new();
                 }
                 let held = needed.len() - missing.len();
@@ -194,7 +206,12 @@ impl Controller {
         if self.cold_ready() || self.partial.is_some() {
             return true;
         }
-        let Some(ix) = loader.into_indexing().filter(|ix| ix.fallback.is_none()) else { return false };
+        let Some(mut ix) = loader.into_indexing().filter(|ix| ix.fallback.is_none()) else { return false };
+        // The growth slack back first: what follows allocates, and wasm memory never shrinks.
+        ix.frozen.shrink_to_fit();
+        if let Some(e) = ix.episode_terms.as_mut() {
+            e.shrink_to_fit();
+        }
         let read: Vec<Episode> = ix
             .episodes
             .into_iter()
@@ -208,7 +225,7 @@ impl Controller {
         if !self.episodes_stand(&read, &ix.mine) {
             return false;
         }
-        let Indexing { mut frozen, writer_names, mine, others, segments, doc_segment, doc_ts, .. } = ix;
+        let Indexing { mut frozen, writer_names, mine, others, segments, doc_segment, doc_ts, episode_terms, .. } = ix;
         // Each archived message's place in the whole log: the log and the
         // archived messages, both in log order, merged.
         let mut order: Vec<u32> = (0..mine.len() as u32).collect();
@@ -268,7 +285,6 @@ impl Controller {
                 (s.key, msgs, s.records)
             })
             .collect();
-        frozen.shrink_to_fit();
         let merged = read.iter().map(|e| (e.origin.writer.clone(), e.origin.seq)).collect();
         // (no episode is superseded: `episodes_stand`)
         self.merge_episodes(read, &mut Uids::default());
@@ -289,9 +305,11 @@ impl Controller {
             decoded: std::collections::VecDeque::new(),
             needed: Vec::new(),
             merged,
+            probe: false,
         }));
-        // Its slots are the whole log's now.
+        // Its slots are the whole log's now; the episodes' stored terms go into its build.
         self.index.stale = true;
+        self.index.prebuilt_episodes = episode_terms;
         true
     }
 
@@ -422,6 +440,16 @@ impl Controller {
             }
         }
         true
+    }
+
+    /// Whether a context built after a read for it (`build_context_read`)
+    /// must not be answered: it shows an archived message not decoded, and
+    /// the read did not draft contexts yet; the next read will.
+    pub(super) fn read_again(&mut self, ctx: &crate::context::Context) -> bool {
+        let Some(p) = self.partial.as_mut() else { return false };
+        let again = !p.probe && shows_unread(ctx);
+        p.probe = again;
+        again
     }
 
     /// Leaves the state of a query's read (a whole read takes over).

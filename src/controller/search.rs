@@ -39,6 +39,9 @@ pub struct SearchIndex {
     /// analyzing their text again. A forget leaves the terms of what stays
     /// here too (`forget::index_for_rebuild`).
     pub prebuilt: Option<std::sync::Arc<Bm25Index>>,
+    /// The same for the episodes read with the cold segments (`store::indexing`),
+    /// keyed by `doc_key`: the next build of `episodes` starts from it.
+    pub prebuilt_episodes: Option<Bm25Index>,
     /// Not built yet: a restored controller builds it when a search, a
     /// query or an embedding first needs it (`Controller::ensure_index`),
     /// so opening does not pay for it. Until then only `embeddings` holds
@@ -57,6 +60,7 @@ impl Default for SearchIndex {
             episode_vectors: VectorIndex::new(VectorMode::Exact),
             centres: Centres::default(),
             prebuilt: None,
+            prebuilt_episodes: None,
             stale: false,
         }
     }
@@ -103,12 +107,15 @@ impl SearchIndex {
         }
     }
 
-    /// Indexes the episode at position `i` (its summary and key points).
-    pub fn index_episode(&mut self, i: usize, e: &crate::episodic::Episode) {
+    /// Indexes the episode at position `i` (`Episode::search_text`); `read`:
+    /// as in `index_text` (its terms read with the cold segments: `prebuilt_episodes`).
+    pub fn index_episode(&mut self, i: usize, e: &crate::episodic::Episode, read: bool) {
         if self.stale {
             return;
         }
-        self.episodes.add(i as u64, &format!("{} {}", e.summary, e.key_points.join(" ")));
+        if !(read && self.episodes.contains(i as u64)) {
+            self.episodes.add(i as u64, &e.search_text());
+        }
         if let Some(v) = self.embeddings.get(&e.id) {
             let _ = self.episode_vectors.add(i as u64, v);
         }
@@ -240,9 +247,17 @@ impl Controller {
     pub(crate) fn rebuild_index(&mut self) {
         let embeddings = std::mem::take(&mut self.index.embeddings);
         let lexical = self.index.prebuilt.take().map(|read| self.adopt_terms(read));
+        let episodes = self.index.prebuilt_episodes.take().map(|mut read| {
+            let uids = self.episodic.episodes.iter().enumerate();
+            read.rekey(uids.map(|(i, e)| (crate::store::record::doc_key(&e.origin.writer, e.origin.seq), i as u64)));
+            read
+        });
         self.index = SearchIndex { embeddings, ..SearchIndex::default() };
         if let Some(lexical) = lexical {
             self.index.lexical = lexical;
+        }
+        if let Some(episodes) = episodes {
+            self.index.episodes = episodes;
         }
         for (i, f) in self.semantic.facts.iter().enumerate() {
             self.index.set_slot(&f.id, Slot::Fact(i).id());
@@ -257,7 +272,7 @@ impl Controller {
             self.index_fact(slot);
         }
         for (i, e) in self.episodic.episodes.iter().enumerate() {
-            self.index.index_episode(i, e);
+            self.index.index_episode(i, e, true);
         }
         self.recentre();
     }

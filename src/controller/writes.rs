@@ -267,13 +267,8 @@ impl Controller {
         let mut shelved = Vec::new();
         for (part, of_episodes) in [(&cold, false), (&episodes, true)] {
             let mut at = 0;
-            // Archived messages with their terms: reading them fills the index.
-            let encoded = if of_episodes {
-                encode_segments(part, self.opts.segment_bytes)
-            } else {
-                encode_indexed_segments(part, self.opts.segment_bytes)
-            };
-            for (bytes, n) in encoded {
+            // Archived messages and episodes with their terms: reading them fills the indexes.
+            for (bytes, n) in encode_indexed_segments(part, self.opts.segment_bytes) {
                 let key = cold_key(ns, writer, seq);
                 seq += 1;
                 if of_episodes {

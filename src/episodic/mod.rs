@@ -55,3 +55,12 @@ pub struct Episode {
     #[cfg_attr(test, ts(skip))]
     pub origin: crate::origin::Origin,
 }
+
+impl Episode {
+    /// What recall searches of it: its summary and key points (the
+    /// episodes' own index, `SearchIndex::episodes`, and the terms stored
+    /// with it in a cold segment).
+    pub fn search_text(&self) -> String {
+        format!("{} {}", self.summary, self.key_points.join(" "))
+    }
+}

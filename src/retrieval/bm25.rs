@@ -17,7 +17,7 @@
 use super::analyzer::analyze;
 use super::frozen::FrozenIndex;
 use super::hash::FxHashMap;
-use super::terms::{doc_terms, term_key, ReadTerms};
+use super::terms::{doc_terms, term_key, walk};
 use super::topk::TopK;
 use crate::error::{MemoryError, Result};
 
@@ -186,15 +186,22 @@ impl Bm25Index {
         insert_sorted(list, p);
     }
 
-    /// Adds the documents of a segment's stored terms (`terms::read`) under
-    /// `ids` (one per stored document; `None` leaves it out, as does an id
-    /// already indexed): the index then scores as if each had been added
-    /// from its text. `false`, and nothing added, when the counts disagree.
-    pub fn add_read(&mut self, read: &ReadTerms, ids: &[Option<u64>]) -> bool {
-        if read.docs.len() != ids.len() {
-            return false;
-        }
-        let slots: Vec<Option<u32>> = read
+    /// Adds the documents of a segment's stored terms (`terms::walk`'s
+    /// bytes) under `ids` (one per stored document; `None` leaves it out, as
+    /// does an id already indexed): the index then scores as if each had
+    /// been added from its text. `false`, and nothing added, when the counts
+    /// disagree or the bytes are damaged (they are checked whole first).
+    pub fn add_stored(&mut self, terms: &[u8], ids: &[Option<u64>]) -> bool {
+        let checked = walk(terms).is_some_and(|mut w| {
+            while w.terms > 0 {
+                if w.key().is_none() || w.postings(|_, _| {}).is_none() {
+                    return false;
+                }
+            }
+            w.done()
+        });
+        let Some(mut walk) = walk(terms).filter(|w| checked && w.docs.len() == ids.len()) else { return false };
+        let slots: Vec<Option<u32>> = walk
             .docs
             .iter()
             .zip(ids)
@@ -203,20 +210,29 @@ impl Bm25Index {
                 _ => None,
             })
             .collect();
-        for (key, range) in &read.terms {
-            let postings = read.postings.get(range.clone()).unwrap_or_default();
-            let mut kept = postings.iter().filter_map(|&(doc, tf)| Some((slots.get(doc as usize).copied().flatten()?, tf))).peekable();
-            if kept.peek().is_none() {
+        let mut kept = Vec::new();
+        while walk.terms > 0 {
+            let Some(key) = walk.key() else { break };
+            kept.clear();
+            let read = walk.postings(|doc, tf| {
+                if let Some(&Some(slot)) = slots.get(doc as usize) {
+                    kept.push(posting(slot, tf as usize));
+                }
+            });
+            if read.is_none() {
+                break;
+            }
+            if kept.is_empty() {
                 continue;
             }
-            let t = self.intern(*key);
+            let t = self.intern(key);
             let Some(list) = self.postings.get_mut(t as usize) else { continue };
             // Room for the segment's postings at once, and a quarter more.
-            if list.capacity() - list.len() < postings.len() {
-                list.reserve_exact(postings.len() + list.len() / 4);
+            if list.capacity() - list.len() < kept.len() {
+                list.reserve_exact(kept.len() + list.len() / 4);
             }
-            for (slot, tf) in kept {
-                insert_sorted(list, posting(slot, tf as usize));
+            for &p in &kept {
+                insert_sorted(list, p);
             }
         }
         true
@@ -296,8 +312,7 @@ impl Bm25Index {
     /// and document frequencies summed), bit for bit; ids must differ
     /// between the two.
     pub fn search_with(&self, frozen: Option<&FrozenIndex>, query: &str, k: usize, filter: impl Fn(u64) -> bool) -> Vec<(u64, f32)> {
-        let n_frozen = frozen.map_or(0, FrozenIndex::len);
-        if k == 0 || self.n_docs as usize + n_frozen == 0 {
+        if k == 0 || self.n_docs as usize + frozen.map_or(0, FrozenIndex::len) == 0 {
             return Vec::new();
         }
         let (terms, _) = self.query_terms(query, frozen);
@@ -309,7 +324,7 @@ impl Bm25Index {
         // queries touch a large share of slots, where a dense array beats a
         // hash map of partial scores.
         let mut acc = vec![0f32; self.ids.len()];
-        let mut acc_frozen = vec![0f32; n_frozen];
+        let mut acc_frozen = vec![0f32; frozen.map_or(0, FrozenIndex::numbers)];
         self.accumulate(&terms, frozen, &mut acc, &mut acc_frozen);
 
         let mut top = TopK::new(k);

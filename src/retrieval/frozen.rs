@@ -8,15 +8,16 @@
 //! `(doc, tf)` as a varint of `(gap << 1 | tf > 1)`, then `tf` as a byte
 //! when above 1 (the layout of `retrieval::terms`), docs ascending. That
 //! is a byte and a half a posting where a `Bm25Index` takes four, so the
-//! first query of a large namespace fits a worker's memory.
+//! first query of a large namespace fits a worker's memory; and a
+//! segment's postings are appended as stored, not decoded and encoded
+//! again (`add_stored`), so reading the cold segments costs little more than
+//! copying its terms.
 //!
-//! Invariants: documents are numbered in the order added and never
-//! removed; `n_docs`, `total_len` and each term's `df` count exactly the
-//! documents added; every document has the caller id given by `set_id`
+//! Invariants: every stored document takes the next number, in the order
+//! read, added or not, and none is removed; `len`, `total_len` and each
+//! term's `df` count exactly the documents added; a number not added has
+//! no posting; every document has the caller id given by `set_id`
 //! (`u64::MAX` until then: such a document is never returned).
-
-use super::hash::FxHashMap;
-use super::terms::ReadTerms;
 
 /// One term's postings: how many documents hold it, the last of them
 /// (for the next gap) and the encoded list.
@@ -30,10 +31,18 @@ struct Postings {
 /// Documents read from stored terms, keyed by term key (`terms::term_key`).
 #[derive(Clone, Debug, Default)]
 pub struct FrozenIndex {
-    terms: FxHashMap<u64, Postings>,
-    /// Document → its length in terms, and its caller id.
+    /// Term keys, ascending, and each one's postings. Sorted, not hashed:
+    /// a segment's terms come by ascending key too, so adding them is one
+    /// pass over both in order, where looking each up would be a cache
+    /// miss per term and segment (most of the read's time, measured).
+    keys: Vec<u64>,
+    lists: Vec<Postings>,
+    /// Document number → its length in terms, and its caller id (a number
+    /// taken by a document not added: 0 and `u64::MAX`).
     lens: Vec<u32>,
     ids: Vec<u64>,
+    /// Documents added, and their terms.
+    count: u32,
     total_len: u64,
 }
 
@@ -81,59 +90,106 @@ impl Iterator for Decode<'_> {
 impl FrozenIndex {
     /// Documents added.
     pub fn len(&self) -> usize {
-        self.lens.len()
+        self.count as usize
     }
 
     pub fn is_empty(&self) -> bool {
-        self.lens.is_empty()
+        self.count == 0
+    }
+
+    /// Document numbers taken (documents added, and those left out).
+    pub fn numbers(&self) -> usize {
+        self.lens.len()
     }
 
     pub fn total_len(&self) -> u64 {
         self.total_len
     }
 
-    /// Adds the documents of one segment's stored terms for which `keep`
-    /// is true (one flag per stored document; a document not indexed is
-    /// never added). Returns each stored document's number here, if added;
-    /// `None` when the counts disagree (nothing is added).
-    pub fn add_read(&mut self, read: &ReadTerms, keep: &[bool]) -> Option<Vec<Option<u32>>> {
-        if read.docs.len() != keep.len() {
+    /// Adds the documents of one segment's stored terms (`terms::walk`'s
+    /// bytes) for which `keep` is true (one flag per stored document; a
+    /// document not indexed is never added). Every stored document takes
+    /// the next number, added or not, so a term's postings are copied as
+    /// stored, only the first one renumbered (its gap from the term's last
+    /// document here), unless some indexed document is left out. Returns
+    /// each stored document's number, if added; `None` when the counts
+    /// disagree or the bytes are damaged (the index is then not to be used).
+    pub fn add_stored(&mut self, terms: &[u8], keep: &[bool]) -> Option<Vec<Option<u32>>> {
+        let mut walk = crate::retrieval::terms::walk(terms)?;
+        if walk.docs.len() != keep.len() {
             return None;
         }
-        let docs: Vec<Option<u32>> = read
-            .docs
-            .iter()
-            .zip(keep)
-            .map(|(len, &k)| {
-                let len = (*len).filter(|_| k)?;
-                self.lens.push(len);
-                self.ids.push(u64::MAX);
-                self.total_len += u64::from(len);
-                Some((self.lens.len() - 1) as u32)
-            })
-            .collect();
-        for (key, range) in &read.terms {
-            let postings = read.postings.get(range.clone()).unwrap_or_default();
-            let mut kept = postings.iter().filter_map(|&(doc, tf)| Some((docs.get(doc as usize).copied().flatten()?, tf))).peekable();
-            if kept.peek().is_none() {
-                continue;
+        let base = self.lens.len() as u32;
+        let mut docs = Vec::with_capacity(keep.len());
+        for (at, (len, &k)) in walk.docs.iter().zip(keep).enumerate() {
+            let len = len.filter(|_| k);
+            self.lens.push(len.unwrap_or(0));
+            self.ids.push(u64::MAX);
+            self.count += u32::from(len.is_some());
+            self.total_len += u64::from(len.unwrap_or(0));
+            docs.push(len.map(|_| base + at as u32));
+        }
+        let copied = docs.iter().zip(&walk.docs).all(|(d, l)| d.is_some() == l.is_some());
+        // Terms new here, with where they go among `keys`: merged in after.
+        let mut fresh: Vec<(usize, u64, Postings)> = Vec::new();
+        let mut at = 0;
+        while walk.terms > 0 {
+            let key = walk.key()?;
+            while self.keys.get(at).is_some_and(|&k| k < key) {
+                at += 1;
             }
-            let p = self.terms.entry(*key).or_default();
-            // Room for the segment's postings at once (about two bytes each),
-            // and a quarter more: these lists are most of the index.
-            if p.bytes.capacity() - p.bytes.len() < 2 * postings.len() {
-                p.bytes.reserve_exact(2 * postings.len() + p.bytes.len() / 4);
-            }
-            for (d, tf) in kept {
-                let tf = tf.min(255);
-                put_varint(&mut p.bytes, u64::from(d + 1 - p.last) << 1 | u64::from(tf > 1));
-                if tf > 1 {
-                    p.bytes.push(tf as u8);
+            let p = match self.lists.get_mut(at).filter(|_| self.keys.get(at) == Some(&key)) {
+                Some(p) => p,
+                None => {
+                    fresh.push((at, key, Postings::default()));
+                    &mut fresh.last_mut()?.2
+                }
+            };
+            let before = p.bytes.len();
+            let mut first = true;
+            let stored = walk.postings(|doc, tf| {
+                let Some(d) = docs.get(doc as usize).copied().flatten() else { return };
+                // Copied: the first posting is written here, the others' gaps are as stored.
+                if first || !copied {
+                    let tf = tf.min(255);
+                    put_varint(&mut p.bytes, u64::from(d + 1 - p.last) << 1 | u64::from(tf > 1));
+                    if tf > 1 {
+                        p.bytes.push(tf as u8);
+                    }
+                    first = false;
                 }
                 (p.df, p.last) = (p.df + 1, d + 1);
+            })?;
+            if copied {
+                // The first posting as stored: its varint, and a tf byte if its low bit says so.
+                let head = stored.iter().position(|&b| b < 0x80).map_or(0, |i| i + 1 + usize::from(stored.first().map_or(0, |b| b & 1)));
+                let rest = stored.get(head..).unwrap_or_default();
+                // Lists are most of the index: grown by the segment's and a quarter, not doubled.
+                if p.bytes.capacity() - p.bytes.len() < rest.len() {
+                    p.bytes.reserve_exact(rest.len() + before / 4);
+                }
+                p.bytes.extend_from_slice(rest);
             }
         }
-        Some(docs)
+        if !fresh.is_empty() {
+            let n = self.keys.len() + fresh.len();
+            let (keys, lists) = (std::mem::take(&mut self.keys), std::mem::take(&mut self.lists));
+            (self.keys, self.lists) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            let mut fresh = fresh.into_iter().peekable();
+            for (i, (key, p)) in keys.into_iter().zip(lists).enumerate() {
+                while let Some((_, k, q)) = fresh.next_if(|f| f.0 <= i) {
+                    self.keys.push(k);
+                    self.lists.push(q);
+                }
+                self.keys.push(key);
+                self.lists.push(p);
+            }
+            for (_, k, q) in fresh {
+                self.keys.push(k);
+                self.lists.push(q);
+            }
+        }
+        walk.done().then_some(docs)
     }
 
     /// Gives document `doc` its caller id.
@@ -145,22 +201,25 @@ impl FrozenIndex {
 
     /// Returns the growth slack of the lists to the allocator.
     pub fn shrink_to_fit(&mut self) {
-        for p in self.terms.values_mut() {
+        for p in &mut self.lists {
             p.bytes.shrink_to_fit();
         }
-        self.terms.shrink_to_fit();
         self.lens.shrink_to_fit();
         self.ids.shrink_to_fit();
     }
 
+    fn list(&self, key: u64) -> Option<&Postings> {
+        self.lists.get(self.keys.binary_search(&key).ok()?)
+    }
+
     /// Documents holding the term `key`.
     pub(crate) fn df(&self, key: u64) -> usize {
-        self.terms.get(&key).map_or(0, |p| p.df as usize)
+        self.list(key).map_or(0, |p| p.df as usize)
     }
 
     /// The `(doc, tf)` postings of the term `key`, docs ascending.
     pub(crate) fn postings(&self, key: u64) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let bytes = self.terms.get(&key).map_or(&[][..], |p| p.bytes.as_slice());
+        let bytes = self.list(key).map_or(&[][..], |p| p.bytes.as_slice());
         Decode { bytes, at: 0, doc: 0 }
     }
 
@@ -172,8 +231,9 @@ impl FrozenIndex {
     /// Bytes held on the heap, estimated from capacities.
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        self.terms.capacity() * (size_of::<(u64, Postings)>() + 1)
-            + self.terms.values().map(|p| p.bytes.capacity()).sum::<usize>()
+        self.keys.capacity() * size_of::<u64>()
+            + self.lists.capacity() * size_of::<Postings>()
+            + self.lists.iter().map(|p| p.bytes.capacity()).sum::<usize>()
             + self.lens.capacity() * size_of::<u32>()
             + self.ids.capacity() * size_of::<u64>()
     }
@@ -182,16 +242,16 @@ impl FrozenIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieval::terms::{doc_terms, read, SegmentTerms};
+    use crate::retrieval::terms::{doc_terms, SegmentTerms};
     use crate::retrieval::Bm25Index;
     use proptest::prelude::*;
 
-    fn stored(texts: &[Option<&str>]) -> ReadTerms {
+    fn stored(texts: &[Option<&str>]) -> Vec<u8> {
         let mut s = SegmentTerms::new();
         for t in texts {
             s.push(t.map(doc_terms));
         }
-        read(&s.encode()).unwrap()
+        s.encode()
     }
 
     const WORDS: &[&str] = &["航班", "起飞", "deploy", "script", "the", "pelican", "周五", "hotel", "a", "a a a"];
@@ -208,17 +268,22 @@ mod tests {
             let texts: Vec<String> = docs.iter().map(|(w, _, _)| w.iter().map(|&i| WORDS[i]).collect::<Vec<_>>().join(" ")).collect();
             let mut one = Bm25Index::new();
             let mut mem = Bm25Index::new();
-            let mut segment: Vec<Option<&str>> = Vec::new();
-            let mut keep = Vec::new();
+            // Two segments: the first with documents left out (`kept`), the
+            // second wholly kept (its postings copied), after a document not indexed.
+            let half = docs.iter().filter(|d| d.1).count() / 2;
+            let mut segments: [Vec<Option<&str>>; 2] = [Vec::new(), vec![None]];
+            let mut keep = [Vec::new(), vec![true]];
             let mut ids = Vec::new();
             for (i, (t, (_, frozen, kept))) in texts.iter().zip(&docs).enumerate() {
                 // Ids interleave between the two, so ties cross them.
                 let id = (i as u64) * 3 + 1;
                 if *frozen {
-                    segment.push(Some(t));
-                    keep.push(*kept);
+                    let s = usize::from(segments[0].len() >= half);
+                    let kept = *kept || s == 1;
+                    segments[s].push(Some(t));
+                    keep[s].push(kept);
                     ids.push(id);
-                    if *kept {
+                    if kept {
                         one.add(id, t);
                     }
                 } else {
@@ -227,7 +292,10 @@ mod tests {
                 }
             }
             let mut frozen = FrozenIndex::default();
-            let numbers = frozen.add_read(&stored(&segment), &keep).unwrap();
+            let mut numbers = frozen.add_stored(&stored(&segments[0]), &keep[0]).unwrap();
+            let second = frozen.add_stored(&stored(&segments[1]), &keep[1]).unwrap();
+            prop_assert_eq!(second[0], None);
+            numbers.extend(&second[1..]);
             for (n, id) in numbers.iter().zip(&ids) {
                 if let Some(d) = n {
                     frozen.set_id(*d, *id);
@@ -246,10 +314,15 @@ mod tests {
     fn postings_read_back_in_order_with_their_frequencies() {
         let mut f = FrozenIndex::default();
         let r = stored(&[Some("deploy deploy"), None, Some("script"), Some("deploy")]);
-        assert_eq!(f.add_read(&r, &[true, true, false, true]), Some(vec![Some(0), None, None, Some(1)]));
+        assert_eq!(f.add_stored(&r, &[true, true, false, true]), Some(vec![Some(0), None, None, Some(3)]));
         let deploy = crate::retrieval::terms::term_key("deploy");
-        assert_eq!(f.postings(deploy).collect::<Vec<_>>(), vec![(0, 2), (1, 1)]);
+        assert_eq!(f.postings(deploy).collect::<Vec<_>>(), vec![(0, 2), (3, 1)]);
         assert_eq!((f.df(deploy), f.len(), f.total_len()), (2, 2, 3));
-        assert_eq!(f.add_read(&r, &[true]), None);
+        // Wholly kept: copied as stored, renumbered from the next number.
+        assert_eq!(f.add_stored(&r, &[true; 4]), Some(vec![Some(4), None, Some(6), Some(7)]));
+        assert_eq!(f.postings(deploy).collect::<Vec<_>>(), vec![(0, 2), (3, 1), (4, 2), (7, 1)]);
+        assert_eq!((f.df(deploy), f.len(), f.numbers()), (4, 5, 8));
+        assert_eq!(f.add_stored(&r, &[true]), None);
+        assert_eq!(f.add_stored(&r[..r.len() - 1], &[true; 4]), None);
     }
 }

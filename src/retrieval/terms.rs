@@ -1,7 +1,8 @@
 //! Analyzed documents as stored bytes: the lexical index of one cold
-//! segment, written with its messages so that reading the cold segments fills
-//! the index without analyzing their text again (`store::record`'s indexed
-//! segments; `Bm25Index::add_docs` takes what `read` returns).
+//! segment, written with its messages (or episodes) so that reading the
+//! archive fills an index without analyzing their text again
+//! (`store::record`'s indexed segments; `Bm25Index::add_stored` and
+//! `FrozenIndex::add_stored` read them through `walk`, `read` collects them).
 //!
 //! A term is stored as its key ([`term_key`]): 48 bits of a hash of its
 //! text, never the text, and the index in memory keys its vocabulary the
@@ -216,20 +217,25 @@ struct Cursor<'a> {
 }
 
 impl Cursor<'_> {
+    // (inlined: called for every stored posting)
+    #[inline(always)]
     fn byte(&mut self) -> Option<u8> {
         let b = *self.bytes.get(self.at)?;
         self.at += 1;
         Some(b)
     }
 
+    #[inline(always)]
     fn varint(&mut self) -> Option<u64> {
-        let mut n = 0u64;
-        for shift in (0..64).step_by(7) {
+        let (mut n, mut shift) = (0u64, 0);
+        // (a loop, not `step_by`: that is not inlined at the wasm's opt-level)
+        while shift < 64 {
             let b = self.byte()?;
             n |= u64::from(b & 0x7f) << shift;
             if b < 0x80 {
                 return Some(n);
             }
+            shift += 7;
         }
         None
     }
@@ -239,34 +245,58 @@ impl Cursor<'_> {
     }
 }
 
-/// Reads what `SegmentTerms::encode` wrote; `None` for another version or
-/// damaged bytes.
-pub fn read(bytes: &[u8]) -> Option<ReadTerms> {
+/// Stored terms read one term at a time, checked as they are read
+/// (`walk`): each term's key (`key`), then its postings (`postings`).
+pub struct Walk<'a> {
+    c: Cursor<'a>,
+    /// Each document's length (`None`: not indexed).
+    pub docs: Vec<Option<u32>>,
+    /// Terms not read yet.
+    pub terms: usize,
+    last_key: Option<u64>,
+}
+
+/// Starts reading what `SegmentTerms::encode` wrote (its documents read);
+/// `None` for another version or damaged bytes.
+pub fn walk(bytes: &[u8]) -> Option<Walk<'_>> {
     let mut c = Cursor { bytes, at: 0 };
     if c.byte()? != ANALYZER_VERSION {
         return None;
     }
     // Every count is bounded by the bytes left, so nothing allocates past them.
     let n_docs = c.small(bytes.len())?;
-    let mut out = ReadTerms { docs: Vec::with_capacity(n_docs), ..ReadTerms::default() };
+    let mut docs = Vec::with_capacity(n_docs);
     for _ in 0..n_docs {
         let l = c.varint()?;
-        out.docs.push(if l == 0 { None } else { Some(u32::try_from(l - 1).ok()?) });
+        docs.push(if l == 0 { None } else { Some(u32::try_from(l - 1).ok()?) });
     }
-    let n_terms = c.small(bytes.len())?;
-    out.terms.reserve_exact(n_terms);
-    let mut last_key = None;
-    for _ in 0..n_terms {
+    let terms = c.small(bytes.len())?;
+    Some(Walk { c, docs, terms, last_key: None })
+}
+
+impl<'a> Walk<'a> {
+    /// The next term's key (keys ascend); `None` when damaged or none is left.
+    pub fn key(&mut self) -> Option<u64> {
+        self.terms = self.terms.checked_sub(1)?;
+        let c = &mut self.c;
         let mut key = [0u8; 8];
-        key.get_mut(..KEY_BYTES)?.copy_from_slice(bytes.get(c.at..c.at + KEY_BYTES)?);
+        key.get_mut(..KEY_BYTES)?.copy_from_slice(c.bytes.get(c.at..c.at + KEY_BYTES)?);
         c.at += KEY_BYTES;
         let key = u64::from_le_bytes(key);
-        if last_key.is_some_and(|k| k >= key) {
+        if self.last_key.is_some_and(|k| k >= key) {
             return None;
         }
-        last_key = Some(key);
+        self.last_key = Some(key);
+        Some(key)
+    }
+
+    /// The postings of the term just keyed, each `(doc, tf)` given to
+    /// `each`, docs ascending; returns their bytes as stored. `None` when damaged.
+    pub fn postings(&mut self, mut each: impl FnMut(u32, u32)) -> Option<&'a [u8]> {
+        let n_docs = self.docs.len();
+        let c = &mut self.c;
         let df = c.small(n_docs)?;
-        let start = out.postings.len();
+        let start = c.at;
         let mut next = 0u64;
         for _ in 0..df {
             let p = c.varint()?;
@@ -276,15 +306,35 @@ pub fn read(bytes: &[u8]) -> Option<ReadTerms> {
             if p >> 1 == 0 || doc > n_docs as u64 || tf == 0 || (tf == 1 && p & 1 == 1) {
                 return None;
             }
-            if !matches!(out.docs.get(doc as usize - 1), Some(Some(_))) {
+            if !matches!(self.docs.get(doc as usize - 1), Some(Some(_))) {
                 return None;
             }
-            out.postings.push((doc as u32 - 1, tf));
+            each(doc as u32 - 1, tf);
             next = doc;
         }
+        c.bytes.get(start..c.at)
+    }
+
+    /// Whether every term was read and nothing follows.
+    pub fn done(&self) -> bool {
+        self.terms == 0 && self.c.at == self.c.bytes.len()
+    }
+}
+
+/// Reads what `SegmentTerms::encode` wrote; `None` for another version or
+/// damaged bytes.
+pub fn read(bytes: &[u8]) -> Option<ReadTerms> {
+    let mut w = walk(bytes)?;
+    let mut out = ReadTerms::default();
+    out.terms.reserve_exact(w.terms);
+    while w.terms > 0 {
+        let key = w.key()?;
+        let start = out.postings.len();
+        w.postings(|doc, tf| out.postings.push((doc, tf)))?;
         out.terms.push((key, start..out.postings.len()));
     }
-    (c.at == bytes.len()).then_some(out)
+    out.docs = std::mem::take(&mut w.docs);
+    w.done().then_some(out)
 }
 
 #[cfg(test)]

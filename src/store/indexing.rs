@@ -1,7 +1,8 @@
 //! Reading the cold segments for a lexical query (`controller::partial`): each
 //! cold segment holding messages is skimmed (`skim`: record heads, not
 //! messages) and its stored terms go into a [`FrozenIndex`]; segments of
-//! episodes are decoded whole. One value at a time, as the host hands them
+//! episodes are decoded whole, and the terms stored with them (written
+//! since they are) kept for the episodes' own index. One value at a time, as the host hands them
 //! over: a value's bytes are dropped once read.
 //!
 //! The records are taken as a whole read takes them (`controller::cold`):
@@ -13,12 +14,12 @@
 
 use std::collections::HashMap;
 
-use super::record::{decode_indexed, DecodeError, Record, FORMAT_VERSION};
-use super::skim::{skim, Head};
+use super::record::{doc_key, DecodeError, Record, FORMAT_VERSION};
+use super::skim::{skim, Head, Skimmed};
 use super::tombstones::Tombstones;
-use super::{Key, Uid, Uids};
+use super::{Key, Uids};
 use crate::error::{MemoryError, Result};
-use crate::retrieval::FrozenIndex;
+use crate::retrieval::{Bm25Index, FrozenIndex};
 
 /// No document (a message not indexed, or a record that is not a message).
 pub const NONE: u32 = u32::MAX;
@@ -35,9 +36,6 @@ pub struct Mine {
     pub id: u64,
     /// Its document in the frozen index, or [`NONE`].
     pub doc: u32,
-    /// Its segment, and its place among the segment's message records.
-    pub segment: u32,
-    pub at: u32,
 }
 
 /// A segment of messages, skimmed.
@@ -64,15 +62,18 @@ pub struct Indexing {
     seen: Uids,
     pub writer_names: Vec<String>,
     pub frozen: FrozenIndex,
-    /// Each frozen document's segment and time.
+    /// Each frozen document number's segment and time (one per message record).
     pub doc_segment: Vec<u32>,
     pub doc_ts: Vec<f64>,
     pub mine: Vec<Mine>,
     /// Other threads' records in load order: each one's frozen document, or [`NONE`].
     pub others: Vec<u32>,
     pub segments: Vec<Segment>,
-    /// This thread's episodes, decoded.
+    /// This thread's episodes, decoded, and the terms stored with them
+    /// (keyed by `record::doc_key`).
     pub episodes: Vec<Record>,
+    pub episode_terms: Option<Bm25Index>,
+    last_writer: Option<(String, u64, u32)>,
     /// Why the cold segments must be read whole instead, if it must.
     pub fallback: Option<&'static str>,
 }
@@ -90,16 +91,24 @@ impl Indexing {
         crate::retrieval::hash::FxBuildHasher::default().hash_one(id)
     }
 
-    fn uid(&mut self, writer: &str, seq: u64) -> Uid {
-        let next = self.writers.len() as u64;
-        let id = *self.writers.entry(writer.to_string()).or_insert(next);
-        id << 44 | seq & ((1 << 44) - 1)
+    /// Whether the record `(writer, seq)` is read for the first time (and now read).
+    fn first(&mut self, writer: &str, seq: u64) -> bool {
+        let (id, _) = self.writer(writer);
+        self.seen.insert(super::segments::uid_of(id, seq), 0).is_none()
     }
 
-    /// Whether the record `(writer, seq)` is read for the first time (and now read).
-    fn first(&mut self, writer: &str, seq: u64) -> (Uid, bool) {
-        let uid = self.uid(writer, seq);
-        (uid, self.seen.insert(uid, 0).is_none())
+    /// A writer's number (`Folding`'s) and its place in `writer_names`; the
+    /// last one is kept at hand: a segment's records mostly share theirs.
+    fn writer(&mut self, writer: &str) -> (u64, u32) {
+        match &self.last_writer {
+            Some((w, id, at)) if w == writer => (*id, *at),
+            _ => {
+                let id = super::segments::uid_in(&mut self.writers, writer, 0) >> 44;
+                let at = self.writer_index(writer);
+                self.last_writer = Some((writer.to_string(), id, at));
+                (id, at)
+            }
+        }
     }
 
     fn writer_index(&mut self, writer: &str) -> u32 {
@@ -131,30 +140,27 @@ impl Indexing {
             }
         };
         match skimmed {
-            Some((version, heads, terms)) => self.messages(key, version, &heads, terms),
-            None => self.decoded(bytes),
+            Skimmed::Heads(version, heads, terms) => self.messages(key, version, &heads, terms),
+            Skimmed::Records(version, records, terms) => self.decoded(version, records, terms),
         }
         Ok(())
     }
 
     /// A segment of messages (and their vectors) with its stored terms.
     fn messages(&mut self, key: Key, version: u8, heads: &[Head], terms: &[u8]) {
-        let messages = heads.iter().filter(|h| matches!(h, Head::Msg(_))).count();
-        let read = crate::retrieval::terms::read(terms).filter(|r| r.docs.len() == messages);
         let plain = heads.iter().all(|h| match h {
             Head::Msg(m) => m.role.known && !m.role.instruction,
             Head::Embedding { .. } => true,
             Head::Other => false,
         });
-        let (Some(read), true, true) = (read, plain, version == FORMAT_VERSION) else {
+        if !plain || version != FORMAT_VERSION {
             self.fallback = Some("a cold segment a query cannot read by its terms");
             return;
-        };
+        }
         let segment = self.segments.len() as u32;
-        let mut msgs = Vec::with_capacity(messages);
-        let mut keep = Vec::with_capacity(messages);
-        let mut times = Vec::with_capacity(messages);
-        let mut records = Vec::with_capacity(messages);
+        let mut msgs = Vec::new();
+        let mut keep = Vec::new();
+        let mut records = Vec::new();
         for (r, h) in heads.iter().enumerate() {
             match h {
                 Head::Embedding { writer, seq } => {
@@ -162,21 +168,21 @@ impl Indexing {
                 }
                 Head::Msg(m) => {
                     let thread = m.thread.as_deref().unwrap_or(super::record::DEFAULT_THREAD);
-                    let (_, first) = self.first(&m.writer, m.seq);
+                    let first = self.first(&m.writer, m.seq);
                     if first && self.tombstones.covers_message(&m.id, thread, m.lc) {
                         self.fallback = Some("forgotten content in a cold segment");
                         return;
                     }
                     keep.push(first);
-                    times.push(m.ts);
+                    self.doc_segment.push(segment);
+                    self.doc_ts.push(m.ts);
                     records.push(r as u32);
                     msgs.push(if !first {
                         u64::MAX
                     } else if thread == self.thread {
-                        let writer = self.writer_index(&m.writer);
-                        let at = (msgs.len()) as u32;
+                        let (_, writer) = self.writer(&m.writer);
                         let id = Self::id_hash(&m.id);
-                        self.mine.push(Mine { lc: m.lc, ts: m.ts, writer, seq: m.seq, id, doc: NONE, segment, at });
+                        self.mine.push(Mine { lc: m.lc, ts: m.ts, writer, seq: m.seq, id, doc: NONE });
                         MINE | (self.mine.len() - 1) as u64
                     } else {
                         self.others.push(NONE);
@@ -186,14 +192,13 @@ impl Indexing {
                 Head::Other => {}
             }
         }
-        let Some(docs) = self.frozen.add_read(&read, &keep) else {
+        // (one document per message record: a number each, in order)
+        let Some(docs) = self.frozen.add_stored(terms, &keep) else {
             self.fallback = Some("a cold segment a query cannot read by its terms");
             return;
         };
-        for ((doc, r), ts) in docs.iter().zip(&msgs).zip(&times) {
+        for (doc, r) in docs.iter().zip(&msgs) {
             let Some(doc) = *doc else { continue };
-            self.doc_segment.push(segment);
-            self.doc_ts.push(*ts);
             let i = (r & !(MINE | OTHER)) as usize;
             if r & MINE != 0 {
                 if let Some(m) = self.mine.get_mut(i) {
@@ -206,31 +211,37 @@ impl Indexing {
         self.segments.push(Segment { key, msgs, records });
     }
 
-    /// A value without stored terms: episodes, decoded whole.
-    fn decoded(&mut self, bytes: &[u8]) {
-        let Ok((version, records, _)) = decode_indexed(bytes) else {
-            self.fallback = Some("a damaged cold value");
-            return;
-        };
+    /// A value of episodes, decoded whole, and their stored terms if it
+    /// has them (one document per episode: `record::doc_of`), kept for
+    /// this thread's episodes read for the first time.
+    fn decoded(&mut self, version: u8, records: Vec<Record>, terms: Option<&[u8]>) {
         if version != FORMAT_VERSION || records.iter().any(|r| matches!(r, Record::Msg { .. })) {
             self.fallback = Some("a cold segment a query cannot read by its terms");
             return;
         }
+        let mut docs = Vec::new();
         for r in records {
             let (w, s) = r.uid();
-            let (_, first) = self.first(w, s);
-            if !first {
-                continue;
-            }
-            if self.tombstones.covers(&r) {
+            let (first, key) = (self.first(w, s), doc_key(w, s));
+            let episode = matches!(r, Record::Episode { .. });
+            if first && self.tombstones.covers(&r) {
                 self.fallback = Some("forgotten content in a cold segment");
                 return;
             }
+            let mine = first && episode && r.thread().is_none_or(|t| t == self.thread);
+            if episode {
+                docs.push(mine.then_some(key));
+            }
             match r.thread() {
+                _ if !first => {}
                 Some(t) if t != self.thread => self.others.push(NONE),
-                _ if matches!(r, Record::Episode { .. }) => self.episodes.push(r),
+                _ if mine => self.episodes.push(r),
                 _ => {}
             }
+        }
+        // Terms that cannot be read are left: the episodes' text is analyzed instead.
+        if let Some(terms) = terms {
+            self.episode_terms.get_or_insert_with(Bm25Index::new).add_stored(terms, &docs);
         }
     }
 }

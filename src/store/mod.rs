@@ -199,15 +199,20 @@ impl Loader {
             Ok((version, records, terms)) => {
                 let mut uids = Vec::with_capacity(records.len());
                 let episodes_only = records.iter().all(|r| matches!(r, Record::Episode { .. }));
-                // The stored terms' documents: the messages, in order (a duplicate's left out).
+                // The stored terms' documents: the messages, in order (a
+                // duplicate's left out), and episodes (whose own index, a
+                // whole read builds from their text).
                 let mut docs: Vec<Option<u64>> = Vec::new();
                 for r in records {
                     let (w, s) = r.uid();
                     let uid = loaded.folding.uid(w, s);
                     uids.push(uid);
                     let new = loaded.seen.insert(uid, 0).is_none();
-                    if terms.is_some() && matches!(r, Record::Msg { .. }) {
-                        docs.push(new.then(|| record::doc_key(w, s)));
+                    match r {
+                        _ if terms.is_none() => {}
+                        Record::Msg { .. } => docs.push(new.then(|| record::doc_key(w, s))),
+                        Record::Episode { .. } => docs.push(None),
+                        _ => {}
                     }
                     if new {
                         loaded.records.push(r);
@@ -216,8 +221,11 @@ impl Loader {
                     }
                 }
                 // Terms that cannot be read are left: the text is analyzed instead.
-                if let Some(read) = terms.and_then(crate::retrieval::terms::read) {
-                    loaded.terms.get_or_insert_with(Default::default).add_read(&read, &docs);
+                if let Some(terms) = terms.filter(|_| docs.iter().any(Option::is_some)) {
+                    let had = loaded.terms.is_some();
+                    let mut index = loaded.terms.take().unwrap_or_default();
+                    let added = index.add_stored(terms, &docs);
+                    loaded.terms = (had || added).then_some(index);
                 }
                 let kind = match key.get(1).map(String::as_str) {
                     _ if version < record::FORMAT_VERSION => Kind::Rewrite,

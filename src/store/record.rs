@@ -9,9 +9,11 @@
 //! ```
 //! kind 1 = one record, kind 2 = many (a segment; 0.1 called it a pack): an
 //! array of records; the payload is JSON. Kind 3 (format 2) is a segment of
-//! archived messages with their lexical index: `JSON length u32 LE | JSON
-//! array | terms` (`retrieval::terms`, one document per message record, in
-//! order), so reading the cold segments does not analyze their text again. Decoding never panics: any byte
+//! archived messages, or of archived episodes, with their lexical index:
+//! `JSON length u32 LE | JSON array | terms` (`retrieval::terms`, one
+//! document per message or episode record, in order: `doc_of`), so reading
+//! the archive does not analyze their text again. (Segments of episodes
+//! written before held no terms: kind 2.) Decoding never panics: any byte
 //! string is a record, a segment, or an error naming what is wrong.
 //!
 //! Version 2 values are laid out in bounded segments (`store::segments`);
@@ -290,10 +292,12 @@ pub fn encode_indexed_segments(records: &[Record], limit: usize) -> Vec<(Vec<u8>
 }
 
 /// The document a record is in an indexed segment: a message's terms
-/// (`None` inside for one not searched), `None` for any other record.
-fn doc_of(r: &Record) -> Option<Option<terms::DocTerms>> {
+/// (`None` inside for one not searched), an episode's (`Episode::search_text`),
+/// `None` for any other record.
+pub fn doc_of(r: &Record) -> Option<Option<terms::DocTerms>> {
     match r {
         Record::Msg { message, .. } => Some(message.search_text().map(|t| terms::doc_terms(&t))),
+        Record::Episode { episode, .. } => Some(Some(terms::doc_terms(&episode.search_text()))),
         _ => None,
     }
 }
@@ -370,7 +374,7 @@ pub fn decode_value(bytes: &[u8]) -> Result<(u8, Vec<Record>), DecodeError> {
 
 /// A value's format version, its records, and the stored lexical index of
 /// an indexed segment (kind 3: `retrieval::terms`' bytes, one document per
-/// message record, in order).
+/// message or episode record, in order).
 pub type Indexed<'a> = (u8, Vec<Record>, Option<&'a [u8]>);
 
 /// As [`decode_value`], with the segment's stored lexical index.
@@ -379,12 +383,20 @@ pub type Indexed<'a> = (u8, Vec<Record>, Option<&'a [u8]>);
 /// As [`decode`].
 pub fn decode_indexed(bytes: &[u8]) -> Result<Indexed<'_>, DecodeError> {
     let (version, kind, json, terms) = checked_parts(bytes)?;
+    Ok((version, parse(kind, json)?, terms))
+}
+
+/// The records of a value's JSON ([`Parts`]), by its kind.
+///
+/// # Errors
+/// `Corrupt` for an unknown kind or JSON that is not its records.
+pub(crate) fn parse(kind: u8, json: &[u8]) -> Result<Vec<Record>, DecodeError> {
     let parsed = match kind {
         KIND_RECORD => serde_json::from_slice::<Record>(json).map(|r| vec![r]),
         KIND_PACK | KIND_INDEXED => serde_json::from_slice::<Vec<Record>>(json),
         other => return Err(DecodeError::Corrupt(format!("unknown record kind {other}"))),
     };
-    parsed.map(|r| (version, r, terms)).map_err(|e| DecodeError::Corrupt(format!("unreadable payload: {e}")))
+    parsed.map_err(|e| DecodeError::Corrupt(format!("unreadable payload: {e}")))
 }
 
 /// A value's version, kind, records' JSON and (kind 3) stored terms.

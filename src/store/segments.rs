@@ -100,19 +100,29 @@ fn tier(bytes: usize, full: usize) -> u32 {
     t
 }
 
+/// The identity of record `seq` of `writer`, writers numbered in `ids`
+/// (looked up before inserting: a known writer costs no allocation).
+pub(crate) fn uid_in(ids: &mut std::collections::HashMap<String, u64>, writer: &str, seq: u64) -> Uid {
+    let id = match ids.get(writer) {
+        Some(&id) => id,
+        None => {
+            let next = ids.len() as u64;
+            ids.insert(writer.to_string(), next);
+            next
+        }
+    };
+    uid_of(id, seq)
+}
+
+/// The identity of record `seq` of the writer numbered `id`.
+pub(crate) fn uid_of(id: u64, seq: u64) -> Uid {
+    id << 44 | seq & ((1 << 44) - 1)
+}
+
 impl Folding {
     /// The identity of record `seq` of `writer`.
     pub fn uid(&mut self, writer: &str, seq: u64) -> Uid {
-        // Looked up before inserting: a known writer costs no allocation.
-        let id = match self.writer_ids.get(writer) {
-            Some(&id) => id,
-            None => {
-                let next = self.writer_ids.len() as u64;
-                self.writer_ids.insert(writer.to_string(), next);
-                next
-            }
-        };
-        id << 44 | seq & ((1 << 44) - 1)
+        uid_in(&mut self.writer_ids, writer, seq)
     }
 
     /// The writers known so far, by the number their records' identities carry.

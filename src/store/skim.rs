@@ -5,15 +5,15 @@
 //! query needs of the messages it does not show (`controller::partial`).
 //!
 //! Invariants: `skim` accepts exactly the values `record::decode_indexed`
-//! decodes as kind 3 (same checks: envelope, checksum), never panics, and
-//! says `None` for any other kind, for the caller to decode it whole.
+//! decodes (same checks: envelope, checksum), never panics, and skims only
+//! a kind 3 value holding messages: any other it decodes whole.
 
 use std::borrow::Cow;
 
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 
-use super::record::{checked_parts, is_indexed, DecodeError, Record};
+use super::record::{checked_parts, is_indexed, parse, DecodeError, Record};
 
 /// What one record of an indexed segment is, as far as a query needs.
 #[derive(Debug, PartialEq)]
@@ -116,20 +116,30 @@ impl<'de: 'a, 'a> Deserialize<'de> for Head<'a> {
     }
 }
 
-/// An indexed segment skimmed: its format version, its records' heads in
-/// order, and its stored terms (`retrieval::terms`' bytes).
-pub type Skimmed<'a> = (u8, Vec<Head<'a>>, &'a [u8]);
+/// An archive value as a lexical query reads it (`store::indexing`).
+#[derive(Debug, PartialEq)]
+pub enum Skimmed<'a> {
+    /// A segment of messages: its format version, its records' heads in
+    /// order, and its stored terms (`retrieval::terms`' bytes).
+    Heads(u8, Vec<Head<'a>>, &'a [u8]),
+    /// Any other value (episodes), decoded whole: as `record::decode_indexed`.
+    Records(u8, Vec<Record>, Option<&'a [u8]>),
+}
 
-/// The heads and stored terms of an indexed segment; `None` for a value of
-/// another kind (decode it with `record::decode_indexed`).
+/// The heads and stored terms of an indexed segment holding messages; any
+/// other value decoded whole (its checksum checked once).
 ///
 /// # Errors
 /// As `record::decode`: `Corrupt` for anything damaged, `TooNew`.
-pub fn skim(bytes: &[u8]) -> Result<Option<Skimmed<'_>>, DecodeError> {
+pub fn skim(bytes: &[u8]) -> Result<Skimmed<'_>, DecodeError> {
     let (version, kind, json, terms) = checked_parts(bytes)?;
-    let Some(terms) = terms.filter(|_| is_indexed(kind)) else { return Ok(None) };
-    let heads: Vec<Head> = serde_json::from_slice(json).map_err(|e| DecodeError::Corrupt(format!("unreadable payload: {e}")))?;
-    Ok(Some((version, heads, terms)))
+    if let Some(terms) = terms.filter(|_| is_indexed(kind)) {
+        let heads: Vec<Head> = serde_json::from_slice(json).map_err(|e| DecodeError::Corrupt(format!("unreadable payload: {e}")))?;
+        if heads.iter().any(|h| matches!(h, Head::Msg(_))) {
+            return Ok(Skimmed::Heads(version, heads, terms));
+        }
+    }
+    Ok(Skimmed::Records(version, parse(kind, json)?, terms))
 }
 
 /// The records of an indexed segment at the places `wanted` (ascending),
@@ -198,7 +208,7 @@ mod tests {
             msg(3, Role::System, "rules", Some("旅行")),
         ];
         let (bytes, _) = encode_indexed_segments(&records, 1 << 20).remove(0);
-        let (version, heads, terms) = skim(&bytes).unwrap().unwrap();
+        let Skimmed::Heads(version, heads, terms) = skim(&bytes).unwrap() else { panic!("not skimmed") };
         assert_eq!(version, crate::store::record::FORMAT_VERSION);
         assert_eq!(terms, decode_indexed(&bytes).unwrap().2.unwrap());
         let Head::Msg(first) = &heads[0] else { panic!("{heads:?}") };
@@ -213,8 +223,9 @@ mod tests {
         let some = decode_some(&bytes, &[0, 2]).unwrap();
         let all = decode_indexed(&bytes).unwrap().1;
         assert_eq!(some, vec![(0, all[0].clone()), (2, all[2].clone())]);
-        // Another kind is decoded whole by the caller.
-        assert_eq!(skim(&encode_segments(&records, 1 << 20)[0].0).unwrap(), None);
+        // Another kind (or a segment of episodes: tests/partial_read.rs) is decoded whole.
+        let plain = encode_segments(&records, 1 << 20).remove(0).0;
+        assert_eq!(skim(&plain).unwrap(), Skimmed::Records(version, decode_indexed(&plain).unwrap().1, None));
     }
 
     proptest! {
@@ -228,7 +239,7 @@ mod tests {
             let pos = pos % bad.len();
             bad[pos] ^= 1 << bit;
             if decode_indexed(&bad).is_err() {
-                prop_assert!(!matches!(skim(&bad), Ok(Some(_))));
+                prop_assert!(!matches!(skim(&bad), Ok(Skimmed::Heads(..))));
             }
         }
     }

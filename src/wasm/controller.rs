@@ -266,18 +266,23 @@ impl MemoryController {
                 (Some(_), None) => Need::Query(Query::Context(&lexical)),
                 _ => Need::Context { query: query.is_some(), task: task_id.as_deref() },
             };
-            let (reading, unread) = d.path.read_or_partial(need).await;
-            let unread = unread.map(|e| degraded_by(&e));
-            let (query_vector, degraded) = match query.as_deref() {
-                Some(q) => match d.embed_query(q, &reading).await {
-                    Ok(v) => (v, unread),
-                    Err(f) => (None, Some(f)),
-                },
-                None => (None, None),
-            };
-            let mut inner = d.path.controller_mut(&reading);
-            let req = ContextRequest::new(options, max_tokens, now, query_vector, degraded);
-            to_js(&inner.build_context(&req).map_err(js_error)?)
+            // (twice when the first build shows an archived message the read did not decode)
+            loop {
+                let (reading, unread) = d.path.read_or_partial(need).await;
+                let unread = unread.map(|e| degraded_by(&e));
+                let (query_vector, degraded) = match query.as_deref() {
+                    Some(q) => match d.embed_query(q, &reading).await {
+                        Ok(v) => (v, unread),
+                        Err(f) => (None, Some(f)),
+                    },
+                    None => (None, None),
+                };
+                let mut inner = d.path.controller_mut(&reading);
+                let req = ContextRequest::new(options.clone(), max_tokens, now, query_vector, degraded);
+                if let Some(ctx) = inner.build_context_read(&req).map_err(js_error)? {
+                    return to_js(&ctx);
+                }
+            }
         })
     }
 
