@@ -151,12 +151,16 @@ fn episodes_are_recalled_alike_with_their_stored_terms_or_without() {
     let mut recalled = 0;
     for m in [&map, &old] {
         // (a context marks what it recalled: each reader answers the same queries in order)
+        // A whole read builds the episodes' index from their stored terms,
+        // or from their text where none are stored: alike.
         let whole = loaded_whole(&map, "f");
+        let analyzed = loaded_whole(&Rc::new(old.borrow().clone().into()), "f");
         let d = Durable::open(options("r", "default"), common::o200k(), Faulty::healthy(m)).unwrap();
         for q in QUERIES.iter().chain(&["summary trip Chengdu hotel river", "PELICAN booking code 航班"]) {
             let req = ContextRequest { max_tokens: 3000, query: Some((*q).into()), now: Some(5000.0), ..Default::default() };
             let ctx = d.build_context(&req).unwrap();
             assert_eq!(ctx, whole.build_context(&req).unwrap(), "{q}");
+            assert_eq!(ctx, analyzed.build_context(&req).unwrap(), "{q} (a whole read analyzing the episodes)");
             recalled += usize::from(serde_json::to_string(&ctx.messages).unwrap().contains("summary of earlier messages"));
         }
         assert!(!d.held().holds(Need::Everything));

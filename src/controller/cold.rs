@@ -210,7 +210,7 @@ impl Controller {
     /// the cold prefix) into the window. A damaged segment is listed in
     /// the load report, as opening lists one; everything intact is merged.
     pub fn merge_cold(&mut self, loaded: Loaded) {
-        let Loaded { records, folding: read, report, terms, .. } = loaded;
+        let Loaded { records, folding: read, report, terms, episode_terms, .. } = loaded;
         let Cold { seen, .. } = std::mem::take(&mut self.books.cold);
         // Episodes a query's read merged already (`controller::partial`).
         let merged = self.take_partial().map(|p| p.merged).unwrap_or_default();
@@ -303,6 +303,12 @@ impl Controller {
         // (opening reads no indexed segment, so there is none before)
         if self.index.prebuilt.is_none() {
             self.index.prebuilt = terms.map(std::sync::Arc::new);
+        }
+        // The episodes' stored terms: the larger set (opening's or a query's
+        // read may have some); an episode in neither is analyzed.
+        let prebuilt = &mut self.index.prebuilt_episodes;
+        if episode_terms.as_ref().is_some_and(|e| prebuilt.as_ref().is_none_or(|p| e.len() > p.len())) {
+            *prebuilt = episode_terms;
         }
     }
 

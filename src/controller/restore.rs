@@ -30,7 +30,7 @@ use crate::window::{Place, Stored, Window};
 impl Controller {
     /// Replaces this (fresh) controller's state with the loaded records.
     pub(crate) fn restore(&mut self, loaded: Loaded) {
-        let Loaded { records, mut folding, report, seen, terms } = loaded;
+        let Loaded { records, mut folding, report, seen, terms, episode_terms } = loaded;
         let forgotten = Tombstones::of(&records);
         // Records to fold away: forgotten content another writer stored,
         // and episodes superseded by a later one, with what they taught.
@@ -114,6 +114,7 @@ impl Controller {
         // from the terms stored with archived messages where they were read.
         self.index.stale = true;
         self.index.prebuilt = terms.map(std::sync::Arc::new);
+        self.index.prebuilt_episodes = episode_terms;
         // The values holding it are rewritten by the next fold.
         folding.rewrite_holding(&purge);
         self.books.folding = folding;

@@ -113,6 +113,9 @@ pub struct Loaded {
     /// (`record::decode_indexed`), keyed by `record::doc_key`; `None` when
     /// no value read had one.
     pub terms: Option<crate::retrieval::Bm25Index>,
+    /// The same for the episodes of segments that hold only episodes
+    /// (their own index: `SearchIndex::episodes`).
+    pub episode_terms: Option<crate::retrieval::Bm25Index>,
 }
 
 /// The cold segments opening did not read (`controller::cold`), as
@@ -199,9 +202,9 @@ impl Loader {
             Ok((version, records, terms)) => {
                 let mut uids = Vec::with_capacity(records.len());
                 let episodes_only = records.iter().all(|r| matches!(r, Record::Episode { .. }));
-                // The stored terms' documents: the messages, in order (a
-                // duplicate's left out), and episodes (whose own index, a
-                // whole read builds from their text).
+                // The stored terms' documents, in order (a duplicate's left
+                // out): the messages, or, in a segment of episodes, the
+                // episodes (their own index).
                 let mut docs: Vec<Option<u64>> = Vec::new();
                 for r in records {
                     let (w, s) = r.uid();
@@ -211,7 +214,7 @@ impl Loader {
                     match r {
                         _ if terms.is_none() => {}
                         Record::Msg { .. } => docs.push(new.then(|| record::doc_key(w, s))),
-                        Record::Episode { .. } => docs.push(None),
+                        Record::Episode { .. } => docs.push((new && episodes_only).then(|| record::doc_key(w, s))),
                         _ => {}
                     }
                     if new {
@@ -222,10 +225,11 @@ impl Loader {
                 }
                 // Terms that cannot be read are left: the text is analyzed instead.
                 if let Some(terms) = terms.filter(|_| docs.iter().any(Option::is_some)) {
-                    let had = loaded.terms.is_some();
-                    let mut index = loaded.terms.take().unwrap_or_default();
+                    let into = if episodes_only { &mut loaded.episode_terms } else { &mut loaded.terms };
+                    let had = into.is_some();
+                    let mut index = into.take().unwrap_or_default();
                     let added = index.add_stored(terms, &docs);
-                    loaded.terms = (had || added).then_some(index);
+                    *into = (had || added).then_some(index);
                 }
                 let kind = match key.get(1).map(String::as_str) {
                     _ if version < record::FORMAT_VERSION => Kind::Rewrite,
