@@ -328,7 +328,7 @@ impl Controller {
         }
         self.books.folding.rewrite_holding(&purge);
         if read > 0 {
-            log.sort_unstable_by(log_order);
+            crate::sort::sort_by(&mut log, log_order);
         }
         let counter = &self.counter;
         // A message placed in working memory above is counted as sent, once
@@ -363,7 +363,7 @@ impl Controller {
         // Into the vector read (most of them), not a third one.
         let mut all = read;
         all.extend(std::mem::take(&mut self.episodic.episodes).into_iter().zip(uids).map(|(e, (w, s, lc))| (lc, w, s, e)));
-        all.sort_unstable_by(super::restore::episode_order);
+        crate::sort::sort_by(&mut all, super::restore::episode_order);
         let superseded = super::restore::superseded(&all);
         let folding = &self.books.folding;
         let gone = |w: &str, s: u64, purge: &mut Uids| purge.extend(folding.find(w, s).map(|u| (u, 0)));

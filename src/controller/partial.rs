@@ -126,7 +126,7 @@ impl Controller {
             }
         }
         for (_, places) in &mut missing {
-            places.sort_unstable();
+            crate::sort::sort(places);
         }
         if let Some(p) = self.partial.as_mut() {
             p.needed = needed;
@@ -212,7 +212,7 @@ impl Controller {
         let mut order: Vec<u32> = (0..mine.len() as u32).collect();
         let key =
             |i: u32| mine.get(i as usize).map(|m| (m.lc, m.ts, writer_names.get(m.writer as usize).map_or("", String::as_str), m.seq));
-        order.sort_unstable_by(|&a, &b| match (key(a), key(b)) {
+        crate::sort::sort_by(&mut order, |&a, &b| match (key(a), key(b)) {
             (Some(a), Some(b)) => a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then_with(|| a.2.cmp(b.2)).then(a.3.cmp(&b.3)),
             _ => std::cmp::Ordering::Equal,
         });
@@ -300,7 +300,7 @@ impl Controller {
         let uids = &self.books.episode_uids;
         let mut all: Vec<(u64, &str, u64, &crate::episodic::Episode)> = read.iter().map(|(lc, w, s, e)| (*lc, w.as_str(), *s, e)).collect();
         all.extend(self.episodic.episodes.iter().zip(uids).map(|(e, (w, s, lc))| (*lc, w.as_str(), *s, e)));
-        all.sort_unstable_by(|a, b| {
+        crate::sort::sort_by(&mut all, |a, b| {
             a.0.cmp(&b.0).then(a.3.created_at.total_cmp(&b.3.created_at)).then_with(|| a.1.cmp(b.1)).then(a.2.cmp(&b.2))
         });
         // As `restore::superseded`: the later of two sharing a message stands.

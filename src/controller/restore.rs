@@ -85,8 +85,8 @@ impl Controller {
             self.books.next_seq = self.books.next_seq.max(seq + 1);
         }
         self.books.archive = archive;
-        msgs.sort_unstable_by(super::archive::log_order);
-        episodes.sort_unstable_by(episode_order);
+        crate::sort::sort_by(&mut msgs, super::archive::log_order);
+        crate::sort::sort_by(&mut episodes, episode_order);
         let superseded = superseded(&episodes);
         if !superseded.is_empty() {
             let taught = |f: &crate::semantic::Fact| taught_by(f, &superseded);
