@@ -1,0 +1,14 @@
+//! JSON text read through one reader.
+//!
+//! serde_json compiles its parser once per reader: `from_str` (`StrRead`)
+//! and `from_slice` (`SliceRead`) are two copies of the number, string and
+//! skipping code in the wasm. Stored bytes are read with `from_slice`, so
+//! text is read through it too: for valid UTF-8 (any `&str`) the two give
+//! the same value and the same errors, at the same line and column.
+
+use serde::de::DeserializeOwned;
+
+/// `serde_json::from_str`, through the slice reader.
+pub(crate) fn from_str<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    serde_json::from_slice(text.as_bytes())
+}
