@@ -12,3 +12,10 @@ use serde::de::DeserializeOwned;
 pub(crate) fn from_str<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
     serde_json::from_slice(text.as_bytes())
 }
+
+/// `value.to_string()` (compact JSON), through the serializer `to_string`
+/// uses: `Value`'s `Display` is a second and third copy of it (compact and
+/// `{:#}` pretty, over a `fmt::Write` adapter). A `Value` always serializes.
+pub(crate) fn text(value: &serde_json::Value) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}

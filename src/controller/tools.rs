@@ -109,7 +109,7 @@ fn text_arg(args: &Args, name: &str, required: bool) -> std::result::Result<Opti
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s.trim().is_empty() => Err(error(format!("the argument {name:?} is empty"))),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(error(format!("the argument {name:?} must be a string, not {other}"))),
+        Some(other) => Err(error(format!("the argument {name:?} must be a string, not {}", crate::json::text(other)))),
     }
 }
 
@@ -129,7 +129,9 @@ impl Controller {
         }
         let args = match crate::json::from_str::<Value>(args_json) {
             Ok(Value::Object(args)) => args,
-            Ok(other) => return Ok(ToolPlan::Answer(error(format!("the arguments must be a JSON object, not {other}")))),
+            Ok(other) => {
+                return Ok(ToolPlan::Answer(error(format!("the arguments must be a JSON object, not {}", crate::json::text(&other)))))
+            }
             Err(e) => return Ok(ToolPlan::Answer(error(format!("the arguments are not valid JSON ({e})")))),
         };
         let plan = match name {

@@ -39,7 +39,7 @@ fn pairs(v: Option<&Value>) -> Vec<(String, String)> {
     let text = |x: &Value| match x {
         Value::String(s) => Some(s.trim().to_string()),
         Value::Null => None,
-        other => Some(other.to_string()),
+        other => Some(crate::json::text(other)),
     };
     match v {
         Some(Value::Array(a)) => a
