@@ -258,7 +258,7 @@ fn facts(rest: &str) -> Option<Statement> {
         });
     }
     let family = ["孩子", "女儿", "儿子", "哥哥", "姐姐", "弟弟", "妹妹", "猫", "狗"];
-    let home = rest.trim_start_matches("家里").trim_start_matches('家');
+    let home = crate::semantic::trim_prefixes(rest, "家里").trim_start_matches('家');
     if (home.starts_with('有') || home.starts_with("养了")) && family.iter().any(|w| rest.contains(w)) {
         return fact(None);
     }
