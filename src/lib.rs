@@ -16,6 +16,7 @@ pub mod cost;
 pub mod durable;
 pub mod episodic;
 pub mod error;
+mod json;
 mod lowercase;
 pub mod message;
 pub mod models;

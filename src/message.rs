@@ -167,7 +167,7 @@ impl Message {
     /// emits for one), `INVALID_ROLE`, `INVALID_CONTENT`, `INVALID_INPUT` for any
     /// other shape error.
     pub fn parse_json(json: &str) -> Result<Message> {
-        let value: Value = serde_json::from_str(json).map_err(|e| MemoryError::from_json(&e, "message"))?;
+        let value: Value = crate::json::from_str(json).map_err(|e| MemoryError::from_json(&e, "message"))?;
         Message::parse(&value)
     }
 

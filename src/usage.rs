@@ -170,7 +170,7 @@ fn count(value: &Value, pointer: &str) -> Result<Option<u64>> {
         None | Some(Value::Null) => Ok(None),
         Some(v) => match v.as_f64() {
             Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => Ok(Some(n as u64)),
-            _ => Err(MemoryError::input(path(pointer), format!("expected a non-negative whole number, got {v}"))),
+            _ => Err(MemoryError::input(path(pointer), format!("expected a non-negative whole number, got {}", crate::json::text(v)))),
         },
     }
 }

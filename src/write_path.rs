@@ -21,7 +21,7 @@
 //! their failures are not the caller's (the change is saved): memory stays
 //! as storage has it and the step is retried after a later change.
 
-use std::cell::RefCell;
+use std::cell::{Ref, RefCell, RefMut};
 use std::rc::Rc;
 
 pub use crate::controller::Need;
@@ -97,20 +97,33 @@ impl<S: Store> WritePath<S> {
         WritePath { controller: Rc::new(RefCell::new(controller)), store }
     }
 
+    /// `RefCell::borrow` is `#[track_caller]`: borrowed here, the wasm holds
+    /// one panic site (its location and call) for the ~70 uses, not one each.
+    #[inline(never)]
+    fn borrowed(&self) -> Ref<'_, Controller> {
+        self.controller.borrow()
+    }
+
+    /// [`WritePath::borrowed`], mutably.
+    #[inline(never)]
+    fn borrowed_mut(&self) -> RefMut<'_, Controller> {
+        self.controller.borrow_mut()
+    }
+
     /// Moves what working memory holds past its threshold out, to be
     /// summarized in turn (see `controller::queue`).
     pub fn queue_compaction(&self) -> bool {
-        self.controller.borrow_mut().queue_compaction()
+        self.borrowed_mut().queue_compaction()
     }
 
     /// The oldest range waiting for a summary, if any.
     pub fn next_summary(&self) -> Option<CompactionJob> {
-        self.controller.borrow_mut().next_summary()
+        self.borrowed_mut().next_summary()
     }
 
     /// Further calls fail with `CLOSED`.
     pub fn close(&self) {
-        self.controller.borrow_mut().close();
+        self.borrowed_mut().close();
     }
 
     async fn save(&self, w: &Write) -> Result<(), S::Error> {
@@ -129,9 +142,9 @@ impl<S: Store> WritePath<S> {
     /// # Errors
     /// Those of [`Controller::prepare_add_in_task`]; the store's (nothing changed).
     pub async fn add(&self, message: Message, task: Option<String>, now: f64) -> Result<(String, usize), S::Error> {
-        let p = self.controller.borrow().prepare_add_in_task(message, task, now)?;
+        let p = self.borrowed().prepare_add_in_task(message, task, now)?;
         self.save(&p.write).await?;
-        Ok(self.controller.borrow_mut().commit_add(p))
+        Ok(self.borrowed_mut().commit_add(p))
     }
 
     /// Stores messages as one change (`Controller::prepare_add_batch`);
@@ -140,9 +153,9 @@ impl<S: Store> WritePath<S> {
     /// # Errors
     /// Those of [`Controller::prepare_add_batch`]; the store's (nothing changed).
     pub async fn add_batch(&self, items: Vec<(Message, f64)>) -> Result<Vec<(String, usize)>, S::Error> {
-        let p = self.controller.borrow().prepare_add_batch(items)?;
+        let p = self.borrowed().prepare_add_batch(items)?;
         self.save_all(&p.writes).await?;
-        Ok(self.controller.borrow_mut().commit_add_batch(p))
+        Ok(self.borrowed_mut().commit_add_batch(p))
     }
 
     /// Charges one call's usage (`purpose`: "chat", "summarizer", …); its cost in USD, if the model's price is known.
@@ -150,17 +163,17 @@ impl<S: Store> WritePath<S> {
     /// # Errors
     /// Those of [`Controller::prepare_usage_for`]; the store's (nothing changed).
     pub async fn record_usage(&self, model: &str, usage: &Usage, purpose: &str, now: f64) -> Result<Option<f64>, S::Error> {
-        let p = self.controller.borrow().prepare_usage_for(model, usage, purpose, now)?;
+        let p = self.borrowed().prepare_usage_for(model, usage, purpose, now)?;
         self.save(&p.write).await?;
-        Ok(self.controller.borrow_mut().commit_usage(p))
+        Ok(self.borrowed_mut().commit_usage(p))
     }
 
     /// # Errors
     /// Those of [`Controller::prepare_remember`]; the store's (nothing changed).
     pub async fn remember(&self, input: RememberInput, now: f64) -> Result<Remembered, S::Error> {
-        let p = self.controller.borrow().prepare_remember(input, now)?;
+        let p = self.borrowed().prepare_remember(input, now)?;
         self.save_all(&p.writes).await?;
-        Ok(self.controller.borrow_mut().commit_remember(p))
+        Ok(self.borrowed_mut().commit_remember(p))
     }
 
     /// What to ask a summarizer model for a consolidation, if anything
@@ -169,7 +182,7 @@ impl<S: Store> WritePath<S> {
     /// # Errors
     /// `CLOSED`.
     pub fn consolidation_request(&self) -> Result<Option<crate::controller::ConsolidationRequest>, MemoryError> {
-        self.controller.borrow().consolidation_request()
+        self.borrowed().consolidation_request()
     }
 
     /// Consolidates facts and preferences (see `controller::consolidate`):
@@ -183,18 +196,18 @@ impl<S: Store> WritePath<S> {
         now: f64,
         asked: Option<crate::controller::Asked<'_>>,
     ) -> Result<crate::controller::Consolidated, S::Error> {
-        let (p, out) = self.controller.borrow().prepare_consolidate(now, asked)?;
+        let (p, out) = self.borrowed().prepare_consolidate(now, asked)?;
         self.save_all(&p.writes).await?;
-        self.controller.borrow_mut().commit_consolidate(p);
+        self.borrowed_mut().commit_consolidate(p);
         Ok(out)
     }
 
     /// # Errors
     /// Those of [`Controller::prepare_procedures`]; the store's (nothing changed).
     pub async fn set_procedures(&self, raw: serde_json::Value, now: f64) -> Result<(), S::Error> {
-        let p = self.controller.borrow().prepare_procedures(raw, now)?;
+        let p = self.borrowed().prepare_procedures(raw, now)?;
         self.save(&p.write).await?;
-        self.controller.borrow_mut().commit_procedures(p);
+        self.borrowed_mut().commit_procedures(p);
         Ok(())
     }
 
@@ -205,20 +218,20 @@ impl<S: Store> WritePath<S> {
     /// # Errors
     /// The store's, `FORMAT_TOO_NEW`; memory is unchanged and the next call reads again.
     async fn load_cold(&self) -> Result<(), S::Error> {
-        if self.controller.borrow().cold_ready() {
+        if self.borrowed().cold_ready() {
             return Ok(());
         }
-        let prefix = crate::store::cold_prefix(&self.controller.borrow().options().namespace);
+        let prefix = crate::store::cold_prefix(&self.borrowed().options().namespace);
         // What opening read of it already is left out.
         let (early, records) = {
-            let c = self.controller.borrow();
+            let c = self.borrowed();
             (c.read_early(), c.unread_records())
         };
         let mut loader = crate::store::Loader::skipping(early, records);
         self.store.load_into(&prefix, &mut loader).await?;
         // Another call may have read it meanwhile (reads are not queued).
-        if !self.controller.borrow().cold_ready() {
-            self.controller.borrow_mut().merge_cold(loader.finish());
+        if !self.borrowed().cold_ready() {
+            self.borrowed_mut().merge_cold(loader.finish());
         }
         Ok(())
     }
@@ -233,16 +246,16 @@ impl<S: Store> WritePath<S> {
     /// Those of [`Controller::prepare_forget`]; the store's (nothing changed).
     pub async fn forget(&self, target: &ForgetTarget, now: f64) -> Result<Forgotten, S::Error> {
         if *target == ForgetTarget::Namespace {
-            self.controller.borrow().open()?;
-            let prefix = self.controller.borrow().storage_prefix();
+            self.borrowed().open()?;
+            let prefix = self.borrowed().storage_prefix();
             self.store.remove_range(&prefix).await?;
-            let messages = self.controller.borrow().messages_total();
-            self.controller.borrow_mut().reset();
+            let messages = self.borrowed().messages_total();
+            self.borrowed_mut().reset();
             return Ok(Forgotten { messages, ..Forgotten::default() });
         }
         // What goes may be in a cold segment, and every value holding it is rewritten.
         self.load_cold().await?;
-        let p = self.controller.borrow_mut().prepare_forget(target, now)?;
+        let p = self.borrowed_mut().prepare_forget(target, now)?;
         self.apply_forget(p).await
     }
 
@@ -256,16 +269,16 @@ impl<S: Store> WritePath<S> {
     /// The store's (nothing changed, or, past the tombstone, as `forget`:
     /// what was saved holds, and the next call goes on).
     pub async fn expire(&self, now: f64) -> Result<Option<Forgotten>, S::Error> {
-        if !self.controller.borrow().options().retention.is_set() {
+        if !self.borrowed().options().retention.is_set() {
             return Ok(None);
         }
-        if self.controller.borrow().retention_needs_cold(now) {
+        if self.borrowed().retention_needs_cold(now) {
             self.load_cold().await?;
         }
         // What a read found under a tombstone, or a removal left quoted (a
         // pass a crash stopped), is rewritten before the next pass.
         self.fold().await?;
-        let Some(target) = self.controller.borrow().expired(now) else { return Ok(None) };
+        let Some(target) = self.borrowed().expired(now) else { return Ok(None) };
         self.forget(&target, now).await.map(Some)
     }
 
@@ -283,9 +296,9 @@ impl<S: Store> WritePath<S> {
         now: f64,
     ) -> Result<(Forgotten, (String, usize)), S::Error> {
         self.load_cold().await?;
-        let p = self.controller.borrow_mut().prepare_replace(id, message, task, now)?;
+        let p = self.borrowed_mut().prepare_replace(id, message, task, now)?;
         let Some(added) = p.added.clone() else {
-            self.controller.borrow_mut().abort_forget(p);
+            self.borrowed_mut().abort_forget(p);
             return Err(MemoryError::input("replace", "nothing was added").into());
         };
         Ok((self.apply_forget(p).await?, added))
@@ -302,20 +315,20 @@ impl<S: Store> WritePath<S> {
             Err(e) => Err(e),
         };
         if let Err(e) = saved {
-            self.controller.borrow_mut().abort_forget(p);
+            self.borrowed_mut().abort_forget(p);
             return Err(e);
         }
         let remove = p.remove.clone();
-        let mut outcome = self.controller.borrow_mut().commit_forget(p);
+        let mut outcome = self.borrowed_mut().commit_forget(p);
         // In order, and none after one that failed (see `store::placement`).
         let mut failed = false;
         for key in remove {
             if failed || self.store.remove(&key).await.is_err() {
                 failed = true;
-                self.controller.borrow_mut().retry_removal(key);
+                self.borrowed_mut().retry_removal(key);
                 outcome.pending_removals += 1;
             } else {
-                self.controller.borrow_mut().removed(&key);
+                self.borrowed_mut().removed(&key);
             }
         }
         // Not the caller's failure: the next fold says it again.
@@ -331,9 +344,9 @@ impl<S: Store> WritePath<S> {
     /// # Errors
     /// The store's; the next fold's shelf record says it instead.
     async fn unshelve(&self) -> Result<(), S::Error> {
-        let Some(p) = self.controller.borrow().prepare_unshelve() else { return Ok(()) };
+        let Some(p) = self.borrowed().prepare_unshelve() else { return Ok(()) };
         self.save(&p.write).await?;
-        self.controller.borrow_mut().commit_unshelve(p);
+        self.borrowed_mut().commit_unshelve(p);
         Ok(())
     }
 
@@ -345,10 +358,10 @@ impl<S: Store> WritePath<S> {
     /// Those of [`Controller::prepare_import`] and [`Controller::from_storage`];
     /// the store's (nothing changed).
     pub async fn import(&self, snapshot: &str) -> Result<(), S::Error> {
-        let writes = self.controller.borrow().prepare_import(snapshot)?;
+        let writes = self.borrowed().prepare_import(snapshot)?;
         self.save_all(&writes).await?;
         // The prefix first: no RefCell borrow is held across an await.
-        let prefix = self.controller.borrow().storage_prefix();
+        let prefix = self.borrowed().storage_prefix();
         let mut loader = crate::store::Loader::default();
         if self.store.persists() {
             self.store.load_into(&prefix, &mut loader).await?;
@@ -357,8 +370,8 @@ impl<S: Store> WritePath<S> {
                 loader.push(w.key, &w.bytes)?;
             }
         }
-        let next = self.controller.borrow().reloaded(loader.finish())?;
-        *self.controller.borrow_mut() = next;
+        let next = self.borrowed().reloaded(loader.finish())?;
+        *self.borrowed_mut() = next;
         Ok(())
     }
 
@@ -368,12 +381,12 @@ impl<S: Store> WritePath<S> {
     /// # Errors
     /// `CLOSED`, `FORMAT_TOO_NEW`; the store's.
     pub async fn threads(&self) -> Result<Vec<crate::controller::ThreadInfo>, S::Error> {
-        self.controller.borrow().open()?;
+        self.borrowed().open()?;
         if !self.store.persists() {
-            return Ok(self.controller.borrow().threads());
+            return Ok(self.borrowed().threads());
         }
         // Not the cold segments: their shelf records count what it holds.
-        let namespace = self.controller.borrow().options().namespace.clone();
+        let namespace = self.borrowed().options().namespace.clone();
         Ok(Controller::threads_stored(self.store.load_open(&namespace, None).await?))
     }
 
@@ -385,11 +398,11 @@ impl<S: Store> WritePath<S> {
     /// `INVALID_VECTOR`, `DIMENSION_MISMATCH`, `INVALID_INPUT` (see
     /// [`Controller::check_embeddings`]); inside, the store's (nothing changed).
     pub async fn store_embeddings(&self, ids: Vec<String>, vectors: Vec<Vec<f32>>) -> Result<Result<(), S::Error>, MemoryError> {
-        let p = self.controller.borrow().prepare_embeddings(ids, vectors)?;
+        let p = self.borrowed().prepare_embeddings(ids, vectors)?;
         if let Err(e) = self.save_all(&p.writes).await {
             return Ok(Err(e));
         }
-        self.controller.borrow_mut().commit_embeddings(p);
+        self.borrowed_mut().commit_embeddings(p);
         Ok(Ok(()))
     }
 
@@ -399,11 +412,11 @@ impl<S: Store> WritePath<S> {
     /// # Errors
     /// The store's (memory unchanged).
     pub async fn compact(&self, job: CompactionJob, answer: Option<&str>, now: f64) -> Result<Option<CompactionEvent>, S::Error> {
-        let Some(p) = self.controller.borrow().finish_compaction(job, answer, now) else { return Ok(None) };
+        let Some(p) = self.borrowed().finish_compaction(job, answer, now) else { return Ok(None) };
         match self.save_all(&p.writes).await {
-            Ok(()) => Ok(Some(self.controller.borrow_mut().commit_compaction(p))),
+            Ok(()) => Ok(Some(self.borrowed_mut().commit_compaction(p))),
             Err(e) => {
-                self.controller.borrow_mut().abort_compaction(p);
+                self.borrowed_mut().abort_compaction(p);
                 Err(e)
             }
         }
@@ -424,29 +437,29 @@ impl<S: Store> WritePath<S> {
         // Each step writes at most what it replaces; a bound all the same.
         for _ in 0..64 {
             // Shelf records quoting what a removal took first (`controller::shelves`): this step rewrites their values.
-            let restate = self.controller.borrow().prepare_restate();
+            let restate = self.borrowed().prepare_restate();
             if let Some(p) = restate {
                 self.save(&p.write).await?;
-                self.controller.borrow_mut().commit_restate(p);
+                self.borrowed_mut().commit_restate(p);
             }
-            let Some(p) = self.controller.borrow().prepare_fold() else { break };
+            let Some(p) = self.borrowed().prepare_fold() else { break };
             if let Err(e) = self.save_all(&p.writes).await {
-                self.controller.borrow_mut().abort_fold(p);
+                self.borrowed_mut().abort_fold(p);
                 return Err(e);
             }
             let remove = p.remove.clone();
-            self.controller.borrow_mut().commit_fold(p);
+            self.borrowed_mut().commit_fold(p);
             // In order, and none after one that failed (see `store::placement`).
             let mut first_error = Ok(());
             for key in remove {
                 if first_error.is_err() {
-                    self.controller.borrow_mut().retry_removal(key);
+                    self.borrowed_mut().retry_removal(key);
                     continue;
                 }
                 match self.store.remove(&key).await {
-                    Ok(()) => self.controller.borrow_mut().removed(&key),
+                    Ok(()) => self.borrowed_mut().removed(&key),
                     Err(e) => {
-                        self.controller.borrow_mut().retry_removal(key);
+                        self.borrowed_mut().retry_removal(key);
                         first_error = Err(e);
                     }
                 }
@@ -463,7 +476,7 @@ impl<S: Store> WritePath<S> {
     /// # Errors
     /// As [`WritePath::fold`]; the data still loads, and the next fold retries.
     pub async fn upgrade(&self) -> Result<(), S::Error> {
-        let due = self.controller.borrow().must_rewrite();
+        let due = self.borrowed().must_rewrite();
         if due {
             // Cold segments beside values to rewrite are what an
             // interrupted rewrite left: read, their records are known, so
@@ -479,7 +492,7 @@ impl<S: Store> WritePath<S> {
     /// compaction if one is due, then folding, then retention. Resolves to the compaction
     /// and the first background failure; neither loses the change.
     pub async fn settle(&self, now: f64) -> (Option<CompactionEvent>, Option<S::Error>) {
-        let job = self.controller.borrow_mut().begin_compaction();
+        let job = self.borrowed_mut().begin_compaction();
         let (event, mut error) = match job {
             Some(job) => match self.compact(job, None, now).await {
                 Ok(event) => (event, None),

@@ -52,7 +52,7 @@ pub struct AddedMany {
 /// `INVALID_INPUT` naming the item for a shape error or a missing `at`;
 /// those of [`Message::parse`].
 pub fn parse_batch(json: &str) -> Result<Vec<(Message, f64)>> {
-    let value: Value = serde_json::from_str(json).map_err(|e| MemoryError::from_json(&e, "items"))?;
+    let value: Value = crate::json::from_str(json).map_err(|e| MemoryError::from_json(&e, "items"))?;
     let items = value.as_array().ok_or_else(|| MemoryError::input("items", "expected an array of { message, at }"))?;
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {

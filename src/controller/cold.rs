@@ -281,7 +281,7 @@ impl Controller {
         }
         self.books.folding.rewrite_holding(&purge);
         if read > 0 {
-            log.sort_unstable_by(log_order);
+            crate::sort::sort_by(&mut log, log_order);
         }
         let counter = &self.counter;
         // A message placed in working memory above is counted as sent, once

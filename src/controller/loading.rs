@@ -69,7 +69,7 @@ pub(crate) fn taught_by(f: &Fact, from: &HashSet<String>) -> bool {
 /// Orders `episodes` and leaves out those superseded, with the facts they
 /// taught; the values holding what goes are added to `purge`.
 pub(crate) fn settle(episodes: &mut Vec<Episode>, facts: &mut Vec<Fact>, folding: &Folding, purge: &mut Uids) {
-    episodes.sort_unstable_by(episode_order);
+    crate::sort::sort_by(episodes, episode_order);
     let superseded = superseded(episodes.iter());
     if superseded.is_empty() {
         return;

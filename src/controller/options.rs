@@ -7,8 +7,9 @@
 //! adds them by hand. A new data option is a field here and its use in
 //! [`CreateOptions::into_options`]; nothing else is written for it.
 
-use std::collections::BTreeMap;
+use std::fmt;
 
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
 use super::retention::Retention;
@@ -30,7 +31,7 @@ pub struct CreateOptions {
     pub model: Option<String>,
     /// Model entries by id; they win over the built-in table.
     #[cfg_attr(test, ts(optional, type = "Record<string, ModelEntry>"))]
-    pub models: Option<BTreeMap<String, ModelInfo>>,
+    pub models: Option<ModelEntries>,
     pub working_memory: Option<WorkingMemory>,
     /// Token budget of one episode summary. Default 200.
     pub summary_tokens: Option<usize>,
@@ -70,7 +71,7 @@ impl CreateOptions {
         let d = Options::default();
         let w = self.working_memory.unwrap_or_default();
         let model = self.model.unwrap_or(d.model);
-        let models: Vec<_> = self.models.unwrap_or_default().into_iter().collect();
+        let models = self.models.map(|m| m.0).unwrap_or_default();
         let dw = WindowConfig::for_model(crate::models::resolve(&model, &models).as_ref());
         Options {
             namespace: self.namespace.unwrap_or(d.namespace),
@@ -93,5 +94,89 @@ impl CreateOptions {
             redact: d.redact,
             retention: self.retention.unwrap_or_default(),
         }
+    }
+}
+
+/// `models` as a `BTreeMap<String, ModelInfo>` reads it (a repeated id:
+/// the last entry; in the order of their ids), with the same errors, as
+/// the list `Options` keeps: the map's own code (insertion, rebalancing,
+/// its iterator) would be in the wasm for this one option.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelEntries(pub Vec<(String, ModelInfo)>);
+
+impl<'de> Deserialize<'de> for ModelEntries {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        /// What `BTreeMap`'s reader does, keeping every entry in order.
+        struct Entries;
+        impl<'de> Visitor<'de> for Entries {
+            type Value = Vec<(String, ModelInfo)>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, ModelInfo>()? {
+                    entries.push(entry);
+                }
+                Ok(entries)
+            }
+        }
+        d.deserialize_map(Entries).map(|entries| ModelEntries(by_id(entries)))
+    }
+}
+
+/// The entries in the order of their ids, the last of each id kept.
+fn by_id(mut entries: Vec<(String, ModelInfo)>) -> Vec<(String, ModelInfo)> {
+    crate::sort::sort_by(&mut entries, |a, b| a.0.cmp(&b.0));
+    let mut out: Vec<(String, ModelInfo)> = Vec::with_capacity(entries.len());
+    for entry in entries {
+        match out.last_mut() {
+            Some(last) if last.0 == entry.0 => *last = entry,
+            _ => out.push(entry),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    /// What `models` read as before: a `BTreeMap` through serde's own reader.
+    #[derive(Deserialize)]
+    struct AsMap {
+        models: Option<BTreeMap<String, ModelInfo>>,
+    }
+
+    #[test]
+    fn models_read_as_the_map_reads_them() {
+        let entry = |window: u64| {
+            format!(
+                r#"{{"tokenizer":"o200k_base","contextWindow":{window},"maxOutput":1,"inputPrice":1,"cachedInputPrice":0.5,"outputPrice":2}}"#
+            )
+        };
+        let texts = [
+            format!(r#"{{"models":{{"zeta":{},"alpha":{},"zeta":{},"mid":{}}}}}"#, entry(1), entry(2), entry(3), entry(4)),
+            r#"{"models":null}"#.to_string(),
+            r#"{"models":{}}"#.to_string(),
+            r#"{"models":5}"#.to_string(),
+            r#"{"models":["a"]}"#.to_string(),
+            r#"{"models":{"a":5}}"#.to_string(),
+            r#"{"models":{"a":{"tokenizer":"x"}}}"#.to_string(),
+            r#"{"models":{"a""#.to_string(),
+        ];
+        for text in texts {
+            let ours = serde_json::from_str::<CreateOptions>(&text).map(|o| o.models.map(|m| m.0));
+            let map = serde_json::from_str::<AsMap>(&text).map(|o| o.models.map(|m| m.into_iter().collect::<Vec<_>>()));
+            match (ours, map) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text}"),
+                (a, b) => panic!("{text}: {:?} vs {:?}", a.map(|_| ()), b.map(|_| ())),
+            }
+        }
+        assert_eq!(serde_json::from_str::<CreateOptions>("{}").map(|o| o.models).ok(), Some(None));
+        assert_eq!(serde_json::from_str::<CreateOptions>("{\"models\":null}").map(|o| o.models).ok(), Some(None));
     }
 }

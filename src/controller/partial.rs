@@ -138,7 +138,7 @@ impl Controller {
             }
         }
         for (_, places) in &mut missing {
-            places.sort_unstable();
+            crate::sort::sort(places);
         }
         if let Some(p) = self.partial.as_mut() {
             p.needed = needed;
@@ -231,7 +231,7 @@ impl Controller {
         let mut order: Vec<u32> = (0..mine.len() as u32).collect();
         let key =
             |i: u32| mine.get(i as usize).map(|m| (m.lc, m.ts, writer_names.get(m.writer as usize).map_or("", String::as_str), m.seq));
-        order.sort_unstable_by(|&a, &b| match (key(a), key(b)) {
+        crate::sort::sort_by(&mut order, |&a, &b| match (key(a), key(b)) {
             (Some(a), Some(b)) => a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then_with(|| a.2.cmp(b.2)).then(a.3.cmp(&b.3)),
             _ => std::cmp::Ordering::Equal,
         });
@@ -318,7 +318,7 @@ impl Controller {
     /// (`mine`): else a whole read would change what memory holds.
     fn episodes_stand(&self, read: &[Episode], mine: &[crate::store::indexing::Mine]) -> bool {
         let mut all: Vec<&Episode> = read.iter().chain(&self.episodic.episodes).collect();
-        all.sort_unstable_by(|a, b| episode_order(a, b));
+        crate::sort::sort_by(&mut all, |a, b| episode_order(a, b));
         if !superseded(all.iter().copied()).is_empty() {
             return false;
         }

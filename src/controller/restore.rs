@@ -82,7 +82,7 @@ impl Controller {
             self.books.next_seq = self.books.next_seq.max(seq + 1);
         }
         self.books.cold = archive;
-        msgs.sort_unstable_by(super::cold::log_order);
+        crate::sort::sort_by(&mut msgs, super::cold::log_order);
         settle(&mut episodes, &mut facts, &folding, &mut purge);
         // What the standing episodes cover.
         let archived: HashSet<&str> = episodes.iter().flat_map(|e| e.message_ids.iter().map(String::as_str)).collect();

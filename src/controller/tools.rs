@@ -64,9 +64,9 @@ const SEARCH_DEFINITION: &str = r#"{"type":"function","function":{"name":"search
 // Cannot fail: the definitions are constants, and the tests parse them.
 #[allow(clippy::expect_used)]
 pub fn definitions(search: bool) -> Vec<Value> {
-    let mut defs: Vec<Value> = serde_json::from_str(DEFINITIONS).expect("DEFINITIONS is valid JSON");
+    let mut defs: Vec<Value> = crate::json::from_str(DEFINITIONS).expect("DEFINITIONS is valid JSON");
     if search {
-        defs.push(serde_json::from_str(SEARCH_DEFINITION).expect("SEARCH_DEFINITION is valid JSON"));
+        defs.push(crate::json::from_str(SEARCH_DEFINITION).expect("SEARCH_DEFINITION is valid JSON"));
     }
     defs
 }
@@ -109,7 +109,7 @@ fn text_arg(args: &Args, name: &str, required: bool) -> std::result::Result<Opti
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s.trim().is_empty() => Err(error(format!("the argument {name:?} is empty"))),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(error(format!("the argument {name:?} must be a string, not {other}"))),
+        Some(other) => Err(error(format!("the argument {name:?} must be a string, not {}", crate::json::text(other)))),
     }
 }
 
@@ -127,9 +127,11 @@ impl Controller {
                 format!("{name:?} is not a memory tool: expected remember, recall, forget or search"),
             ));
         }
-        let args = match serde_json::from_str::<Value>(args_json) {
+        let args = match crate::json::from_str::<Value>(args_json) {
             Ok(Value::Object(args)) => args,
-            Ok(other) => return Ok(ToolPlan::Answer(error(format!("the arguments must be a JSON object, not {other}")))),
+            Ok(other) => {
+                return Ok(ToolPlan::Answer(error(format!("the arguments must be a JSON object, not {}", crate::json::text(&other)))))
+            }
             Err(e) => return Ok(ToolPlan::Answer(error(format!("the arguments are not valid JSON ({e})")))),
         };
         let plan = match name {

@@ -39,7 +39,7 @@ fn pairs(v: Option<&Value>) -> Vec<(String, String)> {
     let text = |x: &Value| match x {
         Value::String(s) => Some(s.trim().to_string()),
         Value::Null => None,
-        other => Some(other.to_string()),
+        other => Some(crate::json::text(other)),
     };
     match v {
         Some(Value::Array(a)) => a
@@ -75,7 +75,7 @@ fn from_object(o: &Map<String, Value>) -> Option<ModelSummary> {
 
 /// The first JSON value starting at `start`, ignoring what follows it.
 fn first_value(text: &str) -> Option<Value> {
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    let mut stream = serde_json::Deserializer::from_slice(text.as_bytes()).into_iter::<Value>();
     stream.next()?.ok()
 }
 
@@ -147,7 +147,7 @@ fn repair(text: &str) -> Option<String> {
         }
         let closers: String = open.stack.iter().rev().map(|b| if *b == '{' { '}' } else { ']' }).collect();
         let fixed = format!("{c}{closers}");
-        if serde_json::from_str::<Value>(&fixed).is_ok() {
+        if crate::json::from_str::<Value>(&fixed).is_ok() {
             return Some(fixed);
         }
     }
@@ -188,7 +188,7 @@ pub fn parse_summary(answer: &str) -> Option<ModelSummary> {
         if let Some(Value::Object(o)) = first_value(json) {
             return from_object(&o);
         }
-        if let Some(Value::Object(o)) = repair(json).and_then(|r| serde_json::from_str(&r).ok()) {
+        if let Some(Value::Object(o)) = repair(json).and_then(|r| crate::json::from_str(&r).ok()) {
             return from_object(&o);
         }
         // Braces that are not JSON: treat the whole answer as prose below.

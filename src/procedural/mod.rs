@@ -64,7 +64,7 @@ impl Procedures {
             let (tool, name_path) = parse_tool(t, &format!("tools[{i}]"))?;
             let name = tool.pointer("/function/name").unwrap_or(&Value::Null);
             if let Some(j) = tools.iter().position(|seen| seen.pointer("/function/name") == Some(name)) {
-                return Err(MemoryError::input(name_path, format!("duplicate tool name {name} (also tools[{j}])")));
+                return Err(MemoryError::input(name_path, format!("duplicate tool name {} (also tools[{j}])", crate::json::text(name))));
             }
             tools.push(tool);
         }

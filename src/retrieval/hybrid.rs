@@ -60,7 +60,7 @@ pub fn weighted_rrf(lists: &[(&[(u64, f32)], f64)], k: u32) -> Vec<(u64, f32)> {
         }
     }
     let mut out: Vec<(u64, f64)> = fused.into_iter().collect();
-    out.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    crate::sort::sort_by(&mut out, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     out.into_iter().map(|(id, s)| (id, s as f32)).collect()
 }
 

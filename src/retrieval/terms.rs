@@ -60,7 +60,7 @@ pub fn doc_terms(text: &str) -> DocTerms {
     let mut keys: Vec<u64> = Vec::new();
     analyze(text, |term| keys.push(term_key(term)));
     let len = keys.len() as u32;
-    keys.sort_unstable();
+    crate::sort::sort_keys(&mut keys);
     let terms = keys.chunk_by(|a, b| a == b).filter_map(|run| Some((*run.first()?, run.len() as u32))).collect();
     (len, terms)
 }
@@ -184,7 +184,7 @@ impl SegmentTerms {
         }
         put_varint(&mut out, self.terms.len() as u64);
         let mut keys: Vec<u64> = self.terms.keys().copied().collect();
-        keys.sort_unstable();
+        crate::sort::sort_keys(&mut keys);
         for key in keys {
             let Some(p) = self.terms.get(&key) else { continue };
             out.extend_from_slice(&key.to_le_bytes()[..KEY_BYTES]);

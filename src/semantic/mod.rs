@@ -19,6 +19,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{MemoryError, Result};
 
+/// `s.trim_start_matches(prefix)` for a text prefix (not empty): the
+/// standard one is a string searcher of its own in the wasm (1 KB) for the
+/// two places that strip a repeated prefix.
+pub(crate) fn trim_prefixes<'a>(mut s: &'a str, prefix: &str) -> &'a str {
+    while let Some(rest) = s.strip_prefix(prefix).filter(|_| !prefix.is_empty()) {
+        s = rest;
+    }
+    s
+}
+
 /// What a remembered text is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -162,5 +172,16 @@ impl Semantic {
     /// Appends `fact`, stored as the record `origin`.
     pub fn push(&mut self, fact: Fact, origin: crate::origin::Origin) {
         self.facts.push(Fact { origin, ..fact });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn trim_prefixes_is_trim_start_matches() {
+        for (s, p) in [("'s 's cat", "'s "), ("家里家有猫", "家里"), ("家里家里", "家里"), ("abc", "x"), ("", "a"), ("abc", "")]
+        {
+            assert_eq!(super::trim_prefixes(s, p), s.trim_start_matches(p), "{s:?} {p:?}");
+        }
     }
 }

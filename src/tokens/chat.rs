@@ -55,7 +55,7 @@ fn value_cost(v: &Value, count: &dyn Fn(&str) -> f64) -> f64 {
     match v {
         Value::Null => 0.0,
         Value::String(s) => count(s),
-        other => count(&other.to_string()),
+        other => count(&crate::json::text(other)),
     }
 }
 
@@ -101,13 +101,13 @@ pub fn tools_tokens(counter: &Counter, tools: &[Value]) -> usize {
                         n += rule.enum_item;
                         n += match item {
                             Value::String(s) => count(s),
-                            other => count(&other.to_string()),
+                            other => count(&crate::json::text(other)),
                         };
                     }
                 }
                 let ty = match prop.get("type") {
                     Some(Value::String(s)) => s.clone(),
-                    Some(other) => other.to_string(),
+                    Some(other) => crate::json::text(other),
                     None => String::new(),
                 };
                 let pdesc = prop.get("description").and_then(Value::as_str).unwrap_or("");

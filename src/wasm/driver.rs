@@ -98,30 +98,53 @@ impl Driver {
         }
     }
 
+    /// The queue's last promise. These four borrow the two cells (a
+    /// `RefCell` borrow is `#[track_caller]`: a panic site per use).
+    #[inline(never)]
+    fn tail(&self) -> Promise {
+        self.tail.borrow().clone()
+    }
+
+    #[inline(never)]
+    fn tail_to(&self, promise: Promise) {
+        *self.tail.borrow_mut() = promise;
+    }
+
+    /// The summary running in the background, if any.
+    #[inline(never)]
+    fn background(&self) -> Option<Promise> {
+        self.background.borrow().clone()
+    }
+
+    #[inline(never)]
+    fn background_to(&self, task: Option<Promise>) {
+        *self.background.borrow_mut() = task;
+    }
+
     /// Runs `job` after every change queued before it. The job comes boxed:
     /// one `future_to_promise` serves every method (a generic one per
     /// method cost the wasm about 6 KB gzip).
     pub fn enqueue(&self, job: Job) -> Promise {
-        let prev = self.tail.borrow().clone();
+        let prev = self.tail();
         let promise = spawn(Box::pin(async move {
             let _ = JsFuture::from(prev).await; // its caller sees its error
             super::trap_if_armed();
             job.await
         }));
-        *self.tail.borrow_mut() = promise.clone();
+        self.tail_to(promise.clone());
         promise
     }
 
     /// Resolves once the queue and any background compaction have settled.
     pub async fn flush(&self) {
         loop {
-            let tail = self.tail.borrow().clone();
+            let tail = self.tail();
             let _ = JsFuture::from(tail.clone()).await;
-            let bg = self.background.borrow().clone();
+            let bg = self.background();
             if let Some(bg) = bg {
                 let _ = JsFuture::from(bg).await;
             }
-            if self.background.borrow().is_none() && JsValue::from(self.tail.borrow().clone()) == JsValue::from(tail) {
+            if self.background().is_none() && JsValue::from(self.tail()) == JsValue::from(tail) {
                 break;
             }
         }
@@ -164,7 +187,7 @@ impl Driver {
                 // A failed save leaves the range in the window for the next round.
                 let _ = driver.path.compact(job, answer.text.as_deref(), now).await;
                 driver.compacting.set(false);
-                *driver.background.borrow_mut() = None;
+                driver.background_to(None);
                 // The next range in the queue, if any.
                 driver.start_summary(now);
                 let _ = driver.path.fold().await;
@@ -172,7 +195,7 @@ impl Driver {
             }));
             JsFuture::from(commit).await
         }));
-        *self.background.borrow_mut() = Some(task);
+        self.background_to(Some(task));
     }
 
     /// Charges what the summarizer reported it used, to `purpose`. An

@@ -88,7 +88,7 @@ pub(crate) fn to_json(value: &JsValue, what: &str) -> Result<String, JsValue> {
 
 /// Parses JSON text into a core type; a lone surrogate gets its own code.
 pub(crate) fn from_json<T: serde::de::DeserializeOwned>(json: &str, what: &str) -> Result<T, JsValue> {
-    serde_json::from_str(json).map_err(|e| js_error(MemoryError::from_json(&e, what)))
+    crate::json::from_str(json).map_err(|e| js_error(MemoryError::from_json(&e, what)))
 }
 
 /// A JS value read as a core type, through JSON text.

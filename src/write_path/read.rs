@@ -82,13 +82,13 @@ impl<S: Store> WritePath<S> {
         // segments holding what it finds (`controller::partial`): two or
         // three steps; more, and the cold segments are read whole.
         if !matches!(need, Need::Query(_)) {
-            if !self.controller.borrow().holds(need) {
+            if !self.borrowed().holds(need) {
                 self.load_cold().await?;
             }
             return Ok(Reading(()));
         }
         for _ in 0..4 {
-            let step = self.controller.borrow_mut().read_step(need);
+            let step = self.borrowed_mut().read_step(need);
             match step {
                 Step::Held => return Ok(Reading(())),
                 Step::Whole => break,
@@ -103,7 +103,7 @@ impl<S: Store> WritePath<S> {
                     for key in &keys {
                         self.store.load_into(key, &mut loader).await?;
                     }
-                    if !self.controller.borrow_mut().cache_decoded(loader.into_values()) {
+                    if !self.borrowed_mut().cache_decoded(loader.into_values()) {
                         break;
                     }
                 }
@@ -119,10 +119,10 @@ impl<S: Store> WritePath<S> {
     /// # Errors
     /// The store's, `FORMAT_TOO_NEW`; memory is unchanged.
     async fn index_cold(&self) -> Result<bool, S::Error> {
-        let prefix = crate::store::cold_prefix(&self.controller.borrow().options().namespace);
-        let mut loader = self.controller.borrow().indexing_loader();
+        let prefix = crate::store::cold_prefix(&self.borrowed().options().namespace);
+        let mut loader = self.borrowed().indexing_loader();
         self.store.load_into(&prefix, &mut loader).await?;
-        Ok(self.controller.borrow_mut().finish_indexing(loader))
+        Ok(self.borrowed_mut().finish_indexing(loader))
     }
 
     /// [`WritePath::read`] for a read that can go on with what memory holds
@@ -134,16 +134,16 @@ impl<S: Store> WritePath<S> {
 
     /// The controller, for a read [`WritePath::read`] made ready. Not held across an `await`.
     pub fn controller(&self, _: &Reading) -> Ref<'_, Controller> {
-        self.controller.borrow()
+        self.borrowed()
     }
 
     /// [`WritePath::controller`], for a read that updates caches (the search index, counts).
     pub fn controller_mut(&self, _: &Reading) -> RefMut<'_, Controller> {
-        self.controller.borrow_mut()
+        self.borrowed_mut()
     }
 
     /// The controller as memory holds it, for what reads no archived message.
     pub fn held(&self) -> Held<'_> {
-        Held(self.controller.borrow())
+        Held(self.borrowed())
     }
 }

@@ -25,6 +25,22 @@ pub(crate) type Taken<T> = Vec<(usize, T)>;
 /// message, a range or a tail: one run, one move of what follows it).
 pub(crate) fn take_at<T>(v: &mut Vec<T>, positions: &[usize]) -> Taken<T> {
     let mut taken: Taken<T> = Vec::with_capacity(positions.len());
+    for (first, end) in runs(positions) {
+        let mut run: Vec<T> = v.drain(first.min(v.len())..end.min(v.len())).collect();
+        while let Some(x) = run.pop() {
+            taken.push((first + run.len(), x));
+        }
+    }
+    taken.reverse();
+    taken
+}
+
+/// The runs of consecutive positions in `positions` (ascending), the last
+/// first, as `(first, end)`: apart from `take_at`, which is an instance
+/// per item type.
+#[inline(never)]
+fn runs(positions: &[usize]) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
     let mut rest = positions;
     while let Some((&last, before)) = rest.split_last() {
         // The run ending at `last`.
@@ -32,15 +48,10 @@ pub(crate) fn take_at<T>(v: &mut Vec<T>, positions: &[usize]) -> Taken<T> {
         while before.len() >= n && last.checked_sub(n).is_some_and(|p| before.get(before.len() - n) == Some(&p)) {
             n += 1;
         }
-        let first = last + 1 - n;
-        let mut run: Vec<T> = v.drain(first.min(v.len())..(last + 1).min(v.len())).collect();
-        while let Some(x) = run.pop() {
-            taken.push((first + run.len(), x));
-        }
+        runs.push((last + 1 - n, last + 1));
         rest = before.get(..before.len() + 1 - n).unwrap_or_default();
     }
-    taken.reverse();
-    taken
+    runs
 }
 
 /// Puts `taken` back where `take_at` found it, in one pass (a merge: an

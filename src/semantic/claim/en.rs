@@ -202,7 +202,7 @@ fn subject<'a>(text: &str, lower: &'a str) -> Option<(Subject, &'a str)> {
         if let Some(r) = lower.strip_prefix(user) {
             let next = r.split(' ').next().unwrap_or("");
             if user == "my " && crate::semantic::people::EN.contains(&next) {
-                return Some((Subject::Other(next.to_string()), r.get(next.len()..)?.trim_start().trim_start_matches("'s ")));
+                return Some((Subject::Other(next.to_string()), crate::semantic::trim_prefixes(r.get(next.len()..)?.trim_start(), "'s ")));
             }
             return Some((Subject::User, r));
         }

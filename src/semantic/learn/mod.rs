@@ -86,7 +86,10 @@ pub fn classify(sentence: &str) -> Option<Statement> {
         let before = s.get(..q).unwrap_or("");
         return before.rfind([',', '，', ';', '；']).and_then(|c| before.get(..c)).and_then(classify);
     }
-    let s = s.replace(['’', '‘'], "'");
+    // A char at a time, not the pair as one pattern: `str::replace` is a
+    // copy in the wasm per pattern type, and chars are replaced elsewhere.
+    #[allow(clippy::collapsible_str_replace)]
+    let s = s.replace('’', "'").replace('‘', "'");
     let rest = strip_please(&s);
     if rest.chars().next().is_some_and(is_han) {
         zh::classify(rest)

@@ -136,7 +136,7 @@ pub(super) fn classify(s: &str) -> Option<Statement> {
     // "买车的话，我的预算…": the topic goes first, the statement after it.
     let s = strip_fillers(s.split_once("的话").map_or(s, |(_, r)| r));
     // "我这人…", "住这边": 这 points at the user or a place, not an occasion.
-    let plain = ["这个人", "这人", "这边", "这里", "这儿"].iter().fold(s.to_string(), |t, w| t.replace(w, ""));
+    let plain = ["这个人", "这人", "这边", "这里", "这儿"].iter().fold(s.to_string(), |t, w| t.replace(*w, ""));
     let once = ONCE.iter().any(|w| plain.contains(w));
     // "大家都叫我阿杰": what others call the user is the user's name.
     if s.contains("都叫我") {
@@ -258,7 +258,7 @@ fn facts(rest: &str) -> Option<Statement> {
         });
     }
     let family = ["孩子", "女儿", "儿子", "哥哥", "姐姐", "弟弟", "妹妹", "猫", "狗"];
-    let home = rest.trim_start_matches("家里").trim_start_matches('家');
+    let home = crate::semantic::trim_prefixes(rest, "家里").trim_start_matches('家');
     if (home.starts_with('有') || home.starts_with("养了")) && family.iter().any(|w| rest.contains(w)) {
         return fact(None);
     }
