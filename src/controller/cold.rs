@@ -246,7 +246,7 @@ impl Controller {
                 if matches!(r, Record::Episode { .. }) && merged.contains(&(r.uid().0.to_string(), r.uid().1)) {
                     return None;
                 }
-                let r = self.this_threads(r, &forgotten, |_| {
+                let r = self.this_threads(r, &forgotten, &mut |_| {
                     purge.insert(uid, 0);
                 })?;
                 // Only messages, their vectors and episodes are written to

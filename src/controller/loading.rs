@@ -48,10 +48,10 @@ pub(crate) fn fact_order(a: &Fact, b: &Fact) -> Ordering {
 /// the later one stands, alike for every reader; the other goes, with what
 /// it taught, and its messages not covered otherwise go back to working
 /// memory to be compacted again.
-pub(crate) fn superseded<'a>(ordered: impl DoubleEndedIterator<Item = &'a Episode>) -> HashSet<String> {
+pub(crate) fn superseded(ordered: &[&Episode]) -> HashSet<String> {
     let mut superseded = HashSet::new();
     let mut claimed: HashSet<&str> = HashSet::new();
-    for e in ordered.rev() {
+    for e in ordered.iter().rev() {
         if e.message_ids.iter().any(|m| claimed.contains(m.as_str())) {
             superseded.insert(e.id.clone());
         } else {
@@ -70,7 +70,7 @@ pub(crate) fn taught_by(f: &Fact, from: &HashSet<String>) -> bool {
 /// taught; the values holding what goes are added to `purge`.
 pub(crate) fn settle(episodes: &mut Vec<Episode>, facts: &mut Vec<Fact>, folding: &Folding, purge: &mut Uids) {
     crate::sort::sort_by(episodes, episode_order);
-    let superseded = superseded(episodes.iter());
+    let superseded = superseded(&episodes.iter().collect::<Vec<_>>());
     if superseded.is_empty() {
         return;
     }
@@ -104,7 +104,7 @@ impl Controller {
     /// A loaded record of this thread, or `None` when it is forgotten
     /// (`gone` is told, to rewrite its value) or another thread's (kept in
     /// `others`).
-    pub(super) fn this_threads(&mut self, r: Record, forgotten: &Tombstones, gone: impl FnOnce(&Record)) -> Option<Record> {
+    pub(super) fn this_threads(&mut self, r: Record, forgotten: &Tombstones, gone: &mut dyn FnMut(&Record)) -> Option<Record> {
         if forgotten.covers(&r) {
             gone(&r);
             return None;

@@ -319,7 +319,7 @@ impl Controller {
     fn episodes_stand(&self, read: &[Episode], mine: &[crate::store::indexing::Mine]) -> bool {
         let mut all: Vec<&Episode> = read.iter().chain(&self.episodic.episodes).collect();
         crate::sort::sort_by(&mut all, |a, b| episode_order(a, b));
-        if !superseded(all.iter().copied()).is_empty() {
+        if !superseded(&all).is_empty() {
             return false;
         }
         let covered: FxHashSet<u64> = all.iter().flat_map(|e| &e.message_ids).map(|m| Indexing::id_hash(m)).collect();

@@ -47,7 +47,8 @@ impl Controller {
                 self.books.next_seq = self.books.next_seq.max(seq + 1);
             }
             max_lc = max_lc.max(lc);
-            let Some(r) = self.this_threads(r, &forgotten, |r| purge.extend(folding.find(r.uid().0, r.uid().1).map(|u| (u, 0)))) else {
+            let Some(r) = self.this_threads(r, &forgotten, &mut |r| purge.extend(folding.find(r.uid().0, r.uid().1).map(|u| (u, 0))))
+            else {
                 continue;
             };
             match r {
