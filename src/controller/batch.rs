@@ -89,7 +89,7 @@ impl Controller {
             self.window.check(&message)?;
             let ts = self.stamp(at)?;
             let seq = first + i as u64;
-            lc = self.lc_at(ts, first).max(lc.saturating_add(1));
+            lc = self.books.lc_at(ts, first).max(lc.saturating_add(1));
             let tool_turn = turn.tool_turn(&message);
             turn.push(&message);
             let tokens = message_tokens(&self.counter, &request_form(&message, tool_turn, &[]));

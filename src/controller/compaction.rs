@@ -188,7 +188,7 @@ impl Controller {
         let record = Record::Episode {
             writer: self.opts.writer.clone(),
             seq,
-            lc: self.lc_at(ts, seq),
+            lc: self.books.lc_at(ts, seq),
             episode,
             thread: self.thread_field(),
             counted: self.counted(),
@@ -196,7 +196,7 @@ impl Controller {
         let mut writes = vec![Write { key: self.key(seq), bytes: encode_record(&record) }];
         let Record::Episode { episode, .. } = record else { unreachable!() };
         for (fact, fseq) in &facts {
-            let record = Record::Fact { writer: self.opts.writer.clone(), seq: *fseq, lc: self.lc_at(ts, *fseq), fact: fact.clone() };
+            let record = Record::Fact { writer: self.opts.writer.clone(), seq: *fseq, lc: self.books.lc_at(ts, *fseq), fact: fact.clone() };
             writes.push(Write { key: self.key(*fseq), bytes: encode_record(&record) });
         }
         let next = seq + 1 + facts.len() as u64;
@@ -329,8 +329,8 @@ impl Controller {
     /// Applies a saved compaction.
     pub fn commit_compaction(&mut self, p: PreparedCompaction) -> CompactionEvent {
         let ts = p.episode.created_at;
-        let lc = self.lc_at(ts, p.seq);
-        let fact_lcs: Vec<u64> = p.facts.iter().map(|(_, seq)| self.lc_at(ts, *seq)).collect();
+        let lc = self.books.lc_at(ts, p.seq);
+        let fact_lcs: Vec<u64> = p.facts.iter().map(|(_, seq)| self.books.lc_at(ts, *seq)).collect();
         self.books.last_lc = fact_lcs.iter().fold(self.books.last_lc.max(lc), |a, b| a.max(*b));
         self.books.next_seq = p.next_seq;
         for w in &p.writes {

@@ -174,7 +174,7 @@ impl Controller {
             if !fact.merges.is_empty() {
                 out.merged.push(fact.id.clone());
             }
-            let record = Record::Fact { writer: writer.clone(), seq, lc: self.lc_at(ts, seq), fact };
+            let record = Record::Fact { writer: writer.clone(), seq, lc: self.books.lc_at(ts, seq), fact };
             writes.push(Write { key: self.key(seq), bytes: encode_record(&record) });
             let Record::Fact { fact, .. } = record else { unreachable!() };
             facts.push((fact, seq));

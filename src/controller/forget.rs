@@ -416,7 +416,7 @@ impl Controller {
     ) -> (Write, Vec<Write>, Vec<Key>) {
         let seq = self.books.next_seq;
         let writer = self.opts.writer.clone();
-        let lc = self.lc_at(ts, seq);
+        let lc = self.books.lc_at(ts, seq);
         // What this writer writes next must come after the tombstone, or a
         // thread's new life would fall under it.
         self.books.last_lc = self.books.last_lc.max(lc);

@@ -101,7 +101,7 @@ impl Controller {
                 document: doc_id.clone(),
                 ..base.clone()
             };
-            let record = Record::Fact { writer: writer.clone(), seq, lc: self.lc_at(ts, seq), fact };
+            let record = Record::Fact { writer: writer.clone(), seq, lc: self.books.lc_at(ts, seq), fact };
             writes.push(Write { key: crate::store::log_key(&self.opts.namespace, &writer, seq), bytes: encode_record(&record) });
             let Record::Fact { fact, .. } = record else { unreachable!() };
             facts.push((fact, seq));
@@ -122,7 +122,7 @@ impl Controller {
             superseded: None,
             redacted: Default::default(),
         };
-        let lcs: Vec<u64> = p.facts.iter().map(|(f, seq)| self.lc_at(f.created_at, *seq)).collect();
+        let lcs: Vec<u64> = p.facts.iter().map(|(f, seq)| self.books.lc_at(f.created_at, *seq)).collect();
         for (((fact, seq), write), lc) in p.facts.into_iter().zip(p.writes).zip(lcs) {
             self.books.last_lc = self.books.last_lc.max(lc);
             self.books.last_ts = self.books.last_ts.max(fact.created_at);
@@ -176,13 +176,14 @@ impl Controller {
         let parsed = Procedures::parse(&raw)?;
         let seq = self.books.next_seq;
         let ts = self.stamp(now)?;
-        let record = Record::Procedures { writer: self.opts.writer.clone(), seq, lc: self.lc_at(ts, seq), ts, procedures: raw.clone() };
+        let record =
+            Record::Procedures { writer: self.opts.writer.clone(), seq, lc: self.books.lc_at(ts, seq), ts, procedures: raw.clone() };
         let write = Write { key: crate::store::log_key(&self.opts.namespace, &self.opts.writer, seq), bytes: encode_record(&record) };
         Ok(PreparedProcedures { write, parsed, raw, seq, ts })
     }
 
     pub fn commit_procedures(&mut self, p: PreparedProcedures) {
-        let lc = self.lc_at(p.ts, p.seq);
+        let lc = self.books.lc_at(p.ts, p.seq);
         self.books.last_lc = self.books.last_lc.max(lc);
         self.books.next_seq = p.seq + 1;
         self.procedures = Some(super::ProceduresState {

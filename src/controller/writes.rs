@@ -69,12 +69,8 @@ pub(crate) struct Segmented {
 }
 
 impl Controller {
-    pub(crate) fn lc_at(&self, ts: f64, seq: u64) -> u64 {
-        self.books.lc_at(ts, seq)
-    }
-
     /// The timestamp a write at `now` gets: the clock's reading, kept as
-    /// metadata (the order is `lc_at`'s).
+    /// metadata (the order is `Books::lc_at`'s).
     ///
     /// # Errors
     /// `INVALID_INPUT` when the clock gave a non-finite value: every write
@@ -122,7 +118,7 @@ impl Controller {
         let seq = self.books.next_seq;
         let writer = self.opts.writer.clone();
         let id = format!("m-{writer}-{seq}");
-        let lc = self.lc_at(ts, seq);
+        let lc = self.books.lc_at(ts, seq);
         let record = Record::Msg {
             writer: writer.clone(),
             seq,
