@@ -35,7 +35,7 @@ mod note;
 mod options;
 pub(crate) mod recall;
 mod sections;
-pub use note::{civil_parts, days_from_civil, utc_day, utc_minute, utc_month};
+pub use note::{civil_parts, days_from_civil, utc_day, utc_minute, utc_month, Picks};
 pub use options::ContextOptions;
 pub use recall::{most_examined, Recalled, HEADER as KNOWLEDGE_HEADER, MIN_LINE};
 pub use sections::{
@@ -174,7 +174,15 @@ fn sticky_start(costs: &[usize], room: usize, quantum: usize) -> usize {
 /// when the pinned part, or the newest turn with its memory note, cannot fit.
 /// `episodes` are this thread's episodes, oldest first: the note shows the
 /// newest that fit.
-pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &ContextRequest, extras: &Extras) -> Result<Context> {
+/// `picks` remembers the note's last choices (`note::pick_again`).
+pub fn build(
+    window: &Window,
+    episodes: &[&Episode],
+    counter: &Counter,
+    req: &ContextRequest,
+    extras: &Extras,
+    picks: &Picks,
+) -> Result<Context> {
     if req.reserve_output >= req.max_tokens {
         return Err(MemoryError::input("reserveOutput", "must be smaller than maxTokens"));
     }
@@ -207,7 +215,8 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     let most_hidden = archived + window.working_messages();
     let bare_note = message_tokens(counter, &note::note(most_hidden, &[]));
     let note_cap = req.episodic_tokens.unwrap_or((rest as f64 * NOTE_SHARE) as usize).max(bare_note);
-    let (summaries, note_tokens) = if most_hidden > 0 { note::pick(episodes, most_hidden, note_cap, counter) } else { (vec![], 0) };
+    let (summaries, note_tokens) =
+        if most_hidden > 0 { note::pick_again(picks, episodes, most_hidden, note_cap, counter) } else { (vec![], 0) };
     // The floor is set aside whenever there is a query, recalled or not:
     // the turns' room must not depend on what this query found. Below what
     // a provider caches at all, the block is filled first and the turns get
@@ -224,7 +233,7 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     let candidates: Vec<&Recalled> = extras
         .recalled
         .iter()
-        .filter(|r| r.message.as_deref().is_none_or(|m| !working.contains(m)) && !(r.episode && in_note.contains(&r.id.as_str())))
+        .filter(|r| r.message.as_deref().is_none_or(|m| !working.contains(m)) && !(r.episode.is_some() && in_note.contains(&r.id.as_str())))
         .collect();
     let fill =
         |room: usize| if has_query { recall::fill(&candidates, recall_cap.min(room), counter, &|m| working.contains(m)) } else { None };
@@ -277,7 +286,7 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     let mut left = rest - turns - block.as_ref().map_or(0, |b| b.1);
     if hidden > 0 {
         let cap = note_tokens.max(bare_note).min(left);
-        let (shown, tokens) = note::pick(&summaries, hidden, cap, counter);
+        let (shown, tokens) = note::pick_again(picks, &summaries, hidden, cap, counter);
         if tokens <= left {
             left -= tokens;
             sections.summary =
@@ -299,9 +308,23 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
         .unwrap_or(chosen.len());
     // Where the block goes, or would go: the end of the stable prefix.
     let mut volatile_from = None;
+    // What comes before it, counted already: the pinned part, the note
+    // unless the layout puts the block first, and the turns placed so far.
+    let mut prefix_tokens = 0;
+    let note_first = req.layout != Layout::RecallFirst;
     let mut place_block = |messages: &mut Vec<Message>, sections: &mut Sections| {
-        volatile_from = volatile_from.or(Some(messages.len()));
+        if volatile_from.is_none() {
+            volatile_from = Some(messages.len());
+            prefix_tokens = sections.system.tokens
+                + sections.procedures
+                + sections.preferences
+                + sections.task
+                + if note_first { sections.summary.tokens } else { 0 }
+                + sections.recent.tokens;
+        }
         if let Some((m, tokens, ids)) = block.take() {
+            let shown: crate::retrieval::hash::FxHashSet<&str> = ids.iter().map(String::as_str).collect();
+            sections.knowledge.episodes = candidates.iter().filter_map(|r| r.episode.filter(|_| shown.contains(r.id.as_str()))).collect();
             sections.knowledge.tokens = tokens;
             sections.knowledge.ids = ids;
             sections.knowledge.message = Some(messages.len());
@@ -355,7 +378,8 @@ pub fn build(window: &Window, episodes: &[&Episode], counter: &Counter, req: &Co
     debug_assert_eq!(tokens, request_tokens(counter, &messages, &req.tools));
     debug_assert!(tokens <= available);
     let prefix = volatile_from.unwrap_or(messages.len());
-    let cache = CacheHint { messages: prefix, tokens: messages.iter().take(prefix).map(|m| message_tokens(counter, m)).sum() };
+    debug_assert_eq!(prefix_tokens, messages.iter().take(prefix).map(|m| message_tokens(counter, m)).sum::<usize>());
+    let cache = CacheHint { messages: prefix, tokens: prefix_tokens };
     Ok(Context { messages, tools: req.tools.clone(), tokens, sections, cache })
 }
 

@@ -74,7 +74,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     #[test]
-    fn each_context_begins_with_the_previous_ones_stable_prefix(turns in prop::collection::vec(turn(), 4..40), working in 200usize..900, extra in 0usize..3000) {
+    fn each_context_begins_with_the_previous_ones_stable_prefix(turns in prop::collection::vec(turn(), 4..40), working in 200usize..900, extra in 0usize..3000, note in 40usize..400) {
         let mut c = controller(working);
         // Room for working memory beside the note and the recall block's floor.
         let req = |q: &str| ContextRequest { max_tokens: 3 * working + 1500 + extra, query: Some(q.to_string()), now: Some(1e9), ..Default::default() };
@@ -82,9 +82,25 @@ proptest! {
         let mut prev: Option<(usize, Vec<String>)> = None;
         let (mut compared, mut cached) = (0, 0);
         let mut check = |c: &mut Controller, query: &str| -> Result<(), TestCaseError> {
+            // (a clone remembers none of the note's picks)
+            let mut fresh = c.clone();
             let ctx = c.build_context(&req(query)).unwrap();
             let episodes = c.episodes().len();
             let now = to_json(&ctx.messages);
+            // The note picked again (remembered since an earlier context) is the one picked fresh.
+            let fresh = fresh.build_context(&req(query)).unwrap();
+            prop_assert_eq!(&to_json(&fresh.messages), &now);
+            prop_assert_eq!(fresh.tokens, ctx.tokens);
+            // And with a small cap on the note, which these caps alternate with.
+            for cap in [note, note / 2] {
+                let small = ContextRequest { episodic_tokens: Some(cap), ..req(query) };
+                let mut fresh = c.clone();
+                let (again, fresh) = (c.build_context(&small), fresh.build_context(&small));
+                prop_assert_eq!(again.is_ok(), fresh.is_ok());
+                if let (Ok(a), Ok(f)) = (again, fresh) {
+                    prop_assert_eq!(to_json(&a.messages), to_json(&f.messages));
+                }
+            }
             prop_assert!(ctx.cache.messages <= now.len());
             let prefix: Vec<serde_json::Value> = ctx.messages[..ctx.cache.messages].iter().map(|m| serde_json::to_value(m).unwrap()).collect();
             prop_assert_eq!(ctx.cache.tokens + 3, c.count_messages(&prefix, &[]).unwrap(), "cache.tokens counts the prefix (3 reply-priming tokens aside)");
@@ -171,4 +187,31 @@ fn below_what_a_provider_caches_the_turns_take_what_recall_leaves() {
     let rest = 1500 - large.sections.system.tokens - large.sections.preferences - large.sections.overhead;
     assert!(large.sections.knowledge.ids.is_empty());
     assert!(large.sections.recent.tokens + large.sections.summary.tokens <= rest * 7 / 10, "{:?}", large.sections);
+}
+
+#[test]
+fn a_recalled_episode_is_refreshed_and_no_other() {
+    let mut c = controller(200);
+    // One word each in ten turns: a turn matches a tenth of the query,
+    // under the floor; their episode's summary matches more of it.
+    const WORDS: [&str; 10] = ["azalea", "bramble", "cobalt", "dulcimer", "ember", "fjord", "garnet", "heron", "indigo", "juniper"];
+    for i in 0..80usize {
+        let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
+        let text = match WORDS.get(i.wrapping_sub(20)) {
+            Some(w) => format!("Turn {i}: the garden plan needs {w}."),
+            None => format!("Turn {i}: we talked about packing for the Chengdu trip, item {i}"),
+        };
+        c.add_message(Message::text(role, text), 1.0 + i as f64).unwrap();
+    }
+    let before: Vec<(String, f64)> = c.episodes().iter().map(|e| (e.id.clone(), e.last_recalled)).collect();
+    assert!(before.len() > 3, "{} episodes", before.len());
+    let q = WORDS.join(" ");
+    let ctx = c.build_context(&ContextRequest { max_tokens: 3000, query: Some(q), now: Some(5e9), ..Default::default() }).unwrap();
+    let shown = &ctx.sections.knowledge.ids;
+    assert!(before.iter().any(|(id, _)| shown.contains(id)), "an episode is shown: {shown:?}");
+    for (e, (id, was)) in c.episodes().iter().zip(&before) {
+        assert_eq!(&e.id, id);
+        let want = if shown.contains(id) { 5e9 } else { *was };
+        assert_eq!(e.last_recalled, want, "{id}");
+    }
 }

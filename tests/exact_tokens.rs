@@ -110,6 +110,22 @@ fn exact_all_fixtures_concatenated_and_repeated() {
     });
 }
 
+/// What the memory note's remembered picks rest on (`context::note::Picks`):
+/// a count in a text costs tokens by its number of digits alone.
+#[test]
+fn every_run_of_up_to_three_digits_is_one_token() {
+    BPES.with(|bpes| {
+        for bpe in bpes {
+            for n in 0..1000 {
+                for text in [format!("{n}"), format!("{n:02}"), format!("{n:03}")] {
+                    assert_eq!(bpe.count(&text), 1, "{:?}: {text}", bpe.encoding());
+                }
+            }
+            assert_eq!(bpe.count("\n1234567 earlier messages"), bpe.count("\n9999999 earlier messages"));
+        }
+    });
+}
+
 #[test]
 fn exact_long_pieces_use_the_large_merge() {
     let han: String = "中华人民共和国国务院总理".chars().cycle().take(400).collect();

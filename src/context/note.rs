@@ -59,6 +59,46 @@ pub fn pick<'a>(episodes: &[&'a Episode], hidden: usize, cap: usize, counter: &C
     }
 }
 
+/// What [`pick`] chose lately, by a hash of all it depends on (the
+/// counter's encoding, the cap, each episode's id, time and summary, and
+/// the hidden count's number of digits: both exact encodings split a
+/// number into runs of up to three digits, each one token, so that is all
+/// of it a count sees): the note changes only when a compaction does, so a
+/// context built again over the same memory counts none of it again. Two
+/// entries: a build picks twice, with two caps. Exact counters only (an
+/// estimate costs little, and calibration changes it). A clone starts
+/// empty: it remembers, it holds no state.
+#[derive(Debug, Default)]
+pub struct Picks(std::cell::Cell<[(u64, usize, usize); 2]>);
+
+impl Clone for Picks {
+    fn clone(&self) -> Self {
+        Picks::default()
+    }
+}
+
+/// [`pick`], answered from `picks` when it chose for the same input before.
+pub fn pick_again<'a>(picks: &Picks, episodes: &[&'a Episode], hidden: usize, cap: usize, counter: &Counter) -> (Vec<&'a Episode>, usize) {
+    use std::hash::{Hash, Hasher};
+    let Some(encoding) = counter.encoding_name() else { return pick(episodes, hidden, cap, counter) };
+    let mut h = crate::retrieval::hash::FxHasher::default();
+    (encoding, hidden.checked_ilog10(), cap, episodes.len()).hash(&mut h);
+    for e in episodes {
+        (&e.id, e.created_at.to_bits(), &e.summary).hash(&mut h);
+    }
+    // (0 marks an empty entry)
+    let key = h.finish().max(1);
+    let mut last = picks.0.get();
+    if let Some(&(_, from, tokens)) = last.iter().find(|p| p.0 == key) {
+        return (episodes.get(from..).unwrap_or_default().to_vec(), tokens);
+    }
+    let (shown, tokens) = pick(episodes, hidden, cap, counter);
+    last[1] = last[0];
+    last[0] = (key, episodes.len() - shown.len(), tokens);
+    picks.0.set(last);
+    (shown, tokens)
+}
+
 /// `YYYY-MM-DD HH:MM` (UTC) of a time in ms since the epoch.
 pub fn utc_minute(ms: f64) -> String {
     let minutes = (ms / 60_000.0).floor() as i64;

@@ -29,8 +29,9 @@ pub struct Recalled {
     /// The message it quotes, if it is one: left out when the context
     /// shows that message already.
     pub message: Option<String>,
-    /// An episode: left out when the memory note shows it already.
-    pub episode: bool,
+    /// An episode, by its place among the controller's episodes: left
+    /// out when the memory note shows it already.
+    pub episode: Option<usize>,
     /// For an episode, the messages it summarizes: left out when one of
     /// them is shown (the turn itself says it better).
     pub covers: Vec<String>,

@@ -27,6 +27,11 @@ pub struct KnowledgeSection {
     /// Set when an embedder exists but failed, so retrieval fell back to lexical.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub degraded: Option<Degraded>,
+    /// The episodes shown, by their place among the controller's episodes
+    /// (which refreshes their recency): not sent.
+    #[serde(skip)]
+    #[cfg_attr(test, ts(skip))]
+    pub episodes: Vec<usize>,
 }
 
 /// How a query was matched: by its embedding and its words (`hybrid`, when

@@ -50,13 +50,17 @@ impl Controller {
     fn commit_context(&mut self, ctx: Context, req: &ContextRequest) -> Context {
         // Recalling an episode refreshes its recency.
         let now = req.now.unwrap_or(self.books.last_ts.max(0.0));
-        for e in self.episodic.episodes.iter_mut().filter(|e| ctx.sections.knowledge.ids.contains(&e.id)) {
-            e.last_recalled = now;
+        for &i in &ctx.sections.knowledge.episodes {
+            if let Some(e) = self.episodic.episodes.get_mut(i) {
+                e.last_recalled = now;
+            }
         }
-        let raw = ctx.messages.iter().map(|m| message_raw(&self.counter, m)).sum::<f64>()
-            + REPLY_PRIMING as f64
-            + tools_tokens(&self.counter, &req.tools) as f64;
-        self.last_context.raw = Some(raw);
+        // (an exact count needs no calibration: counting it all again would cost what the build did)
+        self.last_context.raw = (!self.counter.is_exact()).then(|| {
+            ctx.messages.iter().map(|m| message_raw(&self.counter, m)).sum::<f64>()
+                + REPLY_PRIMING as f64
+                + tools_tokens(&self.counter, &req.tools) as f64
+        });
         self.last_context.tokens = Some(ctx.tokens);
         ctx
     }
@@ -78,7 +82,7 @@ impl Controller {
         // the choice is the same before the cold segments are read and after.
         let all = &self.episodic.episodes;
         let thread: Vec<&Episode> = all.get(all.len().saturating_sub(super::cold::RECENT_EPISODES)..).unwrap_or_default().iter().collect();
-        Ok((context::build(&self.window, &thread, &self.counter, &req, &extras)?, req))
+        Ok((context::build(&self.window, &thread, &self.counter, &req, &extras, &self.picks)?, req))
     }
 
     /// A task's completed steps (its episodes, in order) and its pending

@@ -211,6 +211,8 @@ pub struct Controller {
     cost: CostLedger,
     /// The last built context, for calibration and output budgets.
     last_context: LastContext,
+    /// The memory note's last choices (`context::note::pick_again`).
+    picks: crate::context::Picks,
     /// Search over facts and messages, built by the first search (see `search`).
     index: SearchIndex,
     /// The messages and episodes of the namespace's other threads, as
@@ -301,6 +303,7 @@ impl Controller {
             procedures: None,
             cost: CostLedger::default(),
             last_context: LastContext::default(),
+            picks: crate::context::Picks::default(),
             index: SearchIndex::default(),
             others: Vec::new(),
             books: Books::default(),

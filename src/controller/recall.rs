@@ -97,7 +97,7 @@ impl Controller {
             ),
             at: Some(ts),
             message: Some(id.to_string()),
-            episode: false,
+            episode: None,
             covers: vec![],
         };
         let record = |r: &crate::store::record::Record, other: bool| match r {
@@ -111,7 +111,7 @@ impl Controller {
         // where it would take the message: a read sees that and decodes it.
         let unread = |s: Slot| {
             let at = Some(self.archived_ts(s)?);
-            Some(Recalled { id: String::new(), text: String::new(), at, message: Some(String::new()), episode: false, covers: vec![] })
+            Some(Recalled { id: String::new(), text: String::new(), at, message: Some(String::new()), episode: None, covers: vec![] })
         };
         Ok(ranked
             .into_iter()
@@ -135,7 +135,7 @@ impl Controller {
                     },
                     at: None,
                     message: None,
-                    episode: false,
+                    episode: None,
                     covers: vec![],
                 }),
             })
@@ -216,7 +216,8 @@ impl Controller {
     }
 
     /// The episodes relevant to `query`, best first (recency × importance ×
-    /// relevance among those that match it at all), as recall items.
+    /// relevance among those that match it at all), as recall items: the
+    /// first [`MAX_RECALLED`].
     fn recalled_episodes(&self, req: &ContextRequest, query: &str) -> Vec<Recalled> {
         let all = &self.episodic.episodes;
         let relevance = self.episode_relevance(query, req.query_vector.as_deref());
@@ -229,16 +230,17 @@ impl Controller {
         let [of_best, of_query] = if hybrid { floors.hybrid } else { floors.lexical };
         let floor = (best * f64::from(of_best)).max(f64::from(of_query * self.index.episodes.query_weight(query, 0)));
         let now = req.now.unwrap_or(self.books.last_ts.max(0.0));
-        crate::episodic::recall::rank(all, &relevance, now, &self.opts.recall)
+        let matches = |i: usize| relevance.get(i).is_some_and(|&r| r > 0.0 && r >= floor);
+        crate::episodic::recall::rank(all, &relevance, now, &self.opts.recall, matches)
             .into_iter()
-            .filter(|&i| relevance.get(i).is_some_and(|&r| r > 0.0 && r >= floor))
-            .filter_map(|i| all.get(i))
-            .map(|e| Recalled {
+            .take(MAX_RECALLED)
+            .filter_map(|i| Some((i, all.get(i)?)))
+            .map(|(i, e)| Recalled {
                 id: e.id.clone(),
                 text: format!("{} summary of earlier messages: {}", crate::context::utc_day(e.created_at), e.summary),
                 at: Some(e.created_at),
                 message: None,
-                episode: true,
+                episode: Some(i),
                 covers: e.message_ids.clone(),
             })
             .collect()
@@ -266,7 +268,10 @@ fn held(v: &crate::semantic::valid::Validity, asked: bool) -> String {
     }
 }
 
-/// Most search hits one context considers for its recall block.
+/// Most search hits one context considers for its recall block, and most
+/// episodes: the block looks at far fewer (`context::recall::most_examined`
+/// with the default cap: 158), and past these a context would cost more
+/// the longer the history, for lines it never shows.
 const MAX_RECALLED: usize = 400;
 
 /// Hits and episodes in one list, best first: by reciprocal rank, an

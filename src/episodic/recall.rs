@@ -38,9 +38,11 @@ fn normalize(xs: &mut [f64]) {
     }
 }
 
-/// Episode indices, best first; ties go to the newer episode.
-/// `relevance[i]` is episode i's relevance to the query (0 without one).
-pub fn rank(episodes: &[Episode], relevance: &[f64], now: f64, w: &RecallWeights) -> Vec<usize> {
+/// The indices of the episodes `keep` accepts, best first; ties go to the
+/// newer episode. `relevance[i]` is episode i's relevance to the query (0
+/// without one). Scores are normalized over all `episodes`, kept or not:
+/// `keep` only spares sorting those the caller would drop.
+pub fn rank(episodes: &[Episode], relevance: &[f64], now: f64, w: &RecallWeights, keep: impl Fn(usize) -> bool) -> Vec<usize> {
     let n = episodes.len();
     let ln2 = std::f64::consts::LN_2;
     let mut recency: Vec<f64> =
@@ -51,7 +53,7 @@ pub fn rank(episodes: &[Episode], relevance: &[f64], now: f64, w: &RecallWeights
     normalize(&mut importance);
     normalize(&mut rel);
     let score = recency.iter().zip(&importance).zip(&rel).map(|((r, i), v)| w.recency * r + w.importance * i + w.relevance * v);
-    let mut order: Vec<(usize, f64)> = score.enumerate().collect();
+    let mut order: Vec<(usize, f64)> = score.enumerate().filter(|&(i, _)| keep(i)).collect();
     crate::sort::sort_by(&mut order, |(a, sa), (b, sb)| sb.total_cmp(sa).then(b.cmp(a)));
     order.into_iter().map(|(i, _)| i).collect()
 }
@@ -85,12 +87,12 @@ mod tests {
         let eps = [ep(0.0, 0.9), ep(10.0 * day, 0.2)];
         let now = 11.0 * day;
         let only = |r, i, l| RecallWeights { recency: r, importance: i, relevance: l, ..RecallWeights::default() };
-        assert_eq!(rank(&eps, &[0.0, 0.0], now, &only(1.0, 0.0, 0.0))[0], 1, "recency favours the new one");
-        assert_eq!(rank(&eps, &[0.0, 0.0], now, &only(0.0, 1.0, 0.0))[0], 0, "importance favours the old one");
-        assert_eq!(rank(&eps, &[5.0, 1.0], now, &only(1.0, 0.0, 3.0))[0], 0, "relevance outweighs recency");
+        assert_eq!(rank(&eps, &[0.0, 0.0], now, &only(1.0, 0.0, 0.0), |_| true)[0], 1, "recency favours the new one");
+        assert_eq!(rank(&eps, &[0.0, 0.0], now, &only(0.0, 1.0, 0.0), |_| true)[0], 0, "importance favours the old one");
+        assert_eq!(rank(&eps, &[5.0, 1.0], now, &only(1.0, 0.0, 3.0), |_| true)[0], 0, "relevance outweighs recency");
         // Recalling refreshes recency.
         let mut eps2 = eps.clone();
         eps2[0].last_recalled = now;
-        assert_eq!(rank(&eps2, &[0.0, 0.0], now, &only(1.0, 0.0, 0.0))[0], 0);
+        assert_eq!(rank(&eps2, &[0.0, 0.0], now, &only(1.0, 0.0, 0.0), |_| true)[0], 0);
     }
 }
