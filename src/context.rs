@@ -323,8 +323,8 @@ pub fn build(
                 + sections.recent.tokens;
         }
         if let Some((m, tokens, ids)) = block.take() {
-            let shown: crate::retrieval::hash::FxHashSet<&str> = ids.iter().map(String::as_str).collect();
-            sections.knowledge.episodes = candidates.iter().filter_map(|r| r.episode.filter(|_| shown.contains(r.id.as_str()))).collect();
+            // (a few hundred candidates at most, a few dozen shown)
+            sections.knowledge.episodes = candidates.iter().filter_map(|r| r.episode.filter(|_| ids.contains(&r.id))).collect();
             sections.knowledge.tokens = tokens;
             sections.knowledge.ids = ids;
             sections.knowledge.message = Some(messages.len());

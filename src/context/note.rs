@@ -79,12 +79,18 @@ impl Clone for Picks {
 
 /// [`pick`], answered from `picks` when it chose for the same input before.
 pub fn pick_again<'a>(picks: &Picks, episodes: &[&'a Episode], hidden: usize, cap: usize, counter: &Counter) -> (Vec<&'a Episode>, usize) {
-    use std::hash::{Hash, Hasher};
+    use std::hash::Hasher;
     let Some(encoding) = counter.encoding_name() else { return pick(episodes, hidden, cap, counter) };
+    // (texts by the index's term key: a 48-bit hash of their bytes)
+    let key = crate::retrieval::terms::term_key;
     let mut h = crate::retrieval::hash::FxHasher::default();
-    (encoding, hidden.checked_ilog10(), cap, episodes.len()).hash(&mut h);
+    for word in [key(encoding), u64::from(hidden.checked_ilog10().unwrap_or(0)), cap as u64, episodes.len() as u64] {
+        h.write_u64(word);
+    }
     for e in episodes {
-        (&e.id, e.created_at.to_bits(), &e.summary).hash(&mut h);
+        for word in [key(&e.id), key(&e.summary), e.created_at.to_bits()] {
+            h.write_u64(word);
+        }
     }
     // (0 marks an empty entry)
     let key = h.finish().max(1);
