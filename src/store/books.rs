@@ -47,6 +47,9 @@ pub struct Books {
     pub load_report: LoadReport,
     /// The cold segments opening did not read (`controller::cold`).
     pub cold: Cold,
+    /// What the last restating check that found nothing read
+    /// (`Controller::prepare_restate`), if nothing changed since.
+    pub restate_checked: std::cell::Cell<Option<[u64; 5]>>,
 }
 
 impl Default for Books {
@@ -63,6 +66,7 @@ impl Default for Books {
             folding: Folding::default(),
             load_report: LoadReport::default(),
             cold: Cold::default(),
+            restate_checked: std::cell::Cell::new(None),
         }
     }
 }
