@@ -30,30 +30,51 @@ impl Default for RecallWeights {
     }
 }
 
-/// Rescales to [0, 1]; a component that does not vary ranks nothing (all 0).
-fn normalize(xs: &mut [f64]) {
-    let (lo, hi) = xs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| (l.min(x), h.max(x)));
-    for x in xs.iter_mut() {
-        *x = if hi > lo { (*x - lo) / (hi - lo) } else { 0.0 };
+/// The range of `xs`: (lowest, highest), NaN left out.
+fn range(xs: impl Iterator<Item = f64>) -> (f64, f64) {
+    xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| (l.min(x), h.max(x)))
+}
+
+/// `x` rescaled from `(lo, hi)` to [0, 1]; a component that does not vary
+/// ranks nothing (all 0).
+fn scaled(x: f64, (lo, hi): (f64, f64)) -> f64 {
+    if hi > lo {
+        (x - lo) / (hi - lo)
+    } else {
+        0.0
     }
 }
 
 /// The indices of the episodes `keep` accepts, best first; ties go to the
 /// newer episode. `relevance[i]` is episode i's relevance to the query (0
-/// without one). Scores are normalized over all `episodes`, kept or not:
-/// `keep` only spares sorting those the caller would drop.
+/// without one). Each component is min-max normalized over all `episodes`,
+/// kept or not; only the kept are scored and sorted. Recency falls as the
+/// time since `t` (an episode's last recall, or creation) grows, so its
+/// range is that of the earliest and latest `t` (a NaN `t` recalls as now,
+/// recency 1, the highest there is): one decay computed per kept episode,
+/// not one per episode.
 pub fn rank(episodes: &[Episode], relevance: &[f64], now: f64, w: &RecallWeights, keep: impl Fn(usize) -> bool) -> Vec<usize> {
-    let n = episodes.len();
     let ln2 = std::f64::consts::LN_2;
-    let mut recency: Vec<f64> =
-        episodes.iter().map(|e| (-ln2 * ((now - e.last_recalled.max(e.created_at)).max(0.0)) / w.half_life_ms.max(1.0)).exp()).collect();
-    let mut importance: Vec<f64> = episodes.iter().map(|e| e.importance).collect();
-    let mut rel: Vec<f64> = (0..n).map(|i| relevance.get(i).copied().unwrap_or(0.0)).collect();
-    normalize(&mut recency);
-    normalize(&mut importance);
-    normalize(&mut rel);
-    let score = recency.iter().zip(&importance).zip(&rel).map(|((r, i), v)| w.recency * r + w.importance * i + w.relevance * v);
-    let mut order: Vec<(usize, f64)> = score.enumerate().filter(|&(i, _)| keep(i)).collect();
+    let t = |e: &Episode| e.last_recalled.max(e.created_at);
+    let recency = |t: f64| (-ln2 * ((now - t).max(0.0)) / w.half_life_ms.max(1.0)).exp();
+    let (early, late) = range(episodes.iter().map(t));
+    let latest = if episodes.iter().any(|e| t(e).is_nan()) { 1.0 } else { recency(late) };
+    // (no `t` but NaN: `early` is +∞, whose recency is 1, as a NaN's)
+    let recent = (recency(early), latest);
+    let important = range(episodes.iter().map(|e| e.importance));
+    let rel = |i: usize| relevance.get(i).copied().unwrap_or(0.0);
+    let relevant = range((0..episodes.len()).map(rel));
+    let mut order: Vec<(usize, f64)> = episodes
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| keep(i))
+        .map(|(i, e)| {
+            let score = w.recency * scaled(recency(t(e)), recent)
+                + w.importance * scaled(e.importance, important)
+                + w.relevance * scaled(rel(i), relevant);
+            (i, score)
+        })
+        .collect();
     crate::sort::sort_by(&mut order, |(a, sa), (b, sb)| sb.total_cmp(sa).then(b.cmp(a)));
     order.into_iter().map(|(i, _)| i).collect()
 }
@@ -94,5 +115,53 @@ mod tests {
         let mut eps2 = eps.clone();
         eps2[0].last_recalled = now;
         assert_eq!(rank(&eps2, &[0.0, 0.0], now, &only(1.0, 0.0, 0.0), |_| true)[0], 0);
+    }
+
+    /// Every episode's decay computed, each component normalized over all,
+    /// then the kept sorted: what `rank` computes with one decay per kept one.
+    fn every_decay(episodes: &[Episode], relevance: &[f64], now: f64, w: &RecallWeights, keep: &[bool]) -> Vec<usize> {
+        let normalize = |xs: Vec<f64>| -> Vec<f64> {
+            let (lo, hi) = xs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| (l.min(x), h.max(x)));
+            xs.iter().map(|x| if hi > lo { (x - lo) / (hi - lo) } else { 0.0 }).collect()
+        };
+        let ln2 = std::f64::consts::LN_2;
+        let r = normalize(
+            episodes
+                .iter()
+                .map(|e| (-ln2 * ((now - e.last_recalled.max(e.created_at)).max(0.0)) / w.half_life_ms.max(1.0)).exp())
+                .collect(),
+        );
+        let imp = normalize(episodes.iter().map(|e| e.importance).collect());
+        let rel = normalize((0..episodes.len()).map(|i| relevance.get(i).copied().unwrap_or(0.0)).collect());
+        let mut order: Vec<(usize, f64)> = (0..episodes.len())
+            .filter(|&i| keep[i])
+            .map(|i| (i, w.recency * r[i] + w.importance * imp[i] + w.relevance * rel[i]))
+            .collect();
+        order.sort_by(|(a, sa), (b, sb)| sb.total_cmp(sa).then(b.cmp(a)));
+        order.into_iter().map(|(i, _)| i).collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ranks_as_if_every_decay_were_computed(
+            times in proptest::collection::vec(proptest::prop_oneof![
+                8 => 0.0..1e10f64,
+                1 => proptest::sample::select(vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 5e9]),
+            ], 0..40),
+            seeds in proptest::collection::vec((0.0..1.0f64, 0.0..3.0f64, proptest::bool::ANY), 40),
+            now in 0.0..2e10f64,
+        ) {
+            // (every third episode recalled at its time; the others never, NaN)
+            let episodes: Vec<Episode> = times
+                .iter()
+                .zip(&seeds)
+                .enumerate()
+                .map(|(i, (&t, &(imp, _, _)))| Episode { last_recalled: if i % 3 == 0 { t } else { f64::NAN }, ..ep(if i % 3 == 0 { 1.0 } else { t }, imp) })
+                .collect();
+            let relevance: Vec<f64> = seeds.iter().take(episodes.len().saturating_sub(1)).map(|s| if s.2 { s.1 } else { 0.0 }).collect();
+            let keep: Vec<bool> = seeds.iter().map(|s| s.1 > 0.7).collect();
+            let w = RecallWeights::default();
+            proptest::prop_assert_eq!(rank(&episodes, &relevance, now, &w, |i| keep[i]), every_decay(&episodes, &relevance, now, &w, &keep));
+        }
     }
 }
