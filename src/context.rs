@@ -174,10 +174,12 @@ fn sticky_start(costs: &[usize], room: usize, quantum: usize) -> usize {
 /// when the pinned part, or the newest turn with its memory note, cannot fit.
 /// `episodes` are this thread's episodes, oldest first: the note shows the
 /// newest that fit.
-/// `picks` remembers the note's last choices (`note::pick_again`).
+/// `picks` remembers the note's last choices (`note::pick_again`);
+/// `all_episodes` are the controller's, which recalled episodes name by place.
 pub fn build(
     window: &Window,
     episodes: &[&Episode],
+    all_episodes: &[Episode],
     counter: &Counter,
     req: &ContextRequest,
     extras: &Extras,
@@ -200,7 +202,7 @@ pub fn build(
     }
     let rest = available - fixed;
 
-    let archived = window.archived().count() + extras.unread.0;
+    let archived = window.archived_count() + extras.unread.0;
     let groups: Vec<&Group> = window.groups.iter().filter(|g| g.is_sendable()).collect();
     // A group's stored count is of its sent form; kept fields add to it.
     let group_tokens: Vec<usize> = if req.keep_fields.is_empty() {
@@ -235,8 +237,13 @@ pub fn build(
         .iter()
         .filter(|r| r.message.as_deref().is_none_or(|m| !working.contains(m)) && !(r.episode.is_some() && in_note.contains(&r.id.as_str())))
         .collect();
-    let fill =
-        |room: usize| if has_query { recall::fill(&candidates, recall_cap.min(room), counter, &|m| working.contains(m)) } else { None };
+    let fill = |room: usize| {
+        if has_query {
+            recall::fill(&candidates, all_episodes, recall_cap.min(room), counter, &|m| working.contains(m))
+        } else {
+            None
+        }
+    };
     let mut block = if small { fill(recall_floor) } else { None };
     let set_aside = if small { block.as_ref().map_or(0, |b| b.1) } else { recall_floor };
 
@@ -356,7 +363,10 @@ pub fn build(
         let first =
             [ends(window.archived().next()), unread_first.clone()].into_iter().flatten().reduce(|a, b| if earlier(&b, &a) { b } else { a });
         let last =
-            [ends(window.archived().last()), unread_last.clone()].into_iter().flatten().reduce(|a, b| if earlier(&a, &b) { b } else { a });
+            [ends(window.archived().next_back()), unread_last.clone()]
+                .into_iter()
+                .flatten()
+                .reduce(|a, b| if earlier(&a, &b) { b } else { a });
         if let (Some(f), Some(l)) = (first, last) {
             sections.omitted.push(Omitted { reason: OmitReason::Archived, messages: archived, first_id: f.2, last_id: l.2 });
         }

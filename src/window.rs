@@ -344,8 +344,17 @@ impl Window {
         }
     }
 
-    pub fn archived(&self) -> impl Iterator<Item = &Stored> {
+    pub fn archived(&self) -> impl DoubleEndedIterator<Item = &Stored> {
         self.log.iter().filter(|s| s.place == Place::Archived)
+    }
+
+    /// How many messages are archived: every message is pinned, in a
+    /// group of working memory, or archived (a count without a pass over
+    /// the log, which a context takes on every call).
+    pub fn archived_count(&self) -> usize {
+        let n = self.log.len().saturating_sub(self.pinned.len() + self.working_messages());
+        debug_assert_eq!(n, self.archived().count());
+        n
     }
 }
 

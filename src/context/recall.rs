@@ -8,6 +8,7 @@
 //! model can answer "when" and "who". A message the context shows already
 //! is never repeated.
 
+use crate::episodic::Episode;
 use crate::message::{Message, Role};
 use crate::semantic::block;
 use crate::tokens::chat::message_tokens;
@@ -30,11 +31,9 @@ pub struct Recalled {
     /// shows that message already.
     pub message: Option<String>,
     /// An episode, by its place among the controller's episodes: left
-    /// out when the memory note shows it already.
+    /// out when the memory note shows it already, or when one of the
+    /// messages it summarizes is shown (the turn itself says it better).
     pub episode: Option<usize>,
-    /// For an episode, the messages it summarizes: left out when one of
-    /// them is shown (the turn itself says it better).
-    pub covers: Vec<String>,
 }
 
 /// Consecutive items that did not fit before the fill stops looking: a
@@ -56,18 +55,26 @@ pub fn most_examined(room: usize) -> usize {
 
 /// The block for the best of `items` that fit `room` tokens, its tokens,
 /// and the ids shown (in the block's order); `None` when nothing fits. An
-/// episode whose messages the block or the turns (`shown`) quote is skipped.
+/// episode (of `episodes`, the controller's) whose messages the block or
+/// the turns (`shown`) quote is skipped.
 /// Each line is counted once alone (one count per item, not one of the
 /// whole block per item); the block is then counted whole and the last
 /// chosen leave until it fits exactly.
-pub fn fill(items: &[&Recalled], room: usize, counter: &Counter, shown: &dyn Fn(&str) -> bool) -> Option<(Message, usize, Vec<String>)> {
+pub fn fill(
+    items: &[&Recalled],
+    episodes: &[Episode],
+    room: usize,
+    counter: &Counter,
+    shown: &dyn Fn(&str) -> bool,
+) -> Option<(Message, usize, Vec<String>)> {
     let bare = message_tokens(counter, &Message::text(Role::System, block::render("knowledge", HEADER, &[])));
     let mut sum = bare;
     let mut chosen: Vec<&Recalled> = Vec::new();
     let mut misses = 0;
     let mut quoted: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for item in items {
-        if item.covers.iter().any(|m| quoted.contains(m.as_str()) || shown(m)) {
+        let covers = item.episode.and_then(|i| episodes.get(i)).map_or(&[][..], |e| e.message_ids.as_slice());
+        if covers.iter().any(|m| quoted.contains(m.as_str()) || shown(m)) {
             continue;
         }
         let line = counter.count(&format!("\n- {}", block::escape(&item.text)));

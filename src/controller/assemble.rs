@@ -82,7 +82,7 @@ impl Controller {
         // the choice is the same before the cold segments are read and after.
         let all = &self.episodic.episodes;
         let thread: Vec<&Episode> = all.get(all.len().saturating_sub(super::cold::RECENT_EPISODES)..).unwrap_or_default().iter().collect();
-        Ok((context::build(&self.window, &thread, &self.counter, &req, &extras, &self.picks)?, req))
+        Ok((context::build(&self.window, &thread, all, &self.counter, &req, &extras, &self.picks)?, req))
     }
 
     /// A task's completed steps (its episodes, in order) and its pending

@@ -98,7 +98,6 @@ impl Controller {
             at: Some(ts),
             message: Some(id.to_string()),
             episode: None,
-            covers: vec![],
         };
         let record = |r: &crate::store::record::Record, other: bool| match r {
             crate::store::record::Record::Msg { id, message: m, ts, .. } => Some(message(id, *ts, m, other)),
@@ -111,7 +110,7 @@ impl Controller {
         // where it would take the message: a read sees that and decodes it.
         let unread = |s: Slot| {
             let at = Some(self.archived_ts(s)?);
-            Some(Recalled { id: String::new(), text: String::new(), at, message: Some(String::new()), episode: None, covers: vec![] })
+            Some(Recalled { id: String::new(), text: String::new(), at, message: Some(String::new()), episode: None })
         };
         Ok(ranked
             .into_iter()
@@ -136,7 +135,6 @@ impl Controller {
                     at: None,
                     message: None,
                     episode: None,
-                    covers: vec![],
                 }),
             })
             .collect())
@@ -241,7 +239,6 @@ impl Controller {
                 at: Some(e.created_at),
                 message: None,
                 episode: Some(i),
-                covers: e.message_ids.clone(),
             })
             .collect()
     }
