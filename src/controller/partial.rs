@@ -43,7 +43,7 @@ use crate::retrieval::FrozenIndex;
 use crate::store::indexing::{Indexing, MINE, NONE, OTHER};
 use crate::store::record::Record;
 use crate::store::tombstones::Tombstones;
-use crate::store::{Key, Loader, Uids};
+use crate::store::{Key, Loader};
 
 /// Most archived messages kept decoded for later queries (the oldest go first).
 pub const DECODED: usize = 4096;
@@ -286,8 +286,14 @@ impl Controller {
             })
             .collect();
         let merged = read.iter().map(|e| (e.origin.writer.clone(), e.origin.seq)).collect();
-        // (no episode is superseded: `episodes_stand`)
-        self.merge_episodes(read, &mut Uids::default());
+        // Merged as `merge_episodes` merges them, but not settled again: no
+        // episode is superseded (`episodes_stand` found it, over every message id).
+        if !read.is_empty() {
+            let mut all = read;
+            all.append(&mut self.episodic.episodes);
+            crate::sort::sort_by(&mut all, episode_order);
+            self.keep_episodes(all);
+        }
         let archive = &mut self.books.cold;
         (archive.episodes, archive.episode_tokens) = (0, 0);
         archive.tasks.clear();
