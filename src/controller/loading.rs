@@ -70,9 +70,11 @@ pub(crate) fn taught_by(f: &Fact, from: &HashSet<String>) -> bool {
 }
 
 /// Orders `episodes` and leaves out those superseded, with the facts they
-/// taught; the values holding what goes are added to `purge`.
-pub(crate) fn settle(episodes: &mut Vec<Episode>, facts: &mut Vec<Fact>, folding: &Folding, purge: &mut Uids) {
+/// taught; the values holding what goes are added to `purge`. Without
+/// `purge`, only orders them: the caller knows none is superseded.
+pub(crate) fn settle(episodes: &mut Vec<Episode>, facts: &mut Vec<Fact>, folding: &Folding, purge: Option<&mut Uids>) {
     crate::sort::sort_by(episodes, episode_order);
+    let Some(purge) = purge else { return };
     let superseded = superseded(&episodes.iter().collect::<Vec<_>>());
     if superseded.is_empty() {
         return;

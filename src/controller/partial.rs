@@ -286,14 +286,9 @@ impl Controller {
             })
             .collect();
         let merged = read.iter().map(|e| (e.origin.writer.clone(), e.origin.seq)).collect();
-        // Merged as `merge_episodes` merges them, but not settled again: no
-        // episode is superseded (`episodes_stand` found it, over every message id).
-        if !read.is_empty() {
-            let mut all = read;
-            all.append(&mut self.episodic.episodes);
-            crate::sort::sort_by(&mut all, episode_order);
-            self.keep_episodes(all);
-        }
+        // (no episode is superseded: `episodes_stand` found it, over every
+        // message id, and merging does not look again)
+        self.merge_episodes(read, None);
         let archive = &mut self.books.cold;
         (archive.episodes, archive.episode_tokens) = (0, 0);
         archive.tasks.clear();
