@@ -38,21 +38,22 @@ fn tables() -> &'static Tables {
 #[allow(clippy::indexing_slicing)]
 pub fn crc32(data: &[u8]) -> u32 {
     let t = tables();
-    let byte = |x: u64, at: u32| ((x >> at) & 0xFF) as usize;
     let mut c = !0u32;
-    let mut chunks = data.chunks_exact(8);
-    for chunk in &mut chunks {
-        let x = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])) ^ u64::from(c);
-        c = t[7][byte(x, 0)]
-            ^ t[6][byte(x, 8)]
-            ^ t[5][byte(x, 16)]
-            ^ t[4][byte(x, 24)]
-            ^ t[3][byte(x, 32)]
-            ^ t[2][byte(x, 40)]
-            ^ t[1][byte(x, 48)]
-            ^ t[0][byte(x, 56)];
+    let mut rest = data;
+    // (bytes by name from `split_first_chunk`: `chunks_exact`'s `next` stayed a call per step at the wasm's opt-level)
+    while let Some((&[b0, b1, b2, b3, b4, b5, b6, b7], tail)) = rest.split_first_chunk::<8>() {
+        let x = u32::from_le_bytes([b0, b1, b2, b3]) ^ c;
+        c = t[7][(x & 0xFF) as usize]
+            ^ t[6][((x >> 8) & 0xFF) as usize]
+            ^ t[5][((x >> 16) & 0xFF) as usize]
+            ^ t[4][(x >> 24) as usize]
+            ^ t[3][usize::from(b4)]
+            ^ t[2][usize::from(b5)]
+            ^ t[1][usize::from(b6)]
+            ^ t[0][usize::from(b7)];
+        rest = tail;
     }
-    for &b in chunks.remainder() {
+    for &b in rest {
         c = t[0][((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8);
     }
     !c
