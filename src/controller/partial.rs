@@ -323,7 +323,9 @@ impl Controller {
         if !superseded(&all).is_empty() {
             return false;
         }
-        let covered: FxHashSet<u64> = all.iter().flat_map(|e| &e.message_ids).map(|m| Indexing::id_hash(m)).collect();
+        let mut covered: FxHashSet<u64> = FxHashSet::default();
+        covered.reserve(all.iter().map(|e| e.message_ids.len()).sum());
+        covered.extend(all.iter().flat_map(|e| &e.message_ids).map(|m| Indexing::id_hash(m)));
         mine.iter().all(|m| covered.contains(&m.id))
     }
 
