@@ -271,7 +271,7 @@ impl Controller {
         for (writer, seq, item, vector) in vectors {
             self.restore_embedding(writer, seq, item, vector);
         }
-        self.merge_episodes(episodes, &mut purge);
+        self.merge_episodes(episodes, Some(&mut purge));
         // As `restore` places them: archived while an episode covers them.
         let mut covered: crate::retrieval::hash::FxHashSet<&str> = Default::default();
         covered.reserve(self.episodic.episodes.iter().map(|e| e.message_ids.len()).sum());
@@ -313,8 +313,9 @@ impl Controller {
     }
 
     /// Adds the episodes read from the archive to those in memory, by the
-    /// loading rules (`controller::loading`).
-    pub(super) fn merge_episodes(&mut self, read: Vec<Episode>, purge: &mut Uids) {
+    /// loading rules (`controller::loading`); without `purge`, the caller
+    /// knows none is superseded, and they are only ordered.
+    pub(super) fn merge_episodes(&mut self, read: Vec<Episode>, purge: Option<&mut Uids>) {
         if read.is_empty() {
             return;
         }

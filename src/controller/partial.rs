@@ -43,7 +43,7 @@ use crate::retrieval::FrozenIndex;
 use crate::store::indexing::{Indexing, MINE, NONE, OTHER};
 use crate::store::record::Record;
 use crate::store::tombstones::Tombstones;
-use crate::store::{Key, Loader, Uids};
+use crate::store::{Key, Loader};
 
 /// Most archived messages kept decoded for later queries (the oldest go first).
 pub const DECODED: usize = 4096;
@@ -286,8 +286,9 @@ impl Controller {
             })
             .collect();
         let merged = read.iter().map(|e| (e.origin.writer.clone(), e.origin.seq)).collect();
-        // (no episode is superseded: `episodes_stand`)
-        self.merge_episodes(read, &mut Uids::default());
+        // (no episode is superseded: `episodes_stand` found it, over every
+        // message id, and merging does not look again)
+        self.merge_episodes(read, None);
         let archive = &mut self.books.cold;
         (archive.episodes, archive.episode_tokens) = (0, 0);
         archive.tasks.clear();
@@ -322,7 +323,9 @@ impl Controller {
         if !superseded(&all).is_empty() {
             return false;
         }
-        let covered: FxHashSet<u64> = all.iter().flat_map(|e| &e.message_ids).map(|m| Indexing::id_hash(m)).collect();
+        let mut covered: FxHashSet<u64> = FxHashSet::default();
+        covered.reserve(all.iter().map(|e| e.message_ids.len()).sum());
+        covered.extend(all.iter().flat_map(|e| &e.message_ids).map(|m| Indexing::id_hash(m)));
         mine.iter().all(|m| covered.contains(&m.id))
     }
 

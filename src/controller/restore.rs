@@ -84,7 +84,7 @@ impl Controller {
         }
         self.books.cold = archive;
         crate::sort::sort_by(&mut msgs, super::cold::log_order);
-        settle(&mut episodes, &mut facts, &folding, &mut purge);
+        settle(&mut episodes, &mut facts, &folding, Some(&mut purge));
         // What the standing episodes cover.
         let archived: HashSet<&str> = episodes.iter().flat_map(|e| e.message_ids.iter().map(String::as_str)).collect();
         self.books.last_ts = msgs.iter().fold(self.books.last_ts, |t, s| t.max(s.ts));

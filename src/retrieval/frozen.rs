@@ -322,6 +322,13 @@ mod tests {
         assert_eq!(f.add_stored(&r, &[true; 4]), Some(vec![Some(4), None, Some(6), Some(7)]));
         assert_eq!(f.postings(deploy).collect::<Vec<_>>(), vec![(0, 2), (3, 1), (4, 2), (7, 1)]);
         assert_eq!((f.df(deploy), f.len(), f.numbers()), (4, 5, 8));
+        // A long list, after a short one: copied as stored.
+        let texts: Vec<Option<&str>> = (0..300).map(|i| Some(if i % 7 == 3 { "deploy deploy" } else { "deploy" })).collect();
+        assert!(f.add_stored(&stored(&texts), &[true; 300]).is_some());
+        let all: Vec<(u32, u32)> = f.postings(deploy).collect();
+        assert_eq!(all.len(), 304);
+        assert_eq!(all[4..], (0..300).map(|i| (8 + i, if i % 7 == 3 { 2 } else { 1 })).collect::<Vec<_>>()[..]);
+        assert_eq!((f.df(deploy), f.numbers()), (304, 308));
         assert_eq!(f.add_stored(&r, &[true]), None);
         assert_eq!(f.add_stored(&r[..r.len() - 1], &[true; 4]), None);
     }
