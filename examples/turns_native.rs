@@ -1,5 +1,11 @@
 //! Turns by hand natively over a controller filled with bench/history.mjs
-//! (dumped to JSON): add, build_context with the question, add the answer.
+//! (dumped to JSON): add, build_context with the question, add the answer;
+//! what grows with the history in a turn, under `perf record`.
+//!
+//!   node -e 'import("./bench/history.mjs").then(({ history }) => require("fs").writeFileSync("/tmp/history.json", JSON.stringify(history(100000))))'
+//!   cargo run --release --example turns_native -- /tmp/history.json <o200k_base ranks, ungzipped> 100000 [turns]
+//!
+//! (The ranks: `target/ranks/o200k_base.bin` beside the build's cargo target.)
 use std::rc::Rc;
 use std::time::Instant;
 
