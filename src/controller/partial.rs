@@ -207,8 +207,9 @@ impl Controller {
             return true;
         }
         let Some(mut ix) = loader.into_indexing().filter(|ix| ix.fallback.is_none()) else { return false };
+        let Some(mut frozen) = ix.frozen.finish() else { return false };
         // The growth slack back first: what follows allocates, and wasm memory never shrinks.
-        ix.frozen.shrink_to_fit();
+        frozen.shrink_to_fit();
         if let Some(e) = ix.episode_terms.as_mut() {
             e.shrink_to_fit();
         }
@@ -225,7 +226,7 @@ impl Controller {
         if !self.episodes_stand(&read, &ix.mine) {
             return false;
         }
-        let Indexing { mut frozen, writer_names, mine, others, segments, doc_segment, doc_ts, episode_terms, .. } = ix;
+        let Indexing { writer_names, mine, others, segments, doc_segment, doc_ts, episode_terms, .. } = ix;
         // Each archived message's place in the whole log: the log and the
         // archived messages, both in log order, merged.
         let mut order: Vec<u32> = (0..mine.len() as u32).collect();

@@ -16,8 +16,11 @@
 //! Invariants: every stored document takes the next number, in the order
 //! read, added or not, and none is removed; `len`, `total_len` and each
 //! term's `df` count exactly the documents added; a number not added has
-//! no posting; every document has the caller id given by `set_id`
+//! length 0 and id `u64::MAX` (its postings may be kept, and are never
+//! returned); every document has the caller id given by `set_id`
 //! (`u64::MAX` until then: such a document is never returned).
+
+use crate::retrieval::terms::Walk;
 
 /// One term's postings: how many documents hold it, the last of them
 /// (for the next gap) and the encoded list.
@@ -44,6 +47,59 @@ pub struct FrozenIndex {
     /// Documents added, and their terms.
     count: u32,
     total_len: u64,
+}
+
+/// Stored segment terms read into a [`FrozenIndex`]: each segment's
+/// documents are numbered as it comes (`add_stored`), its postings
+/// appended a batch of segments at a time. Appending one segment at a time
+/// touched every term's list once per segment, each a cache miss somewhere
+/// in the index (most of a 100,000-message read's time, measured); a batch
+/// appends each term's postings from all its segments at once.
+#[derive(Debug, Default)]
+pub struct FrozenBuilder {
+    index: FrozenIndex,
+    /// Segments numbered, not appended yet: their terms and first number.
+    staged: Vec<(Vec<u8>, u32)>,
+    staged_bytes: usize,
+    damaged: bool,
+}
+
+/// Stored terms held before they are appended (a segment's are ~100 KB).
+const BATCH_BYTES: usize = 2 << 20;
+
+impl FrozenBuilder {
+    /// Numbers the documents of one segment's stored terms for which `keep`
+    /// is true (one flag per stored document; a document not indexed is
+    /// never added): every stored document takes the next number, added or
+    /// not. Returns each stored document's number, if added; `None` when
+    /// the counts disagree or the head is damaged (damaged postings are
+    /// found by `finish`).
+    pub fn add_stored(&mut self, terms: &[u8], keep: &[bool]) -> Option<Vec<Option<u32>>> {
+        let walk = crate::retrieval::terms::walk(terms)?;
+        if walk.docs.len() != keep.len() {
+            return None;
+        }
+        let base = self.index.lens.len() as u32;
+        let docs = self.index.number(&walk.docs, keep);
+        self.staged_bytes += terms.len();
+        self.staged.push((terms.to_vec(), base));
+        if self.staged_bytes >= BATCH_BYTES {
+            self.append();
+        }
+        Some(docs)
+    }
+
+    fn append(&mut self) {
+        self.damaged |= self.index.merge(&self.staged).is_none();
+        self.staged.clear();
+        self.staged_bytes = 0;
+    }
+
+    /// The index of every segment added; `None` when any was damaged.
+    pub fn finish(mut self) -> Option<FrozenIndex> {
+        self.append();
+        (!self.damaged).then_some(self.index)
+    }
 }
 
 fn put_varint(out: &mut Vec<u8>, mut n: u64) {
@@ -106,22 +162,15 @@ impl FrozenIndex {
         self.total_len
     }
 
-    /// Adds the documents of one segment's stored terms (`terms::walk`'s
-    /// bytes) for which `keep` is true (one flag per stored document; a
+    /// Numbers the documents of one segment's stored terms (`terms::walk`'s
+    /// `docs`) for which `keep` is true (one flag per stored document; a
     /// document not indexed is never added). Every stored document takes
-    /// the next number, added or not, so a term's postings are copied as
-    /// stored, only the first one renumbered (its gap from the term's last
-    /// document here), unless some indexed document is left out. Returns
-    /// each stored document's number, if added; `None` when the counts
-    /// disagree or the bytes are damaged (the index is then not to be used).
-    pub fn add_stored(&mut self, terms: &[u8], keep: &[bool]) -> Option<Vec<Option<u32>>> {
-        let mut walk = crate::retrieval::terms::walk(terms)?;
-        if walk.docs.len() != keep.len() {
-            return None;
-        }
+    /// the next number, added or not. Returns each stored document's
+    /// number, if added.
+    fn number(&mut self, stored: &[Option<u32>], keep: &[bool]) -> Vec<Option<u32>> {
         let base = self.lens.len() as u32;
         let mut docs = Vec::with_capacity(keep.len());
-        for (at, (len, &k)) in walk.docs.iter().zip(keep).enumerate() {
+        for (at, (len, &k)) in stored.iter().zip(keep).enumerate() {
             let len = len.filter(|_| k);
             self.lens.push(len.unwrap_or(0));
             self.ids.push(u64::MAX);
@@ -129,12 +178,46 @@ impl FrozenIndex {
             self.total_len += u64::from(len.unwrap_or(0));
             docs.push(len.map(|_| base + at as u32));
         }
-        let copied = docs.iter().zip(&walk.docs).all(|(d, l)| d.is_some() == l.is_some());
+        docs
+    }
+
+    /// Appends the postings of segments numbered already (`number`): their
+    /// stored terms and first numbers, in the order numbered. Each term's
+    /// postings from all of them are appended at once, in one pass over the
+    /// segments' terms and `keys` in key order, copied as stored: only the
+    /// first one is renumbered (its gap from the term's last document here).
+    /// Those of documents left out are copied too (their length here is 0:
+    /// a document with a posting has a term), not counted in `df`, and
+    /// never scored (`Bm25Index::search_with` skips a document without an
+    /// id). `None` when the bytes are damaged.
+    fn merge(&mut self, batch: &[(Vec<u8>, u32)]) -> Option<()> {
+        struct Seg<'a> {
+            walk: Walk<'a>,
+            base: u32,
+            /// The current term's key; `None` when all are read, and at
+            /// first (`next`: the next term is to be read).
+            key: Option<u64>,
+            next: bool,
+        }
+        let mut segs = Vec::with_capacity(batch.len());
+        for (bytes, base) in batch {
+            let walk = crate::retrieval::terms::walk(bytes)?;
+            segs.push(Seg { walk, base: *base, key: None, next: true });
+        }
         // Terms new here, with where they go among `keys`: merged in after.
         let mut fresh: Vec<(usize, u64, Postings)> = Vec::new();
         let mut at = 0;
-        while walk.terms > 0 {
-            let key = walk.key()?;
+        loop {
+            let mut min = None;
+            for s in &mut segs {
+                if std::mem::take(&mut s.next) {
+                    s.key = if s.walk.terms > 0 { Some(s.walk.key()?) } else { None };
+                }
+                if let Some(k) = s.key {
+                    min = Some(min.map_or(k, |m: u64| m.min(k)));
+                }
+            }
+            let Some(key) = min else { break };
             while self.keys.get(at).is_some_and(|&k| k < key) {
                 at += 1;
             }
@@ -145,22 +228,23 @@ impl FrozenIndex {
                     &mut fresh.last_mut()?.2
                 }
             };
-            let before = p.bytes.len();
-            let mut first = true;
-            let stored = walk.postings(|doc, tf| {
-                let Some(d) = docs.get(doc as usize).copied().flatten() else { return };
-                // Copied: the first posting is written here, the others' gaps are as stored.
-                if first || !copied {
-                    let tf = tf.min(255);
-                    put_varint(&mut p.bytes, u64::from(d + 1 - p.last) << 1 | u64::from(tf > 1));
-                    if tf > 1 {
-                        p.bytes.push(tf as u8);
+            for s in segs.iter_mut().filter(|s| s.key == Some(key)) {
+                let (lens, base) = (&self.lens, s.base);
+                let before = p.bytes.len();
+                let mut first = true;
+                let stored = s.walk.postings(|doc, tf| {
+                    let d = base + doc;
+                    if first {
+                        let tf = tf.min(255);
+                        put_varint(&mut p.bytes, u64::from(d + 1 - p.last) << 1 | u64::from(tf > 1));
+                        if tf > 1 {
+                            p.bytes.push(tf as u8);
+                        }
+                        first = false;
                     }
-                    first = false;
-                }
-                (p.df, p.last) = (p.df + 1, d + 1);
-            })?;
-            if copied {
+                    p.df += u32::from(lens.get(d as usize).is_some_and(|&n| n > 0));
+                    p.last = d + 1;
+                })?;
                 // The first posting as stored: its varint, and a tf byte if its low bit says so.
                 let head = stored.iter().position(|&b| b < 0x80).map_or(0, |i| i + 1 + usize::from(stored.first().map_or(0, |b| b & 1)));
                 let rest = stored.get(head..).unwrap_or_default();
@@ -169,6 +253,7 @@ impl FrozenIndex {
                     p.bytes.reserve_exact(rest.len() + before / 4);
                 }
                 p.bytes.extend_from_slice(rest);
+                s.next = true;
             }
         }
         if !fresh.is_empty() {
@@ -189,7 +274,7 @@ impl FrozenIndex {
                 self.lists.push(q);
             }
         }
-        walk.done().then_some(docs)
+        segs.iter().all(|s| s.walk.done()).then_some(())
     }
 
     /// Gives document `doc` its caller id.
@@ -217,7 +302,8 @@ impl FrozenIndex {
         self.list(key).map_or(0, |p| p.df as usize)
     }
 
-    /// The `(doc, tf)` postings of the term `key`, docs ascending.
+    /// The `(doc, tf)` postings of the term `key`, docs ascending (with
+    /// those of documents not added: see `doc`).
     pub(crate) fn postings(&self, key: u64) -> impl Iterator<Item = (u32, u32)> + '_ {
         let bytes = self.list(key).map_or(&[][..], |p| p.bytes.as_slice());
         Decode { bytes, at: 0, doc: 0 }
@@ -264,6 +350,7 @@ mod tests {
             docs in proptest::collection::vec((proptest::collection::vec(0..WORDS.len(), 0..12), any::<bool>(), any::<bool>()), 1..60),
             queries in proptest::collection::vec(proptest::collection::vec(0..WORDS.len(), 1..5), 1..6),
             k in 1usize..20,
+            apart in any::<bool>(),
         ) {
             let texts: Vec<String> = docs.iter().map(|(w, _, _)| w.iter().map(|&i| WORDS[i]).collect::<Vec<_>>().join(" ")).collect();
             let mut one = Bm25Index::new();
@@ -291,9 +378,14 @@ mod tests {
                     mem.add(id, t);
                 }
             }
-            let mut frozen = FrozenIndex::default();
-            let mut numbers = frozen.add_stored(&stored(&segments[0]), &keep[0]).unwrap();
-            let second = frozen.add_stored(&stored(&segments[1]), &keep[1]).unwrap();
+            // Both segments appended in one batch, or each in its own.
+            let mut builder = FrozenBuilder::default();
+            let mut numbers = builder.add_stored(&stored(&segments[0]), &keep[0]).unwrap();
+            if apart {
+                builder.append();
+            }
+            let second = builder.add_stored(&stored(&segments[1]), &keep[1]).unwrap();
+            let mut frozen = builder.finish().unwrap();
             prop_assert_eq!(second[0], None);
             numbers.extend(&second[1..]);
             for (n, id) in numbers.iter().zip(&ids) {
@@ -312,24 +404,45 @@ mod tests {
 
     #[test]
     fn postings_read_back_in_order_with_their_frequencies() {
-        let mut f = FrozenIndex::default();
-        let r = stored(&[Some("deploy deploy"), None, Some("script"), Some("deploy")]);
-        assert_eq!(f.add_stored(&r, &[true, true, false, true]), Some(vec![Some(0), None, None, Some(3)]));
         let deploy = crate::retrieval::terms::term_key("deploy");
-        assert_eq!(f.postings(deploy).collect::<Vec<_>>(), vec![(0, 2), (3, 1)]);
-        assert_eq!((f.df(deploy), f.len(), f.total_len()), (2, 2, 3));
-        // Wholly kept: copied as stored, renumbered from the next number.
-        assert_eq!(f.add_stored(&r, &[true; 4]), Some(vec![Some(4), None, Some(6), Some(7)]));
-        assert_eq!(f.postings(deploy).collect::<Vec<_>>(), vec![(0, 2), (3, 1), (4, 2), (7, 1)]);
-        assert_eq!((f.df(deploy), f.len(), f.numbers()), (4, 5, 8));
-        // A long list, after a short one: copied as stored.
+        let r = stored(&[Some("deploy deploy"), None, Some("script"), Some("deploy")]);
         let texts: Vec<Option<&str>> = (0..300).map(|i| Some(if i % 7 == 3 { "deploy deploy" } else { "deploy" })).collect();
-        assert!(f.add_stored(&stored(&texts), &[true; 300]).is_some());
-        let all: Vec<(u32, u32)> = f.postings(deploy).collect();
-        assert_eq!(all.len(), 304);
-        assert_eq!(all[4..], (0..300).map(|i| (8 + i, if i % 7 == 3 { 2 } else { 1 })).collect::<Vec<_>>()[..]);
-        assert_eq!((f.df(deploy), f.numbers()), (304, 308));
-        assert_eq!(f.add_stored(&r, &[true]), None);
-        assert_eq!(f.add_stored(&r[..r.len() - 1], &[true; 4]), None);
+        let long = stored(&texts);
+        // The same segments appended one batch each, or all in one.
+        for apart in [false, true] {
+            let mut b = FrozenBuilder::default();
+            assert_eq!(b.add_stored(&r, &[true, true, false, true]), Some(vec![Some(0), None, None, Some(3)]));
+            if apart {
+                let f = std::mem::take(&mut b).finish().unwrap();
+                assert_eq!(f.postings(deploy).collect::<Vec<_>>(), vec![(0, 2), (3, 1)]);
+                assert_eq!((f.df(deploy), f.len(), f.total_len()), (2, 2, 3));
+                b.index = f;
+            }
+            // Wholly kept: copied as stored, renumbered from the next number.
+            assert_eq!(b.add_stored(&r, &[true; 4]), Some(vec![Some(4), None, Some(6), Some(7)]));
+            if apart {
+                b.append();
+            }
+            // A long list, after a short one: copied as stored.
+            assert!(b.add_stored(&long, &[true; 300]).is_some());
+            let f = b.finish().unwrap();
+            let all: Vec<(u32, u32)> = f.postings(deploy).collect();
+            assert_eq!(all[..4], [(0, 2), (3, 1), (4, 2), (7, 1)]);
+            assert_eq!(all.len(), 304);
+            assert_eq!(all[4..], (0..300).map(|i| (8 + i, if i % 7 == 3 { 2 } else { 1 })).collect::<Vec<_>>()[..]);
+            assert_eq!((f.df(deploy), f.len(), f.numbers()), (304, 305, 308));
+        }
+        // A document left out keeps its postings, but is not counted and has no id.
+        let mut b = FrozenBuilder::default();
+        assert_eq!(b.add_stored(&r, &[false, true, true, true]), Some(vec![None, None, Some(2), Some(3)]));
+        let f = b.finish().unwrap();
+        assert_eq!(f.postings(deploy).collect::<Vec<_>>(), vec![(0, 2), (3, 1)]);
+        assert_eq!((f.df(deploy), f.len(), f.total_len(), f.doc(0)), (1, 2, 2, Some((0, u64::MAX))));
+        // Counts that disagree are refused at once; damaged postings, by `finish`.
+        let mut b = FrozenBuilder::default();
+        assert_eq!(b.add_stored(&r, &[true]), None);
+        assert!(b.add_stored(&r[..r.len() - 1], &[true; 4]).is_some());
+        assert!(b.add_stored(&r, &[true; 4]).is_some());
+        assert!(b.finish().is_none());
     }
 }

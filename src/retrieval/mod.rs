@@ -50,6 +50,6 @@ pub(crate) use analyzer::is_unspaced;
 pub use analyzer::{analyze, MAX_TERM_BYTES};
 pub use bm25::{Bm25Index, Bm25Params};
 pub use centre::{script_of, Centres};
-pub use frozen::FrozenIndex;
+pub use frozen::{FrozenBuilder, FrozenIndex};
 pub use hybrid::{hybrid_search, rrf, HybridParams};
 pub use vector::{VectorIndex, VectorMode};

@@ -19,7 +19,7 @@ use super::skim::{skim, Head, Skimmed};
 use super::tombstones::Tombstones;
 use super::{Key, Uids};
 use crate::error::{MemoryError, Result};
-use crate::retrieval::{Bm25Index, FrozenIndex};
+use crate::retrieval::{Bm25Index, FrozenBuilder};
 
 /// No document (a message not indexed, or a record that is not a message).
 pub const NONE: u32 = u32::MAX;
@@ -61,7 +61,7 @@ pub struct Indexing {
     /// Record identities read so far (at opening, then in the cold segments).
     seen: Uids,
     pub writer_names: Vec<String>,
-    pub frozen: FrozenIndex,
+    pub frozen: FrozenBuilder,
     /// Each frozen document number's segment and time (one per message record).
     pub doc_segment: Vec<u32>,
     pub doc_ts: Vec<f64>,
