@@ -249,9 +249,8 @@ impl Message {
 
     // Cannot fail: a Message is strings, numbers and `serde_json::Value`s,
     // whose maps have string keys.
-    #[allow(clippy::expect_used)]
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("a Message always serializes")
+        crate::json::infallible(serde_json::to_string(self))
     }
 }
 

@@ -62,11 +62,10 @@ const SEARCH_DEFINITION: &str = r#"{"type":"function","function":{"name":"search
 
 /// The three tools as OpenAI chat function tools, and `search` after them when `search`.
 // Cannot fail: the definitions are constants, and the tests parse them.
-#[allow(clippy::expect_used)]
 pub fn definitions(search: bool) -> Vec<Value> {
-    let mut defs: Vec<Value> = crate::json::from_str(DEFINITIONS).expect("DEFINITIONS is valid JSON");
+    let mut defs: Vec<Value> = crate::json::infallible(crate::json::from_str(DEFINITIONS));
     if search {
-        defs.push(crate::json::from_str(SEARCH_DEFINITION).expect("SEARCH_DEFINITION is valid JSON"));
+        defs.push(crate::json::infallible(crate::json::from_str(SEARCH_DEFINITION)));
     }
     defs
 }

@@ -268,14 +268,12 @@ fn envelope(kind: u8, payload: &[u8]) -> Vec<u8> {
 
 // Cannot fail (also `encode_pack`): records hold strings, numbers and
 // `serde_json::Value`s; every map in them has string keys.
-#[allow(clippy::expect_used)]
 pub fn encode_record(r: &Record) -> Vec<u8> {
-    envelope(KIND_RECORD, &serde_json::to_vec(r).expect("records always serialize"))
+    envelope(KIND_RECORD, &crate::json::infallible(serde_json::to_vec(r)))
 }
 
-#[allow(clippy::expect_used)]
 pub fn encode_pack(records: &[&Record]) -> Vec<u8> {
-    envelope(KIND_PACK, &serde_json::to_vec(records).expect("records always serialize"))
+    envelope(KIND_PACK, &crate::json::infallible(serde_json::to_vec(records)))
 }
 
 /// `records` as segments of at most `limit` bytes each, in order: each
@@ -302,7 +300,6 @@ pub fn doc_of(r: &Record) -> Option<Option<terms::DocTerms>> {
     }
 }
 
-#[allow(clippy::expect_used)]
 fn encode(records: &[Record], limit: usize, indexed: bool) -> Vec<(Vec<u8>, usize)> {
     let mut out = Vec::new();
     let (mut payload, mut n) = (vec![b'['], 0);
@@ -321,7 +318,7 @@ fn encode(records: &[Record], limit: usize, indexed: bool) -> Vec<(Vec<u8>, usiz
         bytes
     };
     for r in records {
-        let json = serde_json::to_vec(r).expect("records always serialize");
+        let json = crate::json::infallible(serde_json::to_vec(r));
         let doc = if indexed { doc_of(r) } else { None };
         // Header, the payload so far, a comma, the record, the closing
         // bracket, and the index with this record's terms in it.
