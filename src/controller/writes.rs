@@ -213,13 +213,14 @@ impl Controller {
     /// Every live record, in a stable order: this thread's, then the other
     /// threads', then the namespace's.
     pub(crate) fn live_records(&self) -> Vec<Record> {
-        self.records_where(&|_, _| true)
+        self.records_where(&|_, _| true, None)
     }
 
     /// The live records `keep` accepts (by writer and seq), in the order of
-    /// [`Controller::live_records`]; only those are cloned.
-    pub(crate) fn records_where(&self, keep: &dyn Fn(&str, u64) -> bool) -> Vec<Record> {
-        self.books.records_where(&self.layers(), keep)
+    /// [`Controller::live_records`]; only those are cloned. `wanted`: how
+    /// many it accepts at most (`Books::records_where`).
+    pub(crate) fn records_where(&self, keep: &dyn Fn(&str, u64) -> bool, wanted: Option<usize>) -> Vec<Record> {
+        self.books.records_where(&self.layers(), keep, wanted)
     }
 
     /// The layers, as the store reads them.
@@ -335,7 +336,7 @@ impl Controller {
         }
         let inputs = self.books.folding.plan(self.limits())?;
         let movable = self.books.folding.movable(&inputs);
-        let records = self.records_where(&self.books.folding.among(&movable));
+        let records = self.records_where(&self.books.folding.among(&movable), Some(movable.len()));
         let mut segmented = self.segments(&records, self.books.next_seq, &inputs);
         let writes = std::mem::take(&mut segmented.writes);
         // Values left from earlier removals first (they may hold messages).

@@ -101,21 +101,15 @@ impl Books {
     }
 
     /// The live records `keep` accepts (by writer and seq), in the order the
-    /// module docs give; only those are cloned.
-    pub fn records_where(&self, layers: &Layers<'_>, keep: &dyn Fn(&str, u64) -> bool) -> Vec<Record> {
+    /// module docs give; only those are cloned. `wanted`: how many records
+    /// `keep` accepts at most (the uids it names; each names one record),
+    /// so that the log, read last from its newest message, is read only
+    /// until they are all found: a fold moves few records, mostly the
+    /// newest messages, and reading the whole log for them was the part of
+    /// `add` that grew with the history.
+    pub fn records_where(&self, layers: &Layers<'_>, keep: &dyn Fn(&str, u64) -> bool, wanted: Option<usize>) -> Vec<Record> {
         let Layers { thread, counted, log, episodes, facts, others, embeddings, procedures } = layers;
-        let mut out: Vec<Record> = (log.iter().filter(|s| keep(&s.writer, s.seq)))
-            .map(|s| Record::Msg {
-                writer: s.writer.clone(),
-                seq: s.seq,
-                lc: s.lc,
-                ts: s.ts,
-                id: s.id.clone(),
-                message: s.message.clone(),
-                task: s.task_id.clone(),
-                thread: thread.clone(),
-            })
-            .collect();
+        let mut out = Vec::new();
         for e in episodes.iter().filter(|e| keep(&e.origin.writer, e.origin.seq)) {
             let o = &e.origin;
             let (writer, seq, lc) = (o.writer.clone(), o.seq, o.lc);
@@ -139,6 +133,29 @@ impl Books {
             let (writer, seq, lc) = (o.writer.clone(), o.seq, o.lc);
             out.push(Record::Procedures { writer, seq, lc, ts, procedures: raw.clone() });
         }
-        out
+        let mut left = wanted.map_or(usize::MAX, |n| n.saturating_sub(out.len()));
+        let mut messages = Vec::new();
+        for s in log.iter().rev() {
+            if left == 0 {
+                break;
+            }
+            if !keep(&s.writer, s.seq) {
+                continue;
+            }
+            left -= 1;
+            messages.push(Record::Msg {
+                writer: s.writer.clone(),
+                seq: s.seq,
+                lc: s.lc,
+                ts: s.ts,
+                id: s.id.clone(),
+                message: s.message.clone(),
+                task: s.task_id.clone(),
+                thread: thread.clone(),
+            });
+        }
+        messages.reverse();
+        messages.append(&mut out);
+        messages
     }
 }
