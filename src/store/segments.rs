@@ -61,6 +61,22 @@ pub struct Value {
     pub bytes: usize,
     pub uids: Vec<Uid>,
     pub kind: Kind,
+    /// The least and greatest of `uids` (`(MAX, 0)` for none): a value
+    /// holds a run of one writer's seqs, so a set of uids outside its span
+    /// is not looked for among them (a fold asks it of every value).
+    span: (Uid, Uid),
+}
+
+/// The least and greatest of `uids`.
+fn span<'a>(uids: impl IntoIterator<Item = &'a Uid>) -> (Uid, Uid) {
+    uids.into_iter().fold((Uid::MAX, 0), |(lo, hi), &u| (lo.min(u), hi.max(u)))
+}
+
+impl Value {
+    /// Whether some of `uids` (spanning `(lo, hi)`) may be among this value's.
+    fn may_hold(&self, (lo, hi): (Uid, Uid)) -> bool {
+        self.span.0 <= hi && lo <= self.span.1
+    }
 }
 
 /// A value a plan writes: its key, its size, and the records it holds.
@@ -136,7 +152,8 @@ impl Folding {
     }
 
     pub fn add(&mut self, key: Key, bytes: usize, uids: Vec<Uid>, kind: Kind) {
-        self.values.push(Value { key, bytes, uids, kind });
+        let span = span(&uids);
+        self.values.push(Value { key, bytes, uids, kind, span });
     }
 
     /// A value read after opening (a cold segment): it replaces its
@@ -220,8 +237,9 @@ impl Folding {
 
     /// Marks every value holding one of `uids` for rewriting.
     pub(crate) fn rewrite_holding(&mut self, uids: &Uids) {
+        let within = span(uids.keys());
         for v in &mut self.values {
-            if v.uids.iter().any(|u| uids.contains_key(u)) {
+            if v.may_hold(within) && v.uids.iter().any(|u| uids.contains_key(u)) {
                 v.kind = Kind::Rewrite;
             }
         }
@@ -234,7 +252,8 @@ impl Folding {
 
     /// The keys of the values holding any of `uids`.
     pub(crate) fn holding(&self, uids: &Uids) -> Vec<Key> {
-        self.values.iter().filter(|v| v.uids.iter().any(|u| uids.contains_key(u))).map(|v| v.key.clone()).collect()
+        let within = span(uids.keys());
+        self.values.iter().filter(|v| v.may_hold(within) && v.uids.iter().any(|u| uids.contains_key(u))).map(|v| v.key.clone()).collect()
     }
 
     /// The values to rewrite now, by key: those that must be, else the log
@@ -269,14 +288,13 @@ impl Folding {
     pub(crate) fn movable(&self, inputs: &[Key]) -> Uids {
         let inputs = key_set(inputs);
         let mut out = Uids::default();
-        for (v, input) in self.values.iter().map(|v| (v, inputs.contains(&v.key))) {
+        for v in self.values.iter().filter(|v| inputs.contains(&v.key)) {
             for &u in &v.uids {
-                if input {
-                    out.insert(u, 0);
-                }
+                out.insert(u, 0);
             }
         }
-        for v in self.values.iter().filter(|v| !inputs.contains(&v.key)) {
+        let within = span(out.keys());
+        for v in self.values.iter().filter(|v| v.may_hold(within) && !inputs.contains(&v.key)) {
             for u in &v.uids {
                 out.remove(u);
             }
@@ -338,7 +356,8 @@ mod tests {
     fn values_to_rewrite_come_first_and_duplicates_are_not_moved() {
         let mut f = folding(&[("log", 1, 100, Kind::Log), ("pack", 2, 100, Kind::Rewrite)]);
         let dup = f.uid("w", 1);
-        f.values[1].uids.push(dup);
+        let pack = f.values.remove(1);
+        f.add(pack.key, pack.bytes, [pack.uids, vec![dup]].concat(), pack.kind);
         assert_eq!(f.plan(LIMITS).unwrap(), vec![key("pack", 2)]);
         // Record 1 is also in the log: the rewrite of the pack leaves it there.
         let movable: Vec<Uid> = f.movable(&[key("pack", 2)]).into_keys().collect();
