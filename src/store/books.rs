@@ -133,17 +133,14 @@ impl Books {
             let (writer, seq, lc) = (o.writer.clone(), o.seq, o.lc);
             out.push(Record::Procedures { writer, seq, lc, ts, procedures: raw.clone() });
         }
+        // Where the log's wanted records start: those before cannot be wanted.
         let mut left = wanted.map_or(usize::MAX, |n| n.saturating_sub(out.len()));
-        let mut messages = Vec::new();
-        for s in log.iter().rev() {
-            if left == 0 {
-                break;
-            }
-            if !keep(&s.writer, s.seq) {
-                continue;
-            }
-            left -= 1;
-            messages.push(Record::Msg {
+        let start = log.iter().rposition(|s| {
+            left = left.saturating_sub(usize::from(keep(&s.writer, s.seq)));
+            left == 0
+        });
+        let mut messages: Vec<Record> = (log.get(start.unwrap_or(0)..).unwrap_or_default().iter().filter(|s| keep(&s.writer, s.seq)))
+            .map(|s| Record::Msg {
                 writer: s.writer.clone(),
                 seq: s.seq,
                 lc: s.lc,
@@ -152,9 +149,8 @@ impl Books {
                 message: s.message.clone(),
                 task: s.task_id.clone(),
                 thread: thread.clone(),
-            });
-        }
-        messages.reverse();
+            })
+            .collect();
         messages.append(&mut out);
         messages
     }

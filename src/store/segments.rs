@@ -62,14 +62,9 @@ pub struct Value {
     pub uids: Vec<Uid>,
     pub kind: Kind,
     /// The least and greatest of `uids` (`(MAX, 0)` for none): a value
-    /// holds a run of one writer's seqs, so a set of uids outside its span
-    /// is not looked for among them (a fold asks it of every value).
+    /// holds a run of one writer's seqs, so a fold's uids outside its span
+    /// are not looked for among them (`movable`).
     span: (Uid, Uid),
-}
-
-/// The least and greatest of `uids`.
-fn span<'a>(uids: impl IntoIterator<Item = &'a Uid>) -> (Uid, Uid) {
-    uids.into_iter().fold((Uid::MAX, 0), |(lo, hi), &u| (lo.min(u), hi.max(u)))
 }
 
 impl Value {
@@ -152,7 +147,10 @@ impl Folding {
     }
 
     pub fn add(&mut self, key: Key, bytes: usize, uids: Vec<Uid>, kind: Kind) {
-        let span = span(&uids);
+        let mut span = (Uid::MAX, 0);
+        for &u in &uids {
+            span = (span.0.min(u), span.1.max(u));
+        }
         self.values.push(Value { key, bytes, uids, kind, span });
     }
 
@@ -237,9 +235,8 @@ impl Folding {
 
     /// Marks every value holding one of `uids` for rewriting.
     pub(crate) fn rewrite_holding(&mut self, uids: &Uids) {
-        let within = span(uids.keys());
         for v in &mut self.values {
-            if v.may_hold(within) && v.uids.iter().any(|u| uids.contains_key(u)) {
+            if v.uids.iter().any(|u| uids.contains_key(u)) {
                 v.kind = Kind::Rewrite;
             }
         }
@@ -252,8 +249,7 @@ impl Folding {
 
     /// The keys of the values holding any of `uids`.
     pub(crate) fn holding(&self, uids: &Uids) -> Vec<Key> {
-        let within = span(uids.keys());
-        self.values.iter().filter(|v| v.may_hold(within) && v.uids.iter().any(|u| uids.contains_key(u))).map(|v| v.key.clone()).collect()
+        self.values.iter().filter(|v| v.uids.iter().any(|u| uids.contains_key(u))).map(|v| v.key.clone()).collect()
     }
 
     /// The values to rewrite now, by key: those that must be, else the log
@@ -288,12 +284,13 @@ impl Folding {
     pub(crate) fn movable(&self, inputs: &[Key]) -> Uids {
         let inputs = key_set(inputs);
         let mut out = Uids::default();
+        let mut within = (Uid::MAX, 0);
         for v in self.values.iter().filter(|v| inputs.contains(&v.key)) {
             for &u in &v.uids {
                 out.insert(u, 0);
+                within = (within.0.min(u), within.1.max(u));
             }
         }
-        let within = span(out.keys());
         for v in self.values.iter().filter(|v| v.may_hold(within) && !inputs.contains(&v.key)) {
             for u in &v.uids {
                 out.remove(u);
