@@ -432,7 +432,10 @@ impl Controller {
         let made = first_seq..seq;
         let records = {
             let moved = self.books.folding.among(&movable);
-            self.records_where(&|w, s| (w == writer && made.contains(&s)) || moved(w, s), Some(made.end.saturating_sub(made.start) as usize + movable.len()))
+            self.records_where(
+                &|w, s| (w == writer && made.contains(&s)) || moved(w, s),
+                Some(made.end.saturating_sub(made.start) as usize + movable.len()),
+            )
         };
         let Segmented { writes: segments, outputs, shelves, next_seq, removal, episode_keys } =
             self.segments(&records, self.books.next_seq, &remove);
