@@ -191,12 +191,16 @@ impl Controller {
 
     /// The loader of a lexical query's read of the cold segments.
     pub fn indexing_loader(&self) -> Loader {
-        let ix = Indexing::new(
+        let mut ix = Indexing::new(
             self.opts.thread.clone(),
             Tombstones::of(&self.books.forgets),
             self.books.folding.writers(),
             self.books.cold.seen.clone(),
         );
+        // The terms of the episodes opening read, kept with the cold ones'
+        // (the read's index replaces opening's: without them, opening's
+        // episodes were analyzed again).
+        ix.episode_terms = self.index.prebuilt_episodes.clone();
         Loader::indexing(self.read_early(), ix)
     }
 
