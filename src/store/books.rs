@@ -133,11 +133,14 @@ impl Books {
             let (writer, seq, lc) = (o.writer.clone(), o.seq, o.lc);
             out.push(Record::Procedures { writer, seq, lc, ts, procedures: raw.clone() });
         }
-        // Where the log's wanted records start: those before cannot be wanted.
-        let mut left = wanted.map_or(usize::MAX, |n| n.saturating_sub(out.len()));
-        let start = log.iter().rposition(|s| {
-            left = left.saturating_sub(usize::from(keep(&s.writer, s.seq)));
-            left == 0
+        // Where the log's wanted records start: those before cannot be wanted
+        // (with no bound, the whole log is read once, not searched first).
+        let start = wanted.and_then(|n| {
+            let mut left = n.saturating_sub(out.len());
+            log.iter().rposition(|s| {
+                left = left.saturating_sub(usize::from(keep(&s.writer, s.seq)));
+                left == 0
+            })
         });
         let mut messages: Vec<Record> = (log.get(start.unwrap_or(0)..).unwrap_or_default().iter().filter(|s| keep(&s.writer, s.seq)))
             .map(|s| Record::Msg {
