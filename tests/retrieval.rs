@@ -166,12 +166,13 @@ proptest! {
 }
 
 proptest! {
-    /// Documents read from stored terms (`retrieval::terms`), in segments,
-    /// given other ids with some dropped, score bit for bit like
-    /// the survivors added from their text.
+    /// Documents read from stored terms (`retrieval::terms`), in segments
+    /// added one at a time or several together (`add_stored_many`, a
+    /// damaged one among them), given other ids with some dropped, score
+    /// bit for bit like the survivors added from their text.
     #[test]
     fn bm25_from_stored_terms_equals_from_text(docs in prop::collection::vec((doc_text(), any::<bool>()), 0..30),
-                                               per_segment in 1usize..8, query in doc_text()) {
+                                               per_segment in 1usize..8, per_batch in 1usize..5, query in doc_text()) {
         use agent_memory::retrieval::terms::{doc_terms, SegmentTerms};
         let kept = |i: usize| docs.get(i).is_some_and(|d| d.1);
         let mut from_text = Bm25Index::new();
@@ -179,13 +180,23 @@ proptest! {
             from_text.add(3 * i as u64 + 1, text);
         }
         let mut stored = Bm25Index::new();
-        for (n, chunk) in docs.chunks(per_segment).enumerate() {
-            let mut seg = SegmentTerms::new();
-            for (text, _) in chunk {
-                seg.push(Some(doc_terms(text)));
-            }
-            let ids: Vec<Option<u64>> = (0..chunk.len()).map(|j| Some(1000 + (n * per_segment + j) as u64)).collect();
-            prop_assert!(stored.add_stored(&seg.encode(), &ids));
+        let segments: Vec<(Vec<u8>, Vec<Option<u64>>)> = docs
+            .chunks(per_segment)
+            .enumerate()
+            .map(|(n, chunk)| {
+                let mut seg = SegmentTerms::new();
+                for (text, _) in chunk {
+                    seg.push(Some(doc_terms(text)));
+                }
+                (seg.encode(), (0..chunk.len()).map(|j| Some(1000 + (n * per_segment + j) as u64)).collect())
+            })
+            .collect();
+        for batch in segments.chunks(per_batch) {
+            let mut given: Vec<(&[u8], &[Option<u64>])> = batch.iter().map(|(t, d)| (t.as_slice(), d.as_slice())).collect();
+            // A damaged segment in the middle is refused alone.
+            let damaged = [1u8, 2, 0xff];
+            given.insert(given.len() / 2, (&damaged, &[Some(5), None]));
+            prop_assert_eq!(stored.add_stored_many(&given), given.len() - 1);
         }
         stored.rekey((0..docs.len()).filter(|&i| kept(i)).map(|i| (1000 + i as u64, 3 * i as u64 + 1)));
         prop_assert_eq!(stored.len(), from_text.len());

@@ -211,6 +211,7 @@ impl Controller {
             return true;
         }
         let Some(mut ix) = loader.into_indexing().filter(|ix| ix.fallback.is_none()) else { return false };
+        ix.flush_episode_terms();
         let Some(mut frozen) = ix.frozen.finish() else { return false };
         // The growth slack back first: what follows allocates, and wasm memory never shrinks.
         frozen.shrink_to_fit();

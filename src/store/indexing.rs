@@ -52,6 +52,10 @@ pub struct Segment {
 pub const MINE: u64 = 1 << 62;
 pub const OTHER: u64 = 1 << 61;
 
+/// Episode segments whose terms are added together: each term's list is
+/// then found once per batch, not once per segment.
+const EPISODE_BATCH: usize = 64;
+
 /// What a lexical query's read of the cold segments found.
 #[derive(Debug, Default)]
 pub struct Indexing {
@@ -72,7 +76,11 @@ pub struct Indexing {
     /// This thread's episodes, decoded, and the terms stored with them
     /// (keyed by `record::doc_key`).
     pub episodes: Vec<Record>,
+    /// Complete after [`flush_episode_terms`](Self::flush_episode_terms).
     pub episode_terms: Option<Bm25Index>,
+    /// Stored terms of episode segments not yet in `episode_terms`: added
+    /// [`EPISODE_BATCH`] segments at a time (`Bm25Index::add_stored_many`).
+    episode_batch: Vec<(Vec<u8>, Vec<Option<u64>>)>,
     last_writer: Option<(String, u64, u32)>,
     /// Why the cold segments must be read whole instead, if it must.
     pub fallback: Option<&'static str>,
@@ -245,7 +253,21 @@ impl Indexing {
         }
         // Terms that cannot be read are left: the episodes' text is analyzed instead.
         if let Some(terms) = terms {
-            self.episode_terms.get_or_insert_with(Bm25Index::new).add_stored(terms, &docs);
+            self.episode_batch.push((terms.to_vec(), docs));
+            if self.episode_batch.len() >= EPISODE_BATCH {
+                self.flush_episode_terms();
+            }
         }
+    }
+
+    /// Adds the episode segments' terms read since the last call to
+    /// `episode_terms`.
+    pub fn flush_episode_terms(&mut self) {
+        if self.episode_batch.is_empty() {
+            return;
+        }
+        let batch = std::mem::take(&mut self.episode_batch);
+        let index = self.episode_terms.get_or_insert_with(Bm25Index::new);
+        index.add_stored_many(&batch.iter().map(|(t, d)| (t.as_slice(), d.as_slice())).collect::<Vec<_>>());
     }
 }
