@@ -1,7 +1,7 @@
 //! Analyzed documents as stored bytes: the lexical index of one cold
 //! segment, written with its messages (or episodes) so that reading the
 //! archive fills an index without analyzing their text again
-//! (`store::record`'s indexed segments; `Bm25Index::add_stored` and
+//! (`store::envelope`'s indexed segments; `Bm25Index::add_stored` and
 //! `FrozenIndex::add_stored` read them through `walk`, `read` collects them).
 //!
 //! A term is stored as its key ([`term_key`]): 48 bits of a hash of its

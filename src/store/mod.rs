@@ -21,6 +21,7 @@
 
 pub mod books;
 pub mod crc;
+pub mod envelope;
 pub mod indexing;
 pub mod placement;
 pub mod record;

@@ -1,10 +1,10 @@
-//! Reading an indexed cold segment (`record`'s kind 3) without decoding
+//! Reading an indexed cold segment (`envelope`'s kind 3) without decoding
 //! its messages: each record's identity, order and thread, and a message's
 //! id and whether it is an instruction; its content is skipped, not parsed
 //! into values. With the segment's stored terms that is what a lexical
 //! query needs of the messages it does not show (`controller::partial`).
 //!
-//! Invariants: `skim` accepts exactly the values `record::decode_indexed`
+//! Invariants: `skim` accepts exactly the values `envelope::decode_indexed`
 //! decodes (same checks: envelope, checksum), never panics, and skims only
 //! a kind 3 value holding messages: any other it decodes whole.
 
@@ -13,7 +13,8 @@ use std::borrow::Cow;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 
-use super::record::{checked_parts, is_indexed, parse, DecodeError, Record};
+use super::envelope::{checked_parts, is_indexed, parse, DecodeError};
+use super::record::Record;
 
 /// What one record of an indexed segment is, as far as a query needs.
 #[derive(Debug, PartialEq)]
@@ -122,7 +123,7 @@ pub enum Skimmed<'a> {
     /// A segment of messages: its format version, its records' heads in
     /// order, and its stored terms (`retrieval::terms`' bytes).
     Heads(u8, Vec<Head<'a>>, &'a [u8]),
-    /// Any other value (episodes), decoded whole: as `record::decode_indexed`.
+    /// Any other value (episodes), decoded whole: as `envelope::decode_indexed`.
     Records(u8, Vec<Record>, Option<&'a [u8]>),
 }
 
