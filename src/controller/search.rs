@@ -4,7 +4,7 @@
 //! Index ids ([`Slot`]): a fact at slot `i` of `semantic.facts` is `3i`, a
 //! message at position `p` of this thread's log `3p + 1`, another thread's
 //! record at position `q` of `others` `3q + 2`. Superseded facts leave the
-//! index but stay in `semantic`. Vectors come from the embedder hook, keyed by
+//! index but stay in `semantic`. Vectors come from the embedder hook (`vectors`), keyed by
 //! item id, so nothing is embedded twice.
 
 use std::collections::HashMap;
@@ -15,6 +15,7 @@ use crate::error::{MemoryError, Result};
 use crate::retrieval::{hybrid_search, script_of, Bm25Index, Bm25Params, Centres, HybridParams, VectorIndex, VectorMode};
 
 mod hits;
+mod vectors;
 pub use hits::{Found, Hit, HitKind};
 
 /// The indexes and the vectors they were built from.
@@ -294,37 +295,6 @@ impl Controller {
         read
     }
 
-    /// Recomputes the script means from every indexed vector and re-adds
-    /// the vectors centred by them (see `retrieval::Centres`).
-    fn recentre(&mut self) {
-        // Facts then messages, by position: the means are summed in one fixed
-        // order. A text is read only for an item with a vector.
-        let idx = &self.index;
-        let vector = |slot: u64, id: &str| idx.embeddings.get(id).filter(|_| idx.lexical.contains(slot));
-        let mut items: Vec<(u64, usize, &[f32])> = Vec::new();
-        for (i, f) in self.semantic.facts.iter().enumerate() {
-            let slot = Slot::Fact(i).id();
-            items.extend(vector(slot, &f.id).map(|v| (slot, script_of(&f.text), v.as_slice())));
-        }
-        for (p, s) in self.window.log.iter().enumerate() {
-            let slot = self.log_slot(p).id();
-            items.extend(vector(slot, &s.id).map(|v| (slot, script_of(&s.message.content_text()), v.as_slice())));
-        }
-        for (q, r) in self.others.iter().enumerate() {
-            if let crate::store::record::Record::Msg { id, message, .. } = r {
-                let slot = Slot::Other(q).id();
-                items.extend(vector(slot, id).map(|v| (slot, script_of(&message.content_text()), v.as_slice())));
-            }
-        }
-        let mut centres = Centres::default();
-        centres.refresh(&items);
-        let mut vectors = VectorIndex::new(VectorMode::Exact);
-        for &(slot, s, v) in &items {
-            let _ = vectors.add(slot, &centres.centre(s, v));
-        }
-        (self.index.centres, self.index.vectors) = (centres, vectors);
-    }
-
     /// Relevance of every episode to `query` (0 for none): fused lexical and
     /// vector ranks when the query has a vector, BM25 otherwise.
     pub(crate) fn episode_relevance(&self, query: &str, vector: Option<&[f32]>) -> Vec<f64> {
@@ -343,60 +313,6 @@ impl Controller {
             }
         }
         rel
-    }
-
-    /// Items that have no embedding yet (oldest first), for the embedder hook.
-    pub fn unembedded(&self, limit: usize) -> Vec<(String, String)> {
-        let facts = self.semantic.live().into_iter().filter_map(|i| self.semantic.facts.get(i)).map(|f| (f.id.clone(), f.text.clone()));
-        let msgs = self.window.log.iter().filter(|s| !s.message.role.is_instruction()).map(|s| (s.id.clone(), s.message.content_text()));
-        let episodes = self.episodic.episodes.iter().map(|e| (e.id.clone(), e.summary.clone()));
-        facts
-            .chain(episodes)
-            .chain(msgs)
-            .filter(|(id, text)| !text.trim().is_empty() && !self.index.embeddings.contains_key(id))
-            .take(limit)
-            .collect()
-    }
-
-    /// Checks vectors for `ids` against the index (dimension, finiteness).
-    ///
-    /// # Errors
-    /// `INVALID_VECTOR`, `DIMENSION_MISMATCH`, `INVALID_INPUT` for a count mismatch.
-    pub fn check_embeddings(&self, ids: &[String], vectors: &[Vec<f32>]) -> Result<()> {
-        if ids.len() != vectors.len() {
-            return Err(MemoryError::input("embedder", format!("returned {} vectors for {} texts", vectors.len(), ids.len())));
-        }
-        let mut probe = VectorIndex::new(VectorMode::Exact);
-        if let Some(dim) = self.index.vectors.dim() {
-            probe.add(u64::MAX, &vec![1.0; dim])?;
-        }
-        for (i, v) in vectors.iter().enumerate() {
-            probe.add(i as u64, v)?;
-        }
-        Ok(())
-    }
-
-    /// Stores checked embeddings in memory and the vector index.
-    pub(crate) fn attach_embeddings(&mut self, items: Vec<(String, Vec<f32>)>) {
-        if self.index.stale {
-            self.index.embeddings.extend(items);
-            return;
-        }
-        for (id, v) in items {
-            if let Some(i) = self.episodic.episodes.iter().position(|e| e.id == id) {
-                let _ = self.index.episode_vectors.add(i as u64, &v);
-            }
-            // Only what the lexical index holds is searched (not instructions).
-            if let Some(slot) = self.index.slot_of(&id).filter(|&s| self.index.lexical.contains(s)) {
-                if let Some(hit) = self.hit(slot, 0.0).filter(|h| h.id == id) {
-                    let _ = self.index.vectors.add(slot, &self.index.centres.centre(script_of(&hit.text), &v));
-                }
-            }
-            self.index.embeddings.insert(id, v);
-        }
-        if self.index.centres.stale(self.index.vectors.len()) {
-            self.recentre();
-        }
     }
 
     /// Searches facts, chunks and messages; hybrid when `query_vector` is given.
