@@ -1,8 +1,9 @@
 //! Where the time of opening a namespace and of its first query goes,
 //! natively, on the values `bench/scale.mjs` stored (run it with
 //! `BENCH_SCALE_KEEP=DIR` first): open, first `build_context` with a query,
-//! `search`, a later `build_context`, each timed; run under `perf record`
-//! for the functions.
+//! `search`, a later `build_context`, then the whole read of a second open
+//! (`Durable::controller`), each timed; run under `perf record` for the
+//! functions.
 //!
 //!   cargo run --release --example first_query -- /tmp/scale/100000.bin dist/ranks/o200k_base.bin [rounds]
 
@@ -85,6 +86,17 @@ fn main() {
             later.as_secs_f64() * 1e3,
             format!("{:?}", ctx.messages).contains("PELICAN-SUNRISE"),
         );
+        // The whole read (what an embedder's first query, `history()` or
+        // `export` costs): a second open, then every cold segment decoded.
+        let whole = Durable::open(
+            Options { namespace: "scale".into(), model: "gpt-4o".into(), ..Options::default() },
+            Counter::Exact(bpe.clone()),
+            mem.clone(),
+        )
+        .unwrap();
+        let t = Instant::now();
+        drop(whole.controller().unwrap());
+        println!("whole read: {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
         // Then turns by hand: add the question, build its context, add the answer.
         let t = Instant::now();
         let turns: usize = std::env::var("TURNS").ok().and_then(|t| t.parse().ok()).unwrap_or(20);
