@@ -192,10 +192,9 @@ proptest! {
             })
             .collect();
         for batch in segments.chunks(per_batch) {
-            let mut given: Vec<(&[u8], &[Option<u64>])> = batch.iter().map(|(t, d)| (t.as_slice(), d.as_slice())).collect();
+            let mut given = batch.to_vec();
             // A damaged segment in the middle is refused alone.
-            let damaged = [1u8, 2, 0xff];
-            given.insert(given.len() / 2, (&damaged, &[Some(5), None]));
+            given.insert(given.len() / 2, (vec![1u8, 2, 0xff], vec![Some(5), None]));
             prop_assert_eq!(stored.add_stored_many(&given), given.len() - 1);
         }
         stored.rekey((0..docs.len()).filter(|&i| kept(i)).map(|i| (1000 + i as u64, 3 * i as u64 + 1)));

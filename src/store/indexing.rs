@@ -268,6 +268,6 @@ impl Indexing {
         }
         let batch = std::mem::take(&mut self.episode_batch);
         let index = self.episode_terms.get_or_insert_with(Bm25Index::new);
-        index.add_stored_many(&batch.iter().map(|(t, d)| (t.as_slice(), d.as_slice())).collect::<Vec<_>>());
+        index.add_stored_many(&batch);
     }
 }

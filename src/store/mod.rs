@@ -180,7 +180,7 @@ fn add_staged(loaded: &mut Loaded, staged: &mut Staged) {
         }
         let had = into.is_some();
         let mut index = into.take().unwrap_or_default();
-        let added = index.add_stored_many(&batch.iter().map(|(t, d)| (t.as_slice(), d.as_slice())).collect::<Vec<_>>());
+        let added = index.add_stored_many(batch);
         *into = (had || added > 0).then_some(index);
         batch.clear();
     }

@@ -11,7 +11,7 @@ impl Bm25Index {
     /// been added from its text. `false`, and nothing added, when the counts
     /// disagree or the bytes are damaged (they are checked whole first).
     pub fn add_stored(&mut self, terms: &[u8], ids: &[Option<u64>]) -> bool {
-        self.add_stored_many(&[(terms, ids)]) == 1
+        self.add_stored_many(&[(terms.to_vec(), ids.to_vec())]) == 1
     }
 
     /// [`add_stored`](Self::add_stored) for several segments, in order, as
@@ -20,7 +20,7 @@ impl Bm25Index {
     /// keys), so a list is found once per call, not once per segment: with
     /// a list per term, that lookup was most of reading an archive's
     /// episodes (a cache miss per term and segment).
-    pub fn add_stored_many(&mut self, segments: &[(&[u8], &[Option<u64>])]) -> usize {
+    pub fn add_stored_many(&mut self, segments: &[(Vec<u8>, Vec<Option<u64>>)]) -> usize {
         struct Seg<'a> {
             walk: Walk<'a>,
             slots: Vec<Option<u32>>,
@@ -38,7 +38,7 @@ impl Bm25Index {
             })
         };
         let mut segs = Vec::with_capacity(segments.len());
-        for &(terms, ids) in segments {
+        for (terms, ids) in segments {
             let Some(mut walk) = walk(terms).filter(|w| w.docs.len() == ids.len() && checked(terms)) else { continue };
             let slots = walk
                 .docs
