@@ -148,7 +148,8 @@ pub struct Cold {
 }
 
 /// Turns stored values into records one value at a time, so a host can hand
-/// them over as it reads them: no more than one value's bytes at once.
+/// them over as it reads them: no more than one value's bytes at once,
+/// besides a copy of about 2 MiB of their stored terms (`TERMS_BATCH_BYTES`).
 #[derive(Debug, Default)]
 pub struct Loader {
     loaded: Loaded,

@@ -15,7 +15,7 @@ impl<S: Store> WritePath<S> {
     /// memory is reset.
     ///
     /// # Errors
-    /// Those of [`Controller::prepare_forget`]; the store's (nothing changed).
+    /// Those of [`Controller::prepare_forget`](crate::controller::Controller::prepare_forget); the store's (nothing changed).
     pub async fn forget(&self, target: &ForgetTarget, now: f64) -> Result<Forgotten, S::Error> {
         if *target == ForgetTarget::Namespace {
             self.borrowed().open()?;
@@ -59,7 +59,7 @@ impl<S: Store> WritePath<S> {
     /// resolves to what was forgotten and the new message's id and tokens.
     ///
     /// # Errors
-    /// Those of [`Controller::prepare_replace`]; the store's (nothing changed).
+    /// Those of [`Controller::prepare_replace`](crate::controller::Controller::prepare_replace); the store's (nothing changed).
     pub async fn replace(
         &self,
         id: &str,
