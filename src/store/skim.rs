@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 
-use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 
 use super::envelope::{checked_parts, is_indexed, parse, DecodeError};
@@ -64,11 +64,11 @@ impl<'de> Deserialize<'de> for RoleOf {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RoleOf, A::Error> {
                 let mut out = RoleOf::default();
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    if key == "role" {
-                        let role = map.next_value::<Cow<'de, str>>()?;
-                        out.known = matches!(&*role, "system" | "developer" | "user" | "assistant" | "tool");
-                        out.instruction = matches!(&*role, "system" | "developer");
+                while let Some(key) = map.next_key_seed(OneOf(&["role"]))? {
+                    if key.is_some() {
+                        let role = map.next_value_seed(OneOf(&["system", "developer", "user", "assistant", "tool"]))?;
+                        out.known = role.is_some();
+                        out.instruction = role.is_some_and(|r| r < 2);
                     } else {
                         map.next_value::<IgnoredAny>()?;
                     }
@@ -77,6 +77,28 @@ impl<'de> Deserialize<'de> for RoleOf {
             }
         }
         d.deserialize_map(V)
+    }
+}
+
+/// Which of its words a string is (`None`: another), compared where it
+/// lies: serde's `Cow<str>` reader copies every key and role it reads into
+/// a `String`, two or three per message skimmed.
+struct OneOf(&'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for OneOf {
+    type Value = Option<usize>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<usize>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OneOf {
+    type Value = Option<usize>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Option<usize>, E> {
+        Ok(self.0.iter().position(|w| *w == s))
     }
 }
 
@@ -97,14 +119,14 @@ impl<'de: 'a, 'a> Deserialize<'de> for Head<'a> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Head<'a>, A::Error> {
                 let mut out = Head::Other;
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    out = match &*key {
-                        "msg" => Head::Msg(map.next_value()?),
-                        "embedding" => {
+                while let Some(key) = map.next_key_seed(OneOf(&["msg", "embedding"]))? {
+                    out = match key {
+                        Some(0) => Head::Msg(map.next_value()?),
+                        Some(_) => {
                             let e: EmbeddingHead<'a> = map.next_value()?;
                             Head::Embedding { writer: e.writer, seq: e.seq }
                         }
-                        _ => {
+                        None => {
                             map.next_value::<IgnoredAny>()?;
                             Head::Other
                         }
