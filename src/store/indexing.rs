@@ -52,10 +52,6 @@ pub struct Segment {
 pub const MINE: u64 = 1 << 62;
 pub const OTHER: u64 = 1 << 61;
 
-/// Episode segments whose terms are added together: each term's list is
-/// then found once per batch, not once per segment.
-const EPISODE_BATCH: usize = 64;
-
 /// What a lexical query's read of the cold segments found.
 #[derive(Debug, Default)]
 pub struct Indexing {
@@ -78,9 +74,11 @@ pub struct Indexing {
     pub episodes: Vec<Record>,
     /// Complete after [`flush_episode_terms`](Self::flush_episode_terms).
     pub episode_terms: Option<Bm25Index>,
-    /// Stored terms of episode segments not yet in `episode_terms`: added
-    /// [`EPISODE_BATCH`] segments at a time (`Bm25Index::add_stored_many`).
+    /// Stored terms of episode segments not yet in `episode_terms`, and
+    /// their bytes: added about `TERMS_BATCH_BYTES` at a time
+    /// (`Bm25Index::add_stored_many`), as a whole read adds them.
     episode_batch: Vec<(Vec<u8>, Vec<Option<u64>>)>,
+    episode_batch_bytes: usize,
     last_writer: Option<(String, u64, u32)>,
     /// Why the cold segments must be read whole instead, if it must.
     pub fallback: Option<&'static str>,
@@ -253,8 +251,9 @@ impl Indexing {
         }
         // Terms that cannot be read are left: the episodes' text is analyzed instead.
         if let Some(terms) = terms {
+            self.episode_batch_bytes += terms.len();
             self.episode_batch.push((terms.to_vec(), docs));
-            if self.episode_batch.len() >= EPISODE_BATCH {
+            if self.episode_batch_bytes >= super::TERMS_BATCH_BYTES {
                 self.flush_episode_terms();
             }
         }
@@ -267,6 +266,7 @@ impl Indexing {
             return;
         }
         let batch = std::mem::take(&mut self.episode_batch);
+        self.episode_batch_bytes = 0;
         let index = self.episode_terms.get_or_insert_with(Bm25Index::new);
         index.add_stored_many(&batch);
     }

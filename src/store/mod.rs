@@ -165,11 +165,11 @@ pub struct Loader {
 
 type Staged = [Vec<(Vec<u8>, Vec<Option<u64>>)>; 2];
 
-/// Stored terms added to the indexes together, about this many bytes of
-/// values at a time: a term's postings list is then found once per batch,
-/// not once per value (a cache miss per term and value was half of a whole
-/// read of 100,000 messages).
-const TERMS_BATCH_BYTES: usize = 2 << 20;
+/// Stored terms added to an index together, about this many bytes of them
+/// at a time (here and in `indexing`): a term's postings list is then found
+/// once per batch, not once per value (a cache miss per term and value was
+/// half of a whole read of 100,000 messages).
+pub(crate) const TERMS_BATCH_BYTES: usize = 2 << 20;
 
 /// Adds the staged terms (`Bm25Index::add_stored_many`): the messages' to
 /// `loaded.terms`, the episodes' to `loaded.episode_terms`. An index stays
