@@ -251,6 +251,19 @@ mod tests {
         assert_eq!(skim(&plain).unwrap(), Skimmed::Records(version, decode_indexed(&plain).unwrap().1, None));
     }
 
+    #[test]
+    fn escaped_keys_and_roles_read_as_the_decoder_reads_them() {
+        let json = br#"{"msg":{"writer":"w","seq":1,"ts":2,"id":"m-1","message":{"content":"x","role":"system"}}}"#;
+        let Head::Msg(head) = serde_json::from_slice::<Head>(json).unwrap() else { panic!("not a message") };
+        assert_eq!(head.role, RoleOf { instruction: true, known: true });
+        let Record::Msg { message, .. } = serde_json::from_slice::<Record>(json).unwrap() else { panic!("not a message") };
+        assert_eq!(message.role, Role::System);
+        let other: Head =
+            serde_json::from_slice(br#"{"msg":{"writer":"w","seq":1,"ts":2,"id":"m-1","message":{"role":"robot"}}}"#).unwrap();
+        assert!(matches!(other, Head::Msg(MsgHead { role: RoleOf { instruction: false, known: false }, .. })));
+        assert!(serde_json::from_slice::<Head>(br#"{"msg":{"writer":"w","seq":1,"ts":2,"id":"m-1","message":{"role":7}}}"#).is_err());
+    }
+
     proptest! {
         /// Any bytes: an error or an answer, never a panic; damage is caught as decoding catches it.
         #[test]
