@@ -229,28 +229,31 @@ impl FrozenIndex {
                 }
             };
             for s in segs.iter_mut().filter(|s| s.key == Some(key)) {
-                let (lens, base) = (&self.lens, s.base);
-                let before = p.bytes.len();
-                let mut first = true;
+                let (lens, base, prev) = (&self.lens, s.base, p.last);
+                let (mut first, mut df, mut last) = (None, 0, prev);
                 let stored = s.walk.postings(|doc, tf| {
                     let d = base + doc;
-                    if first {
-                        let tf = tf.min(255);
-                        put_varint(&mut p.bytes, u64::from(d + 1 - p.last) << 1 | u64::from(tf > 1));
-                        if tf > 1 {
-                            p.bytes.push(tf as u8);
-                        }
-                        first = false;
-                    }
-                    p.df += u32::from(lens.get(d as usize).is_some_and(|&n| n > 0));
-                    p.last = d + 1;
+                    first.get_or_insert((d, tf.min(255)));
+                    df += u32::from(lens.get(d as usize).is_some_and(|&n| n > 0));
+                    last = d + 1;
                 })?;
+                (p.df, p.last) = (p.df + df, last);
                 // The first posting as stored: its varint, and a tf byte if its low bit says so.
                 let head = stored.iter().position(|&b| b < 0x80).map_or(0, |i| i + 1 + usize::from(stored.first().map_or(0, |b| b & 1)));
                 let rest = stored.get(head..).unwrap_or_default();
-                // Lists are most of the index: grown by the segment's and a quarter, not doubled.
-                if p.bytes.capacity() - p.bytes.len() < rest.len() {
-                    p.bytes.reserve_exact(rest.len() + before / 4);
+                // Lists are most of the index: grown once for the segment's
+                // postings (the first renumbered: at most six bytes) and a
+                // quarter more, before any is written; a push on a full
+                // list would double it.
+                let (len, room) = (p.bytes.len(), rest.len() + 6);
+                if p.bytes.capacity() - len < room {
+                    p.bytes.reserve_exact(room + len / 4);
+                }
+                if let Some((d, tf)) = first {
+                    put_varint(&mut p.bytes, u64::from(d + 1 - prev) << 1 | u64::from(tf > 1));
+                    if tf > 1 {
+                        p.bytes.push(tf as u8);
+                    }
                 }
                 p.bytes.extend_from_slice(rest);
                 s.next = true;
