@@ -244,3 +244,50 @@ fn a_message_line_of_the_recall_block_takes_at_least_min_line_tokens() {
         }
     }
 }
+
+/// Stores, as its own log value, a retry of the compaction behind the
+/// oldest archived episode: the same messages, summarized again by another
+/// writer after everything else (a save that landed, then was retried).
+/// Returns the retry's summary.
+fn retry_oldest_compaction(map: &Map) -> String {
+    use agent_memory::store::record::{decode_indexed, encode_record, Record};
+    let mut oldest: Option<(u64, Record)> = None;
+    let mut lc = 0;
+    for (key, bytes) in map.borrow().iter() {
+        for r in decode_indexed(bytes).unwrap().1 {
+            lc = lc.max(r.lc());
+            if let Record::Episode { episode, .. } = &r {
+                let archived = key.get(1).is_some_and(|k| k == "arc");
+                if archived && oldest.as_ref().is_none_or(|(at, _)| episode.created_at < *at as f64) {
+                    oldest = Some((episode.created_at as u64, r.clone()));
+                }
+            }
+        }
+    }
+    let Some((_, Record::Episode { mut episode, thread, counted, .. })) = oldest else { panic!("no archived episode") };
+    episode.id = "e-retried".into();
+    episode.summary = format!("Summary retried: {}", episode.summary);
+    let retry = Record::Episode { writer: "x".into(), seq: 1, lc: lc + 1, episode: episode.clone(), thread, counted };
+    let key = map.borrow().keys().next().map(|k| vec![k[0].clone(), "log".into(), "x".into(), format!("{:016}", 1)]).unwrap();
+    map.borrow_mut().insert(key, encode_record(&retry));
+    episode.summary
+}
+
+#[test]
+fn an_archived_episode_superseded_by_a_retry_is_left_out_as_a_whole_read_leaves_it() {
+    let map = namespace(2400);
+    let retried = retry_oldest_compaction(&map);
+    let whole = loaded_whole(&map, "f");
+    // The whole read keeps the retry and leaves the episode it supersedes out.
+    let summaries: Vec<String> = whole.controller().unwrap().episodes().iter().map(|e| e.summary.clone()).collect();
+    assert!(summaries.contains(&retried));
+    assert!(!summaries.iter().any(|s| retried.ends_with(s.as_str()) && *s != retried));
+    let d = Durable::open(options("r", "default"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    for q in QUERIES.iter().chain(&["Summary retried", "trip Chengdu hotel river summary"]) {
+        let req = ContextRequest { max_tokens: 3000, query: Some((*q).into()), now: Some(5000.0), ..Default::default() };
+        assert_eq!(d.build_context(&req).unwrap(), whole.build_context(&req).unwrap(), "{q} (context)");
+        let opts = SearchOptions { k: Some(10), ..Default::default() };
+        assert_eq!(d.search(q, &opts).unwrap(), whole.search(q, &opts).unwrap(), "{q} (search)");
+    }
+    assert_eq!(d.controller().unwrap().episodes(), whole.controller().unwrap().episodes());
+}

@@ -325,13 +325,21 @@ impl Controller {
     /// (`mine`): else a whole read would change what memory holds.
     fn episodes_stand(&self, read: &[Episode], mine: &[crate::store::indexing::Mine]) -> bool {
         let mut all: Vec<&Episode> = read.iter().chain(&self.episodic.episodes).collect();
-        crate::sort::sort_by(&mut all, |a, b| episode_order(a, b));
-        if !superseded(&all).is_empty() {
-            return false;
-        }
         let mut covered: FxHashSet<u64> = FxHashSet::default();
         covered.reserve(all.iter().map(|e| e.message_ids.len()).sum());
-        covered.extend(all.iter().flat_map(|e| &e.message_ids).map(|m| Indexing::id_hash(m)));
+        // Ids whose hashes all differ are all different, and no episode then
+        // supersedes another: the exact check (ordered, by text) runs only
+        // when two hashes meet, a shared message or a collision.
+        let mut shared = false;
+        for m in all.iter().flat_map(|e| &e.message_ids) {
+            shared |= !covered.insert(Indexing::id_hash(m));
+        }
+        if shared {
+            crate::sort::sort_by(&mut all, |a, b| episode_order(a, b));
+            if !superseded(&all).is_empty() {
+                return false;
+            }
+        }
         mine.iter().all(|m| covered.contains(&m.id))
     }
 
