@@ -74,11 +74,8 @@ pub struct Indexing {
     pub episodes: Vec<Record>,
     /// Complete after [`flush_episode_terms`](Self::flush_episode_terms).
     pub episode_terms: Option<Bm25Index>,
-    /// Stored terms of episode segments not yet in `episode_terms`, and
-    /// their bytes: added about `TERMS_BATCH_BYTES` at a time
-    /// (`Bm25Index::add_stored_many`), as a whole read adds them.
-    episode_batch: Vec<(Vec<u8>, Vec<Option<u64>>)>,
-    episode_batch_bytes: usize,
+    /// Stored terms of episode segments not yet in `episode_terms`.
+    episode_batch: super::terms_batch::TermsBatch,
     last_writer: Option<(String, u64, u32)>,
     /// Why the cold segments must be read whole instead, if it must.
     pub fallback: Option<&'static str>,
@@ -251,23 +248,13 @@ impl Indexing {
         }
         // Terms that cannot be read are left: the episodes' text is analyzed instead.
         if let Some(terms) = terms {
-            self.episode_batch_bytes += terms.len();
-            self.episode_batch.push((terms.to_vec(), docs));
-            if self.episode_batch_bytes >= super::TERMS_BATCH_BYTES {
-                self.flush_episode_terms();
-            }
+            self.episode_batch.push(terms, docs, &mut self.episode_terms);
         }
     }
 
     /// Adds the episode segments' terms read since the last call to
     /// `episode_terms`.
     pub fn flush_episode_terms(&mut self) {
-        if self.episode_batch.is_empty() {
-            return;
-        }
-        let batch = std::mem::take(&mut self.episode_batch);
-        self.episode_batch_bytes = 0;
-        let index = self.episode_terms.get_or_insert_with(Bm25Index::new);
-        index.add_stored_many(&batch);
+        self.episode_batch.flush(&mut self.episode_terms);
     }
 }

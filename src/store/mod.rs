@@ -29,6 +29,7 @@ pub mod segments;
 pub mod shelf;
 pub mod skim;
 pub mod snapshot;
+mod terms_batch;
 pub mod tombstones;
 mod vector;
 
@@ -38,6 +39,7 @@ use crate::error::{MemoryError, Result};
 use record::{DecodeError, Record};
 pub(crate) use segments::Uids;
 pub use segments::{Folding, Kind, Limits, Uid};
+use terms_batch::TermsBatch;
 
 /// A storage key: path segments, interpreted only by this module.
 pub type Key = Vec<String>;
@@ -149,7 +151,7 @@ pub struct Cold {
 
 /// Turns stored values into records one value at a time, so a host can hand
 /// them over as it reads them: no more than one value's bytes at once,
-/// besides a copy of about 2 MiB of their stored terms (`TERMS_BATCH_BYTES`).
+/// besides a batch of their stored terms (`terms_batch`).
 #[derive(Debug, Default)]
 pub struct Loader {
     loaded: Loaded,
@@ -157,34 +159,10 @@ pub struct Loader {
     skip: Vec<Key>,
     /// What the values read go to, when not to `loaded`.
     mode: Mode,
-    /// Stored terms read and not yet in `loaded`: each value's bytes and
-    /// documents, the messages' and the episodes' (see [`add_staged`]).
-    staged: Staged,
-    staged_bytes: usize,
-}
-
-type Staged = [Vec<(Vec<u8>, Vec<Option<u64>>)>; 2];
-
-/// Stored terms added to an index together, about this many bytes of them
-/// at a time (here and in `indexing`): a term's postings list is then found
-/// once per batch, not once per value (a cache miss per term and value was
-/// half of a whole read of 100,000 messages).
-pub(crate) const TERMS_BATCH_BYTES: usize = 2 << 20;
-
-/// Adds the staged terms (`Bm25Index::add_stored_many`): the messages' to
-/// `loaded.terms`, the episodes' to `loaded.episode_terms`. An index stays
-/// `None` while nothing could be added to it.
-fn add_staged(loaded: &mut Loaded, staged: &mut Staged) {
-    for (batch, into) in staged.iter_mut().zip([&mut loaded.terms, &mut loaded.episode_terms]) {
-        if batch.is_empty() {
-            continue;
-        }
-        let had = into.is_some();
-        let mut index = into.take().unwrap_or_default();
-        let added = index.add_stored_many(batch);
-        *into = (had || added > 0).then_some(index);
-        batch.clear();
-    }
+    /// Stored terms read and not yet in `loaded`: the messages', and the
+    /// episodes' of segments holding only episodes.
+    terms: TermsBatch,
+    episode_terms: TermsBatch,
 }
 
 /// Where a [`Loader`]'s values go.
@@ -255,12 +233,9 @@ impl Loader {
                 }
                 // Terms that cannot be read are left: the text is analyzed instead.
                 if let Some(terms) = terms.filter(|_| docs.iter().any(Option::is_some)) {
-                    self.staged_bytes += terms.len();
-                    let [messages, episodes] = &mut self.staged;
-                    (if episodes_only { episodes } else { messages }).push((terms.to_vec(), docs));
-                    if self.staged_bytes >= TERMS_BATCH_BYTES {
-                        add_staged(loaded, &mut self.staged);
-                        self.staged_bytes = 0;
+                    match episodes_only {
+                        true => self.episode_terms.push(terms, docs, &mut loaded.episode_terms),
+                        false => self.terms.push(terms, docs, &mut loaded.terms),
                     }
                 }
                 let kind = match key.get(1).map(String::as_str) {
@@ -328,7 +303,8 @@ impl Loader {
     }
 
     pub fn finish(mut self) -> Loaded {
-        add_staged(&mut self.loaded, &mut self.staged);
+        self.terms.flush(&mut self.loaded.terms);
+        self.episode_terms.flush(&mut self.loaded.episode_terms);
         self.loaded.report.records = self.loaded.records.len();
         self.loaded
     }
