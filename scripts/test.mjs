@@ -27,7 +27,7 @@ import { spawn } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
-import { root, run, step, nodeMajors, ltsNode, nodeBin, targetDir } from "./lib.mjs";
+import { root, run, runAsync, step, nodeMajors, ltsNode, nodeBin } from "./lib.mjs";
 
 const started = performance.now();
 const steps = [];
@@ -110,15 +110,6 @@ async function runFiles(runs) {
   };
   await Promise.all(Array.from({ length: Math.min(JOBS, runs.length) }, worker));
   return failed;
-}
-
-/** `cmd args` in the repository, its output passed through; resolves to its exit status. */
-function runAsync(cmd, args) {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, CARGO_TARGET_DIR: targetDir } });
-    child.on("error", () => resolve(1));
-    child.on("close", (status) => resolve(status ?? 1));
-  });
 }
 
 // The LTS runs everything; without its binary (not Linux x64), the running node does.
