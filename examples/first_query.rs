@@ -64,9 +64,9 @@ fn main() {
     let bpe = Rc::new(Bpe::from_asset(Encoding::O200kBase, &ranks).unwrap());
     let question = |q: &str| ContextRequest { max_tokens: 8000, reserve_output: 1000, query: Some(q.into()), ..ContextRequest::default() };
     for _ in 0..rounds {
-        let opts = Options { namespace: "scale".into(), model: "gpt-4o".into(), ..Options::default() };
+        let opts = || Options { namespace: "scale".into(), model: "gpt-4o".into(), ..Options::default() };
         let t = Instant::now();
-        let d = Durable::open(opts, Counter::Exact(bpe.clone()), mem.clone()).unwrap();
+        let d = Durable::open(opts(), Counter::Exact(bpe.clone()), mem.clone()).unwrap();
         let open = t.elapsed();
         let t = Instant::now();
         let ctx = d.build_context(&question("What is the code word of my locker at the Zurich office?")).unwrap();
@@ -88,12 +88,7 @@ fn main() {
         );
         // The whole read (what an embedder's first query, `history()` or
         // `export` costs): a second open, then every cold segment decoded.
-        let whole = Durable::open(
-            Options { namespace: "scale".into(), model: "gpt-4o".into(), ..Options::default() },
-            Counter::Exact(bpe.clone()),
-            mem.clone(),
-        )
-        .unwrap();
+        let whole = Durable::open(opts(), Counter::Exact(bpe.clone()), mem.clone()).unwrap();
         let t = Instant::now();
         drop(whole.controller().unwrap());
         println!("whole read: {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
