@@ -169,6 +169,53 @@ fn episodes_are_recalled_alike_with_their_stored_terms_or_without() {
     assert!(recalled > 0);
 }
 
+/// The archive's values holding messages, laid out as development builds
+/// wrote them before the records' heads (kind 3): how many there were.
+fn without_heads(map: &Map) -> usize {
+    use agent_memory::store::record::{decode_indexed, Record};
+    let mut values = 0;
+    for (_, bytes) in map.borrow_mut().iter_mut().filter(|(k, _)| k.get(1).is_some_and(|k| k == "arc")) {
+        let (version, records, terms) = decode_indexed(bytes).unwrap();
+        let (Some(terms), true) = (terms, records.iter().any(|r| matches!(r, Record::Msg { .. }))) else { continue };
+        let json = serde_json::to_vec(&records).unwrap();
+        let mut payload = (json.len() as u32).to_le_bytes().to_vec();
+        payload.extend_from_slice(&json);
+        payload.extend_from_slice(terms);
+        let mut value = b"AMEM".to_vec();
+        value.extend_from_slice(&[version, 3]);
+        value.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        value.extend_from_slice(&agent_memory::store::crc::crc32(&payload).to_le_bytes());
+        value.extend_from_slice(&payload);
+        assert_eq!(decode_indexed(&value).unwrap(), (version, records.clone(), Some(terms)));
+        *bytes = value;
+        values += 1;
+    }
+    values
+}
+
+#[test]
+fn a_segment_written_without_heads_makes_a_query_read_the_archive_whole_and_answer_alike() {
+    let map = namespace(1600);
+    let whole = loaded_whole(&map, "f");
+    let old: Map = Rc::new(map.borrow().clone().into());
+    assert!(without_heads(&old) > 2);
+    let d = Durable::open(options("r", "default"), common::o200k(), Faulty::healthy(&old)).unwrap();
+    for q in QUERIES {
+        let req = ContextRequest { max_tokens: 3000, query: Some((*q).into()), now: Some(5000.0), ..Default::default() };
+        assert_eq!(d.build_context(&req).unwrap(), whole.build_context(&req).unwrap(), "{q}");
+        let opts = SearchOptions { k: Some(10), ..Default::default() };
+        assert_eq!(d.search(q, &opts).unwrap(), whole.search(q, &opts).unwrap(), "{q}");
+    }
+    // (read whole: its heads are not there to skim)
+    assert!(d.held().holds(Need::Everything));
+    assert_eq!(d.controller().unwrap().load_report(), whole.controller().unwrap().load_report());
+    // The same namespace as written now is read for the query only.
+    let d = Durable::open(options("r", "default"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    let req = ContextRequest { max_tokens: 3000, query: Some(QUERIES[0].into()), now: Some(5000.0), ..Default::default() };
+    assert_eq!(d.build_context(&req).unwrap(), whole.build_context(&req).unwrap());
+    assert!(!d.held().holds(Need::Everything));
+}
+
 #[test]
 fn adds_after_a_partial_read_are_found_as_after_a_whole_one() {
     let map = namespace(1600);

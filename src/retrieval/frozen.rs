@@ -20,7 +20,7 @@
 //! returned); every document has the caller id given by `set_id`
 //! (`u64::MAX` until then: such a document is never returned).
 
-use crate::retrieval::terms::Walk;
+use crate::retrieval::terms::{put_varint, Walk};
 
 /// One term's postings: how many documents hold it, the last of them
 /// (for the next gap) and the encoded list.
@@ -100,14 +100,6 @@ impl FrozenBuilder {
         self.append();
         (!self.damaged).then_some(self.index)
     }
-}
-
-fn put_varint(out: &mut Vec<u8>, mut n: u64) {
-    while n >= 0x80 {
-        out.push((n as u8 & 0x7f) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
 }
 
 /// The `(doc, tf)` pairs of an encoded postings list.

@@ -74,7 +74,8 @@ fn varint_len(mut n: u64) -> usize {
     len
 }
 
-fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+/// Appends `n` as a LEB128 varint (also `store::skim`'s heads, `frozen`'s lists).
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut n: u64) {
     while n >= 0x80 {
         out.push((n as u8 & 0x7f) | 0x80);
         n >>= 7;
@@ -211,22 +212,23 @@ pub struct ReadTerms {
     pub postings: Vec<(u32, u32)>,
 }
 
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
+/// Reads what `put_varint` and bytes wrote, checked: `None` past the end.
+pub(crate) struct Cursor<'a> {
+    pub bytes: &'a [u8],
+    pub at: usize,
 }
 
-impl Cursor<'_> {
+impl<'a> Cursor<'a> {
     // (inlined: called for every stored posting)
     #[inline(always)]
-    fn byte(&mut self) -> Option<u8> {
+    pub fn byte(&mut self) -> Option<u8> {
         let b = *self.bytes.get(self.at)?;
         self.at += 1;
         Some(b)
     }
 
     #[inline(always)]
-    fn varint(&mut self) -> Option<u64> {
+    pub fn varint(&mut self) -> Option<u64> {
         let (mut n, mut shift) = (0u64, 0);
         // (a loop, not `step_by`: that is not inlined at the wasm's opt-level)
         while shift < 64 {
@@ -240,8 +242,15 @@ impl Cursor<'_> {
         None
     }
 
-    fn small(&mut self, max: usize) -> Option<usize> {
+    pub fn small(&mut self, max: usize) -> Option<usize> {
         self.varint().and_then(|n| usize::try_from(n).ok()).filter(|&n| n <= max)
+    }
+
+    /// The next `n` bytes.
+    pub fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let out = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(out)
     }
 }
 

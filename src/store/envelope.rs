@@ -6,13 +6,21 @@
 //! "AMEM" | version u8 | kind u8 | payload length u32 LE | CRC-32 of payload u32 LE | payload
 //! ```
 //! kind 1 = one record, kind 2 = many (a segment; 0.1 called it a pack): an
-//! array of records; the payload is JSON. Kind 3 (format 2) is a segment of
-//! archived messages, or of archived episodes, with their lexical index:
-//! `JSON length u32 LE | JSON array | terms` (`retrieval::terms`, one
-//! document per message or episode record, in order: `doc_of`), so reading
-//! the archive does not analyze their text again. (Segments of episodes
-//! written before held no terms: kind 2.) Decoding never panics: any byte
-//! string is a record, a segment, or an error naming what is wrong.
+//! array of records; the payload is JSON. Kind 4 (format 2) is a segment of
+//! archived messages, or of archived episodes, with their lexical index and
+//! their records' heads:
+//!
+//! ```text
+//! heads length u32 LE | terms length u32 LE | heads | terms | JSON array
+//! ```
+//! Heads (`store::skim`) say what each record is, and terms
+//! (`retrieval::terms`) hold one document per message or episode record, in
+//! order (`doc_of`): reading the archive does not analyze their text
+//! again, and a query does not parse the messages it does not show. Kind 3, written by
+//! development builds before kind 4, is `JSON length u32 LE | JSON array |
+//! terms`, still read. (Segments of episodes written before held no terms:
+//! kind 2.) Decoding never panics: any byte string is a record, a segment,
+//! or an error naming what is wrong.
 //!
 //! Version 2 values are laid out in bounded segments (`store::segments`);
 //! version 1 (0.1) values still load, and are rewritten as version 2.
@@ -32,6 +40,9 @@ const HEADER: usize = 14;
 const KIND_RECORD: u8 = 1;
 const KIND_PACK: u8 = 2;
 const KIND_INDEXED: u8 = 3;
+const KIND_HEADED: u8 = 4;
+/// Kind 4's two lengths before its heads.
+const INDEX_HEADER: usize = 8;
 
 /// Why a stored value could not be read.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,7 +82,7 @@ pub fn encode_segments(records: &[Record], limit: usize) -> Vec<(Vec<u8>, usize)
 }
 
 /// As [`encode_segments`], each segment holding with its records the
-/// lexical index of its messages (kind 3), within the same limit.
+/// lexical index of its messages and their heads (kind 4), within the same limit.
 pub fn encode_indexed_segments(records: &[Record], limit: usize) -> Vec<(Vec<u8>, usize)> {
     encode(records, limit, true)
 }
@@ -90,45 +101,62 @@ pub fn doc_of(r: &Record) -> Option<Option<terms::DocTerms>> {
 fn encode(records: &[Record], limit: usize, indexed: bool) -> Vec<(Vec<u8>, usize)> {
     let mut out = Vec::new();
     let (mut payload, mut n) = (vec![b'['], 0);
-    let mut index = SegmentTerms::new();
-    let close = |payload: &mut Vec<u8>, index: &mut SegmentTerms| {
+    let (mut index, mut heads) = (SegmentTerms::new(), Vec::new());
+    let close = |payload: &mut Vec<u8>, index: &mut SegmentTerms, heads: &mut Vec<u8>| {
         payload.push(b']');
         let bytes = if index.is_empty() {
             envelope(KIND_PACK, payload)
         } else {
-            let mut p = (payload.len() as u32).to_le_bytes().to_vec();
+            let terms = index.encode();
+            let mut p = Vec::with_capacity(INDEX_HEADER + heads.len() + terms.len() + payload.len());
+            p.extend_from_slice(&(heads.len() as u32).to_le_bytes());
+            p.extend_from_slice(&(terms.len() as u32).to_le_bytes());
+            p.extend_from_slice(heads);
+            p.extend_from_slice(&terms);
             p.extend_from_slice(payload);
-            p.extend_from_slice(&index.encode());
-            envelope(KIND_INDEXED, &p)
+            envelope(KIND_HEADED, &p)
         };
-        (*payload, *index) = (vec![b'['], SegmentTerms::new());
+        (*payload, *index, *heads) = (vec![b'['], SegmentTerms::new(), Vec::new());
         bytes
     };
+    let mut prev: Option<&str> = None;
     for r in records {
         let json = crate::json::infallible(serde_json::to_vec(r));
         let doc = if indexed { doc_of(r) } else { None };
+        let mut head = Vec::new();
+        if indexed {
+            super::skim::put_head(&mut head, r, prev);
+        }
         // Header, the payload so far, a comma, the record, the closing
-        // bracket, and the index with this record's terms in it.
-        let with = |index: &SegmentTerms| match &doc {
-            Some(d) => 4 + index.bytes_with(d.as_ref()),
+        // bracket, and the index with this record's terms and head in it.
+        let with = |index: &SegmentTerms, heads: &[u8], head: &[u8]| match &doc {
+            Some(d) => INDEX_HEADER + heads.len() + head.len() + index.bytes_with(d.as_ref()),
             None if index.is_empty() => 0,
-            None => 4 + index.bytes(),
+            None => INDEX_HEADER + heads.len() + head.len() + index.bytes(),
         };
-        if n > 0 && HEADER + payload.len() + json.len() + 2 + with(&index) > limit {
-            out.push((close(&mut payload, &mut index), n));
+        if n > 0 && HEADER + payload.len() + json.len() + 2 + with(&index, &heads, &head) > limit {
+            out.push((close(&mut payload, &mut index, &mut heads), n));
             n = 0;
+            // (the first head naming a writer in a segment names it in full)
+            prev = None;
+            head.clear();
+            if indexed {
+                super::skim::put_head(&mut head, r, None);
+            }
         }
         if n > 0 {
             payload.push(b',');
         }
         payload.extend_from_slice(&json);
+        heads.extend_from_slice(&head);
+        prev = super::skim::head_writer(r).or(prev);
         if let Some(d) = doc {
             index.push(d);
         }
         n += 1;
     }
     if n > 0 {
-        out.push((close(&mut payload, &mut index), n));
+        out.push((close(&mut payload, &mut index, &mut heads), n));
     }
     out
 }
@@ -150,8 +178,8 @@ pub fn decode_value(bytes: &[u8]) -> Result<(u8, Vec<Record>), DecodeError> {
 }
 
 /// A value's format version, its records, and the stored lexical index of
-/// an indexed segment (kind 3: `retrieval::terms`' bytes, one document per
-/// message or episode record, in order).
+/// an indexed segment (kinds 3 and 4: `retrieval::terms`' bytes, one
+/// document per message or episode record, in order).
 pub type Indexed<'a> = (u8, Vec<Record>, Option<&'a [u8]>);
 
 /// As [`decode_value`], with the segment's stored lexical index.
@@ -159,8 +187,8 @@ pub type Indexed<'a> = (u8, Vec<Record>, Option<&'a [u8]>);
 /// # Errors
 /// As [`decode`].
 pub fn decode_indexed(bytes: &[u8]) -> Result<Indexed<'_>, DecodeError> {
-    let (version, kind, json, terms) = checked_parts(bytes)?;
-    Ok((version, parse(kind, json)?, terms))
+    let p = checked_parts(bytes)?;
+    Ok((p.version, parse(p.kind, p.json)?, p.terms))
 }
 
 /// The records of a value's JSON ([`Parts`]), by its kind.
@@ -170,18 +198,24 @@ pub fn decode_indexed(bytes: &[u8]) -> Result<Indexed<'_>, DecodeError> {
 pub(crate) fn parse(kind: u8, json: &[u8]) -> Result<Vec<Record>, DecodeError> {
     let parsed = match kind {
         KIND_RECORD => serde_json::from_slice::<Record>(json).map(|r| vec![r]),
-        KIND_PACK | KIND_INDEXED => serde_json::from_slice::<Vec<Record>>(json),
+        KIND_PACK | KIND_INDEXED | KIND_HEADED => serde_json::from_slice::<Vec<Record>>(json),
         other => return Err(DecodeError::Corrupt(format!("unknown record kind {other}"))),
     };
     parsed.map_err(|e| DecodeError::Corrupt(format!("unreadable payload: {e}")))
 }
 
-/// A value's version, kind, records' JSON and (kind 3) stored terms.
-pub(crate) type Parts<'a> = (u8, u8, &'a [u8], Option<&'a [u8]>);
+/// A stored value's parts, nothing parsed.
+pub(crate) struct Parts<'a> {
+    pub version: u8,
+    pub kind: u8,
+    /// The records' JSON.
+    pub json: &'a [u8],
+    /// An indexed segment's stored terms (kinds 3, 4), and its heads (kind 4).
+    pub terms: Option<&'a [u8]>,
+    pub heads: Option<&'a [u8]>,
+}
 
-/// A value's [`Parts`], its
-/// header and checksum checked, nothing parsed (`store::skim` reads an
-/// indexed segment's record headers from it).
+/// A value's [`Parts`], its header and checksum checked, nothing parsed.
 ///
 /// # Errors
 /// As [`decode`] (a payload is not parsed, so not found unreadable here).
@@ -190,22 +224,30 @@ pub(crate) fn checked_parts(bytes: &[u8]) -> Result<Parts<'_>, DecodeError> {
     if crc32(payload) != checksum(bytes) {
         return Err(DecodeError::Corrupt("checksum mismatch".into()));
     }
-    if kind != KIND_INDEXED {
-        return Ok((version, kind, payload, None));
+    let short = |what: &str| Err(DecodeError::Corrupt(format!("indexed segment shorter than its {what}")));
+    let mut out = Parts { version, kind, json: payload, terms: None, heads: None };
+    match kind {
+        KIND_INDEXED => {
+            let Some((len, rest)) = payload.split_first_chunk::<4>() else { return short("length") };
+            let len = u32::from_le_bytes(*len) as usize;
+            let (Some(json), Some(terms)) = (rest.get(..len), rest.get(len..)) else { return short("records") };
+            (out.json, out.terms) = (json, Some(terms));
+        }
+        KIND_HEADED => {
+            let Some((heads, terms, json)) = headed(payload) else { return short("index") };
+            (out.json, out.terms, out.heads) = (json, Some(terms), Some(heads));
+        }
+        _ => {}
     }
-    let Some((len, rest)) = payload.split_first_chunk::<4>() else {
-        return Err(DecodeError::Corrupt("indexed segment shorter than its length".into()));
-    };
-    let len = u32::from_le_bytes(*len) as usize;
-    let (Some(json), Some(terms)) = (rest.get(..len), rest.get(len..)) else {
-        return Err(DecodeError::Corrupt("indexed segment shorter than its records".into()));
-    };
-    Ok((version, kind, json, Some(terms)))
+    Ok(out)
 }
 
-/// Whether a value's kind is a segment of records with their stored terms (kind 3).
-pub(crate) fn is_indexed(kind: u8) -> bool {
-    kind == KIND_INDEXED
+/// A kind 4 payload's heads, terms and records' JSON.
+fn headed(payload: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
+    let (&[h0, h1, h2, h3, t0, t1, t2, t3], rest) = payload.split_first_chunk::<INDEX_HEADER>()?;
+    let (h, t) = (u32::from_le_bytes([h0, h1, h2, h3]) as usize, u32::from_le_bytes([t0, t1, t2, t3]) as usize);
+    let (heads, rest) = (rest.get(..h)?, rest.get(h..)?);
+    Some((heads, rest.get(..t)?, rest.get(t..)?))
 }
 
 fn checksum(bytes: &[u8]) -> u32 {
@@ -337,28 +379,45 @@ mod tests {
     fn stored_terms_that_cannot_be_read_leave_the_records_loading_and_unindexed() {
         let records: Vec<Record> = (1..=5).map(msg).collect();
         let (good, _) = encode_indexed_segments(&records, 1 << 20).remove(0);
-        let (_, _, terms) = decode_indexed(&good).unwrap();
-        let json = &good[HEADER + 4..good.len() - terms.unwrap().len()];
-        let load = |terms: &[u8]| {
+        let (heads, terms, json) = headed(&good[HEADER..]).unwrap();
+        // Kind 3 (development builds before kind 4), and kind 4.
+        let kind3 = |terms: &[u8]| {
             let mut payload = (json.len() as u32).to_le_bytes().to_vec();
             payload.extend_from_slice(json);
             payload.extend_from_slice(terms);
+            envelope(KIND_INDEXED, &payload)
+        };
+        let kind4 = |terms: &[u8]| {
+            let mut payload = (heads.len() as u32).to_le_bytes().to_vec();
+            payload.extend_from_slice(&(terms.len() as u32).to_le_bytes());
+            payload.extend_from_slice(heads);
+            payload.extend_from_slice(terms);
+            payload.extend_from_slice(json);
+            envelope(KIND_HEADED, &payload)
+        };
+        assert_eq!(kind4(terms), good);
+        let load = |value: Vec<u8>| {
             let mut loader = crate::store::Loader::default();
-            loader.push(vec!["ns".into(), "arc".into(), "w".into(), "1".into()], &envelope(KIND_INDEXED, &payload)).unwrap();
+            loader.push(vec!["ns".into(), "arc".into(), "w".into(), "1".into()], &value).unwrap();
             loader.finish()
         };
-        assert_eq!(load(terms.unwrap()).terms.map(|t| t.len()), Some(5));
-        // Another analyzer's terms, and damaged ones (the checksum intact): the records load, the text will be analyzed.
-        let mut other = terms.unwrap().to_vec();
+        let mut other = terms.to_vec();
         other[0] += 1;
-        for bad in [other.as_slice(), &terms.unwrap()[..3], &[]] {
-            let loaded = load(bad);
-            assert_eq!((loaded.records, loaded.terms.map(|t| t.len())), (records.clone(), None));
+        for value in [&kind3 as &dyn Fn(&[u8]) -> Vec<u8>, &kind4] {
+            assert_eq!(load(value(terms)).terms.map(|t| t.len()), Some(5));
+            // Another analyzer's terms, and damaged ones (the checksum intact): the records load, the text will be analyzed.
+            for bad in [other.as_slice(), &terms[..3], &[]] {
+                let loaded = load(value(bad));
+                assert_eq!((loaded.records, loaded.terms.map(|t| t.len())), (records.clone(), None));
+            }
         }
         // A length past the payload is damage, reported.
         let mut payload = u32::MAX.to_le_bytes().to_vec();
         payload.extend_from_slice(json);
         assert!(matches!(decode_indexed(&envelope(KIND_INDEXED, &payload)), Err(DecodeError::Corrupt(_))));
+        let mut long = good[HEADER..].to_vec();
+        long[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(decode_indexed(&envelope(KIND_HEADED, &long)), Err(DecodeError::Corrupt(_))));
     }
 
     #[test]
@@ -384,8 +443,9 @@ mod tests {
 
         /// Valid headers over arbitrary payloads (checksums right) never panic either.
         #[test]
-        fn arbitrary_payloads_never_panic(payload in prop::collection::vec(any::<u8>(), 0..300), kind in 0u8..4) {
+        fn arbitrary_payloads_never_panic(payload in prop::collection::vec(any::<u8>(), 0..300), kind in 0u8..6) {
             let _ = decode(&envelope(kind, &payload));
+            let _ = super::super::skim::skim(&envelope(kind, &payload));
         }
 
         /// Any single-byte corruption of a valid record is detected.

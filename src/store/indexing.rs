@@ -156,7 +156,7 @@ impl Indexing {
     /// A segment of messages (and their vectors) with its stored terms.
     fn messages(&mut self, key: Key, version: u8, heads: &[Head], terms: &[u8]) {
         let plain = heads.iter().all(|h| match h {
-            Head::Msg(m) => m.role.known && !m.role.instruction,
+            Head::Msg(m) => !m.instruction,
             Head::Embedding { .. } => true,
             Head::Other => false,
         });
@@ -174,9 +174,9 @@ impl Indexing {
                     self.first(writer, *seq);
                 }
                 Head::Msg(m) => {
-                    let thread = m.thread.as_deref().unwrap_or(super::record::DEFAULT_THREAD);
-                    let first = self.first(&m.writer, m.seq);
-                    if first && self.tombstones.covers_message(&m.id, thread, m.lc) {
+                    let thread = m.thread.unwrap_or(super::record::DEFAULT_THREAD);
+                    let first = self.first(m.writer, m.seq);
+                    if first && self.tombstones.covers_message(m.id, thread, m.lc) {
                         self.fallback = Some("forgotten content in a cold segment");
                         return;
                     }
@@ -187,8 +187,8 @@ impl Indexing {
                     msgs.push(if !first {
                         u64::MAX
                     } else if thread == self.thread {
-                        let (_, writer) = self.writer(&m.writer);
-                        let id = Self::id_hash(&m.id);
+                        let (_, writer) = self.writer(m.writer);
+                        let id = Self::id_hash(m.id);
                         self.mine.push(Mine { lc: m.lc, ts: m.ts, writer, seq: m.seq, id, doc: NONE });
                         MINE | (self.mine.len() - 1) as u64
                     } else {
