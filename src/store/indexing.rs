@@ -88,21 +88,11 @@ impl Indexing {
         Indexing { thread, tombstones, writers, seen, ..Indexing::default() }
     }
 
-    /// A hash of a message id: ids that differ in their last digits (`m-<writer>-<n>`)
-    /// must differ here, or the coverage check runs its exact pass
-    /// (`Controller::episodes_stand`). Fx mixes a word's high bytes only
-    /// upwards, so its hashes of such ids met about once in 45 (2,220 of
-    /// 100,000 ids); each word's product here is folded down before the
-    /// next word comes.
+    /// A hash of a message id (`hash::str_hash`: ids that differ in
+    /// their last digits differ here, or the coverage check would run its
+    /// exact pass, `Controller::episodes_stand`).
     pub fn id_hash(id: &str) -> u64 {
-        let mut h = id.len() as u64;
-        for chunk in id.as_bytes().chunks(8) {
-            let mut word = [0u8; 8];
-            word.iter_mut().zip(chunk).for_each(|(w, &b)| *w = b);
-            h = (h ^ u64::from_le_bytes(word)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            h ^= h >> 32;
-        }
-        h
+        crate::retrieval::hash::str_hash(id)
     }
 
     /// Whether the record `(writer, seq)` is read for the first time (and now read).
@@ -263,21 +253,5 @@ impl Indexing {
     /// `episode_terms`.
     pub fn flush_episode_terms(&mut self) {
         self.episode_batch.flush(&mut self.episode_terms);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Indexing;
-
-    #[test]
-    fn message_ids_of_one_writer_hash_apart() {
-        let mut seen = std::collections::HashSet::new();
-        for writer in ["kyju3xsw5e", "w", "0000000000"] {
-            for n in 0..100_000 {
-                assert!(seen.insert(Indexing::id_hash(&format!("m-{writer}-{n}"))), "m-{writer}-{n}");
-            }
-        }
-        assert_ne!(Indexing::id_hash(""), Indexing::id_hash("\0"));
     }
 }
