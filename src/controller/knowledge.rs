@@ -212,14 +212,12 @@ impl Controller {
             }
             return Ok(ids.to_vec());
         }
-        let contradicts = |f: &&&Fact| f.key.is_none() || f.key.as_deref() != key;
-        Ok(live
-            .filter(contradicts)
-            .filter(|f| {
-                crate::semantic::claim::relation((&f.text, f.key.as_deref()), (text, key)) == crate::semantic::claim::Relation::Contradicts
-            })
-            .map(|f| f.id.clone())
-            .collect())
+        // Facts of other keys (its own key's chain ends that one already),
+        // whose claim this one's ends (`claim::relation`'s `Contradicts` for them).
+        let Some(new) = crate::semantic::claim::claim(text) else { return Ok(Vec::new()) };
+        let other_key = |f: &&&Fact| f.key.is_none() || f.key.as_deref() != key;
+        let ended = |f: &&&Fact| self.semantic.claim_of(f).is_some_and(|old| crate::semantic::claim::ends(&old, &new));
+        Ok(live.filter(other_key).filter(ended).map(|f| f.id.clone()).collect())
     }
 
     /// Every version of a key, oldest first (as stated), each with when it held.

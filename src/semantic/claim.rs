@@ -73,6 +73,12 @@ pub fn claim(text: &str) -> Option<Claim> {
     }
 }
 
+/// Whether `new` ends `old`: the same attribute of the same subject,
+/// another value (what [`relation`] calls `Contradicts` for facts of other keys).
+pub fn ends(old: &Claim, new: &Claim) -> bool {
+    old.subject == new.subject && old.attribute == new.attribute && !same_value(&old.value, &new.value)
+}
+
 /// How `new` stands to `old` (texts, and keys when they have them).
 pub fn relation(old: (&str, Option<&str>), new: (&str, Option<&str>)) -> Relation {
     if let (Some(a), Some(b)) = (old.1, new.1) {
@@ -164,5 +170,26 @@ mod tests {
         assert_eq!(relation(("I live in Berlin.", None), ("I work in Berlin.", None)), Relation::Unrelated);
         assert_eq!(relation(("x", Some("k")), ("y", Some("k"))), Relation::Contradicts);
         assert_eq!(relation(("I like spicy food.", None), ("i like spicy food", None)), Relation::Same);
+    }
+
+    /// `ends` (what `remember` asks of each live fact's claim, parsed once)
+    /// is `relation`'s `Contradicts` for facts without a shared key, on
+    /// every labelled pair of tests/fixtures/contradict, both ways round.
+    #[test]
+    fn ends_is_relation_contradicts_on_every_labelled_pair() {
+        let mut pairs = 0;
+        for set in ["tune", "heldout", "fresh"] {
+            let path = format!("{}/tests/fixtures/contradict/{set}.jsonl", env!("CARGO_MANIFEST_DIR"));
+            for line in std::fs::read_to_string(path).unwrap().lines().filter(|l| !l.trim().is_empty()) {
+                let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                let (a, b) = (v["old"].as_str().unwrap(), v["new"].as_str().unwrap());
+                for (old, new) in [(a, b), (b, a)] {
+                    let by_claims = matches!((claim(old), claim(new)), (Some(o), Some(n)) if ends(&o, &n));
+                    assert_eq!(by_claims, relation((old, None), (new, None)) == Relation::Contradicts, "{old} / {new}");
+                    pairs += 1;
+                }
+            }
+        }
+        assert_eq!(pairs, 2 * 165);
     }
 }

@@ -144,9 +144,20 @@ impl RememberInput {
 #[derive(Clone, Debug, Default)]
 pub struct Semantic {
     pub facts: Vec<Fact>,
+    /// Facts' claims (`claim::claim` of their text) once asked, by id: a
+    /// `remember` compares the new fact with every live one, and parsing
+    /// each again made remembering n facts cost n² parses (2,000 took 48
+    /// s in the wasm). A text never changes under its id.
+    claims: std::cell::RefCell<crate::retrieval::hash::FxHashMap<String, Option<claim::Claim>>>,
 }
 
 impl Semantic {
+    /// What `f` claims (`claim::claim`), parsed once.
+    pub fn claim_of(&self, f: &Fact) -> Option<claim::Claim> {
+        let mut claims = self.claims.borrow_mut();
+        claims.entry(f.id.clone()).or_insert_with(|| claim::claim(&f.text)).clone()
+    }
+
     /// When each fact holds, by position (see [`valid`]).
     pub fn validity(&self) -> Vec<valid::Validity> {
         valid::validity(&self.facts)
