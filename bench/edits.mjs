@@ -11,9 +11,10 @@
 //
 // Input: bench/scale.mjs's namespaces (bench/history.mjs, built through the
 // package). Each edit runs in its own Node process: open the stored
-// namespace in `memoryStorage`, read everything an edit reads (the archive)
-// with a query (`buildContext`, which also builds the search index, as a
-// live app has), read the wasm memory (the controller's own), then the
+// namespace in `memoryStorage`, build a context with a query (which builds
+// the search index, as a live app has), read everything an edit reads (the
+// archive, whole: `episodes()`; a query alone reads only what it shows),
+// read the wasm memory (the controller's own), then the
 // edit, timed, then the wasm memory again (`WebAssembly.Memory` never
 // shrinks, so it is the edit's peak). `forget` removes the message a third
 // of the way in (an archived one, which bench/scale.mjs's question finds),
@@ -43,6 +44,8 @@ async function edit(file, kind, factId) {
   for (const { key, data } of undump(file)) await storage.save(key, data);
   const memory = await MemoryController.create(options(storage));
   await memory.buildContext({ maxTokens: 8000, reserveOutput: 1000, query: "What did we decide about the weather report?" });
+  // An edit reads the archive whole; a query reads only what it shows.
+  await memory.episodes();
   // The newest messages only: the whole history as JS would be a copy of its own.
   const newest = await memory.history({ limit: 8 });
   const own = wasmMemoryBytes();
@@ -101,7 +104,7 @@ export async function run() {
   }
   const out = ["## Edits: forget, replace, truncateAfter at scale\n"];
   out.push(
-    "bench/scale.mjs's namespaces, opened in `memoryStorage`, everything an edit reads read first (a `buildContext` with a query: the archive and the search index), " +
+    "bench/scale.mjs's namespaces, opened in `memoryStorage`, everything an edit reads read first (a `buildContext` with a query builds the search index, then `episodes()` reads the archive whole), " +
       `then one edit, timed (median of ${RUNS} processes). Memory: \`wasmMemoryBytes()\` before the edit (the controller's own) and after it (the edit's peak: wasm memory never shrinks).` +
       (process.env.BENCH_DIST ? ` Build: ${process.env.BENCH_DIST}.` : "") +
       "\n",

@@ -223,6 +223,8 @@ impl<S: Store> WritePath<S> {
             return Ok(());
         }
         let prefix = crate::store::cold_prefix(&self.borrowed().options().namespace);
+        // A query's read of it is freed first: the whole read replaces it.
+        self.borrowed_mut().release_partial();
         // What opening read of it already is left out.
         let (early, records) = {
             let c = self.borrowed();

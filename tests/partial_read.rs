@@ -217,6 +217,29 @@ fn a_segment_written_without_heads_makes_a_query_read_the_archive_whole_and_answ
 }
 
 #[test]
+fn a_whole_read_that_fails_after_a_query_leaves_later_queries_answering_as_a_whole_read() {
+    let map = namespace(1600);
+    let whole = loaded_whole(&map, "f");
+    let d = Durable::open(options("r", "default"), common::o200k(), Faulty::healthy(&map)).unwrap();
+    let req = |q: &str| ContextRequest { max_tokens: 3000, query: Some(q.into()), now: Some(5000.0), ..Default::default() };
+    assert_eq!(d.build_context(&req(QUERIES[0])).unwrap(), whole.build_context(&req(QUERIES[0])).unwrap());
+    assert!(!d.held().holds(Need::Everything));
+    // A whole read frees the query's read before it reads; this one fails.
+    d.storage().fail = 1.0;
+    assert!(d.controller().is_err());
+    assert!(!d.held().holds(Need::Query(agent_memory::controller::Query::Search(QUERIES[1], &SearchOptions::default()))));
+    d.storage().fail = 0.0;
+    for q in QUERIES {
+        assert_eq!(d.build_context(&req(q)).unwrap(), whole.build_context(&req(q)).unwrap(), "{q}");
+        let opts = SearchOptions { k: Some(10), ..Default::default() };
+        assert_eq!(d.search(q, &opts).unwrap(), whole.search(q, &opts).unwrap(), "{q}");
+    }
+    // (the next query read the archive whole)
+    assert!(d.held().holds(Need::Everything));
+    assert_eq!(d.controller().unwrap().load_report(), whole.controller().unwrap().load_report());
+}
+
+#[test]
 fn adds_after_a_partial_read_are_found_as_after_a_whole_one() {
     let map = namespace(1600);
     let mut d = Durable::open(options("r", "default"), common::o200k(), Faulty::healthy(&map)).unwrap();

@@ -26,8 +26,10 @@
 //! a whole read would do more than merge (a record a tombstone covers, an
 //! episode superseded, a message no episode covers, a segment without
 //! terms: `store::indexing`) makes the cold segments be read whole instead; so
-//! does a whole read's `Need`. A whole read (`merge_cold`) ends this
-//! state, leaving out the episodes merged here.
+//! does a whole read's `Need`. A whole read frees this state's terms and
+//! decoded messages before it reads (`release_partial`; if it fails, the
+//! next query reads whole), and its merge (`merge_cold`) ends this state,
+//! leaving out the episodes merged here.
 
 use std::collections::HashSet;
 
@@ -83,6 +85,9 @@ pub(crate) struct Partial {
     /// A context built after the last read showed a message not decoded:
     /// the next read drafts contexts to see what to decode.
     probe: bool,
+    /// A whole read began (`release_partial`): what the queries read is
+    /// gone, and the next query reads the cold segments whole.
+    released: bool,
 }
 
 /// Whether a context's recall block would show an archived message not decoded.
@@ -122,8 +127,10 @@ impl Controller {
         let Need::Query(query) = need else {
             return if self.holds(need) { Step::Held } else { Step::Whole };
         };
-        if self.partial.is_none() {
-            return Step::Index;
+        match &self.partial {
+            None => return Step::Index,
+            Some(p) if p.released => return Step::Whole,
+            Some(_) => {}
         }
         self.ensure_index();
         // (a query that fails fails on its own, with the same error)
@@ -184,7 +191,7 @@ impl Controller {
     /// queries, and the segments holding what it finds decoded.
     pub(crate) fn holds_query(&self, query: Query<'_>) -> bool {
         self.cold_ready()
-            || (self.partial.is_some()
+            || (self.partial.as_ref().is_some_and(|p| !p.released)
                 && !self.index.stale
                 && self.needed_for(query).is_ok_and(|needed| self.to_decode(query, &needed).is_empty()))
     }
@@ -313,6 +320,7 @@ impl Controller {
             needed: Vec::new(),
             merged,
             probe: false,
+            released: false,
         }));
         // Its slots are the whole log's now; the episodes' stored terms go into its build.
         self.index.stale = true;
@@ -472,6 +480,25 @@ impl Controller {
     /// Leaves the state of a query's read (a whole read takes over).
     pub(crate) fn take_partial(&mut self) -> Option<Box<Partial>> {
         self.partial.take()
+    }
+
+    /// Frees what a query's read holds of the archive (its terms, the
+    /// messages decoded, the search index built with them) before a whole
+    /// read allocates the archive: wasm
+    /// memory never shrinks, and holding both made a whole read after a
+    /// query peak at 125–134 MiB at 100,000 messages, past a Worker's 128
+    /// MB. The slots stay (the search index is keyed by them); the whole
+    /// read's merge takes the rest. If that read fails, the next query
+    /// reads whole (`read_step`).
+    pub(crate) fn release_partial(&mut self) {
+        let Some(p) = self.partial.as_mut() else { return };
+        p.frozen = FrozenIndex::default();
+        p.cache = FxHashMap::default();
+        (p.decoded, p.needed, p.segments) = Default::default();
+        (p.doc_segment, p.doc_ts) = Default::default();
+        p.released = true;
+        // Keyed by the slots a whole read renumbers: its merge marks it stale anyway.
+        self.index.unbuild();
     }
 
     /// What a `recalled` query ranks, best first (`relevant`'s ranking).

@@ -93,6 +93,13 @@ impl SearchIndex {
 
     /// (`str_hash`: with Fx, ids that differ in their last digits met, and
     /// the one indexed first was no longer found by id)
+    /// Frees the built indexes, keeping the vectors: built again when
+    /// next needed (`Controller::ensure_index`).
+    pub(crate) fn unbuild(&mut self) {
+        let embeddings = std::mem::take(&mut self.embeddings);
+        *self = SearchIndex { embeddings, stale: true, ..SearchIndex::default() };
+    }
+
     fn key(item: &str) -> u64 {
         crate::retrieval::hash::str_hash(item)
     }

@@ -76,7 +76,9 @@ impl<S: Store> WritePath<S> {
     /// borrow the controller with ([`WritePath::controller`]).
     ///
     /// # Errors
-    /// The store's, `FORMAT_TOO_NEW`; memory is unchanged and the next read tries again.
+    /// The store's, `FORMAT_TOO_NEW`; memory holds what it held and the next read tries
+    /// again (a query's read of the cold segments, freed before a whole read, is
+    /// then read whole by the next query).
     pub async fn read(&self, need: Need<'_>) -> Result<Reading, S::Error> {
         // A lexical query reads the cold segments' terms, then decodes the
         // segments holding what it finds (`controller::partial`): two or
