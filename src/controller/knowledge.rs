@@ -216,7 +216,7 @@ impl Controller {
         // whose claim this one's ends (`claim::relation`'s `Contradicts` for them).
         let Some(new) = crate::semantic::claim::claim(text) else { return Ok(Vec::new()) };
         let other_key = |f: &&&Fact| f.key.is_none() || f.key.as_deref() != key;
-        let ended = |f: &&&Fact| self.semantic.claim_of(f).is_some_and(|old| crate::semantic::claim::ends(&old, &new));
+        let ended = |f: &&&Fact| self.semantic.ended_by(f, &new);
         Ok(live.filter(other_key).filter(ended).map(|f| f.id.clone()).collect())
     }
 

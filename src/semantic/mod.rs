@@ -152,10 +152,16 @@ pub struct Semantic {
 }
 
 impl Semantic {
-    /// What `f` claims (`claim::claim`), parsed once.
-    pub fn claim_of(&self, f: &Fact) -> Option<claim::Claim> {
+    /// Whether `new` ends what `f` claims (`claim::ends`), its claim parsed once.
+    pub fn ended_by(&self, f: &Fact, new: &claim::Claim) -> bool {
         let mut claims = self.claims.borrow_mut();
-        claims.entry(f.id.clone()).or_insert_with(|| claim::claim(&f.text)).clone()
+        if let Some(old) = claims.get(&f.id) {
+            return old.as_ref().is_some_and(|old| claim::ends(old, new));
+        }
+        let old = claim::claim(&f.text);
+        let ended = old.as_ref().is_some_and(|old| claim::ends(old, new));
+        claims.insert(f.id.clone(), old);
+        ended
     }
 
     /// When each fact holds, by position (see [`valid`]).
