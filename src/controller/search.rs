@@ -91,8 +91,6 @@ impl SearchIndex {
         self.set_slot(item, id);
     }
 
-    /// (`str_hash`: with Fx, ids that differ in their last digits met, and
-    /// the one indexed first was no longer found by id)
     /// Frees the built indexes, keeping the vectors: built again when
     /// next needed (`Controller::ensure_index`).
     pub(crate) fn unbuild(&mut self) {
@@ -100,6 +98,8 @@ impl SearchIndex {
         *self = SearchIndex { embeddings, stale: true, ..SearchIndex::default() };
     }
 
+    /// (`str_hash`: with Fx, ids that differ in their last digits met, and
+    /// the one indexed first was no longer found by id)
     fn key(item: &str) -> u64 {
         crate::retrieval::hash::str_hash(item)
     }

@@ -14,13 +14,13 @@
 //! heads length u32 LE | terms length u32 LE | heads | terms | JSON array
 //! ```
 //! Heads (`store::skim`) say what each record is, and terms
-//! (`retrieval::terms`) hold one document per message or episode record, in
-//! order (`doc_of`): reading the archive does not analyze their text
-//! again, and a query does not parse the messages it does not show. Kind 3, written by
-//! development builds before kind 4, is `JSON length u32 LE | JSON array |
-//! terms`, still read. (Segments of episodes written before held no terms:
-//! kind 2.) Decoding never panics: any byte string is a record, a segment,
-//! or an error naming what is wrong.
+//! (`retrieval::terms`) hold one document per message or episode record,
+//! in order (`doc_of`): reading the archive does not analyze their text
+//! again, and a query does not parse the messages it does not show. Kind
+//! 3, written by development builds before kind 4, is `JSON length u32 LE
+//! | JSON array | terms`, still read. (Segments of episodes written before
+//! held no terms: kind 2.) Decoding never panics: any byte string is a
+//! record, a segment, or an error naming what is wrong.
 //!
 //! Version 2 values are laid out in bounded segments (`store::segments`);
 //! version 1 (0.1) values still load, and are rewritten as version 2.
