@@ -217,20 +217,15 @@ impl<S: Store> WritePath<S> {
     /// `read`, and the changes that rewrite what they hold.
     ///
     /// # Errors
-    /// The store's, `FORMAT_TOO_NEW`; memory is unchanged and the next call reads again.
+    /// The store's, `FORMAT_TOO_NEW`; memory holds what it held (a query's
+    /// read of the cold segments, freed first, is read whole by the next
+    /// query) and the next call reads again.
     async fn load_cold(&self) -> Result<(), S::Error> {
         if self.borrowed().cold_ready() {
             return Ok(());
         }
         let prefix = crate::store::cold_prefix(&self.borrowed().options().namespace);
-        // A query's read of it is freed first: the whole read replaces it.
-        self.borrowed_mut().release_partial();
-        // What opening read of it already is left out.
-        let (early, records) = {
-            let c = self.borrowed();
-            (c.read_early(), c.unread_records())
-        };
-        let mut loader = crate::store::Loader::skipping(early, records);
+        let mut loader = self.borrowed_mut().whole_read_loader();
         self.store.load_into(&prefix, &mut loader).await?;
         // Another call may have read it meanwhile (reads are not queued).
         if !self.borrowed().cold_ready() {

@@ -97,9 +97,13 @@ impl Controller {
         self.books.folding.recent()
     }
 
-    /// The records the cold segments not read yet hold, by their shelf records.
-    pub(crate) fn unread_records(&self) -> usize {
-        self.books.cold.records as usize
+    /// The loader of a whole read of the cold segments (`merge_cold` takes
+    /// what it read): what opening read of them left out, room for the
+    /// records their shelf records count. A query's read of them is freed
+    /// first (`release_partial`): the whole read replaces it.
+    pub fn whole_read_loader(&mut self) -> crate::store::Loader {
+        self.release_partial();
+        crate::store::Loader::skipping(self.read_early(), self.books.cold.records as usize)
     }
 
     /// The shelf records for the cold segments among `records`
