@@ -21,7 +21,7 @@ use serde::Serialize;
 
 mod undo;
 
-use super::search::{SearchIndex, Slot};
+use super::search::Slot;
 use super::writes::Segmented;
 use super::Controller;
 use crate::episodic::Episode;
@@ -461,9 +461,8 @@ impl Controller {
             });
             let mut lexical = std::mem::take(&mut self.index.lexical);
             lexical.rekey(log.chain(other));
-            let embeddings = std::mem::take(&mut self.index.embeddings);
-            self.index = SearchIndex::default();
-            (self.index.embeddings, self.index.prebuilt, self.index.stale) = (embeddings, Some(std::sync::Arc::new(lexical)), true);
+            self.index.unbuild();
+            self.index.prebuilt = Some(std::sync::Arc::new(lexical));
         }
     }
 
