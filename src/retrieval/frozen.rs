@@ -20,7 +20,7 @@
 //! returned); every document has the caller id given by `set_id`
 //! (`u64::MAX` until then: such a document is never returned).
 
-use crate::retrieval::terms::{put_varint, Walk};
+use crate::retrieval::terms::{put_varint, Walk, BATCH_BYTES};
 
 /// One term's postings: how many documents hold it, the last of them
 /// (for the next gap) and the encoded list.
@@ -63,9 +63,6 @@ pub struct FrozenBuilder {
     staged_bytes: usize,
     damaged: bool,
 }
-
-/// Stored terms held before they are appended (a segment's are ~100 KB).
-const BATCH_BYTES: usize = 2 << 20;
 
 impl FrozenBuilder {
     /// Numbers the documents of one segment's stored terms for which `keep`

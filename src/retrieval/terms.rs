@@ -30,6 +30,12 @@ use super::hash::FxHashMap;
 /// terms stored by another version are not read (the text is analyzed).
 pub const ANALYZER_VERSION: u8 = 2;
 
+/// About this many bytes of stored terms are held before they are added
+/// to an index a batch at a time (`FrozenBuilder`, `store::terms_batch`):
+/// a term's list is then found once per batch, not once per segment
+/// (a segment's terms are ~100 KB).
+pub const BATCH_BYTES: usize = 2 << 20;
+
 const KEY_BYTES: usize = 6;
 const KEY_MASK: u64 = (1 << (8 * KEY_BYTES)) - 1;
 

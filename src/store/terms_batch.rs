@@ -7,10 +7,8 @@
 //! (`Loader`) and a lexical query's read of the episodes (`indexing`) both
 //! add their terms through it.
 
+use crate::retrieval::terms::BATCH_BYTES;
 use crate::retrieval::Bm25Index;
-
-/// About this many bytes of stored terms are held before they are added.
-const BATCH_BYTES: usize = 2 << 20;
 
 /// Stored terms read and not yet added to their index.
 #[derive(Debug, Default)]
