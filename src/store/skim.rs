@@ -70,36 +70,29 @@ pub(crate) fn head_writer(r: &Record) -> Option<&str> {
 /// Appends the head of `r`; `prev`: the writer the segment's last head
 /// naming one named (`None`: none did).
 pub(crate) fn put_head(out: &mut Vec<u8>, r: &Record, prev: Option<&str>) {
-    let put_str = |out: &mut Vec<u8>, s: &str| {
-        put_varint(out, s.len() as u64);
-        out.extend_from_slice(s.as_bytes());
-    };
-    let put_writer = |out: &mut Vec<u8>, w: &str| match prev {
-        Some(p) if p == w => out.push(0),
-        _ => {
-            put_varint(out, w.len() as u64 + 1);
-            out.extend_from_slice(w.as_bytes());
+    // A string that may be left out (a writer named before, no thread):
+    // its length + 1 and its bytes, or 0.
+    let put_maybe = |out: &mut Vec<u8>, s: Option<&str>| match s {
+        Some(s) => {
+            put_varint(out, s.len() as u64 + 1);
+            out.extend_from_slice(s.as_bytes());
         }
+        None => out.push(0),
     };
     match r {
         Record::Msg { writer, seq, lc, ts, id, message, thread, .. } => {
             out.push(if message.role.is_instruction() { INSTRUCTION } else { MESSAGE });
-            put_writer(out, writer);
+            put_maybe(out, (prev != Some(writer.as_str())).then_some(writer));
             put_varint(out, *seq);
             put_varint(out, *lc);
             out.extend_from_slice(&ts.to_le_bytes());
-            put_str(out, id);
-            match thread {
-                Some(t) => {
-                    put_varint(out, t.len() as u64 + 1);
-                    out.extend_from_slice(t.as_bytes());
-                }
-                None => out.push(0),
-            }
+            put_varint(out, id.len() as u64);
+            out.extend_from_slice(id.as_bytes());
+            put_maybe(out, thread.as_deref());
         }
         Record::Embedding { writer, seq, .. } => {
             out.push(VECTOR);
-            put_writer(out, writer);
+            put_maybe(out, (prev != Some(writer.as_str())).then_some(writer));
             put_varint(out, *seq);
         }
         _ => out.push(OTHER),
@@ -110,15 +103,19 @@ pub(crate) fn put_head(out: &mut Vec<u8>, r: &Record, prev: Option<&str>) {
 fn read_heads<'a>(bytes: &'a [u8]) -> Option<Vec<Head<'a>>> {
     let mut c = Cursor { bytes, at: 0 };
     let text = |c: &mut Cursor<'a>, n: usize| c.take(n).and_then(|b| std::str::from_utf8(b).ok());
+    // What `put_maybe` wrote: `Some(None)` for a string left out.
+    let maybe = |c: &mut Cursor<'a>| -> Option<Option<&'a str>> {
+        match c.small(bytes.len())? {
+            0 => Some(None),
+            n => text(c, n - 1).map(Some),
+        }
+    };
     let mut prev: Option<&'a str> = None;
     let mut writer = |c: &mut Cursor<'a>| -> Option<&'a str> {
-        match c.small(bytes.len())? {
-            0 => prev,
-            n => {
-                prev = Some(text(c, n - 1)?);
-                prev
-            }
+        if let Some(w) = maybe(c)? {
+            prev = Some(w);
         }
+        prev
     };
     let mut heads = Vec::new();
     while c.at < bytes.len() {
@@ -129,10 +126,7 @@ fn read_heads<'a>(bytes: &'a [u8]) -> Option<Vec<Head<'a>>> {
                 let ts = f64::from_le_bytes(c.take(8)?.try_into().ok()?);
                 let n = c.small(bytes.len())?;
                 let id = text(&mut c, n)?;
-                let thread = match c.small(bytes.len())? {
-                    0 => None,
-                    n => Some(text(&mut c, n - 1)?),
-                };
+                let thread = maybe(&mut c)?;
                 Head::Msg(MsgHead { writer, seq, lc, ts, id, instruction: tag == INSTRUCTION, thread })
             }
             VECTOR => Head::Embedding { writer: writer(&mut c)?, seq: c.varint()? },
