@@ -40,7 +40,7 @@ use super::Controller;
 use crate::context::ContextRequest;
 use crate::episodic::Episode;
 use crate::origin::Origin;
-use crate::retrieval::hash::{FxHashMap, FxHashSet};
+use crate::retrieval::hash::{str_hash, FxHashMap, FxHashSet};
 use crate::retrieval::FrozenIndex;
 use crate::store::indexing::{Indexing, MINE, NONE, OTHER};
 use crate::store::record::Record;
@@ -339,10 +339,12 @@ impl Controller {
         covered.reserve(all.iter().map(|e| e.message_ids.len()).sum());
         // Ids whose hashes all differ are all different, and no episode then
         // supersedes another: the exact check (ordered, by text) runs only
-        // when two hashes meet, a shared message or a collision.
+        // when two hashes meet, a shared message or a collision (`str_hash`
+        // keeps ids that differ in their last digits apart; the same hash
+        // as `store::indexing`'s `Mine::id`).
         let mut shared = false;
         for m in all.iter().flat_map(|e| &e.message_ids) {
-            shared |= !covered.insert(Indexing::id_hash(m));
+            shared |= !covered.insert(str_hash(m));
         }
         if shared {
             crate::sort::sort_by(&mut all, |a, b| episode_order(a, b));

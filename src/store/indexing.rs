@@ -32,7 +32,7 @@ pub struct Mine {
     /// Its writer (in `Indexing::writer_names`) and seq.
     pub writer: u32,
     pub seq: u64,
-    /// A hash of its id (`Indexing::id_hash`), to check what covers it.
+    /// A hash of its id (`hash::str_hash`), to check what covers it.
     pub id: u64,
     /// Its document in the frozen index, or [`NONE`].
     pub doc: u32,
@@ -86,13 +86,6 @@ impl Indexing {
     /// (`Folding::writers`) and records read at opening are these.
     pub(crate) fn new(thread: String, tombstones: Tombstones, writers: HashMap<String, u64>, seen: Uids) -> Indexing {
         Indexing { thread, tombstones, writers, seen, ..Indexing::default() }
-    }
-
-    /// A hash of a message id (`hash::str_hash`: ids that differ in
-    /// their last digits differ here, or the coverage check would run its
-    /// exact pass, `Controller::episodes_stand`).
-    pub fn id_hash(id: &str) -> u64 {
-        crate::retrieval::hash::str_hash(id)
     }
 
     /// Whether the record `(writer, seq)` is read for the first time (and now read).
@@ -185,7 +178,7 @@ impl Indexing {
                         u64::MAX
                     } else if thread == self.thread {
                         let (_, writer) = self.writer(m.writer);
-                        let id = Self::id_hash(m.id);
+                        let id = crate::retrieval::hash::str_hash(m.id);
                         self.mine.push(Mine { lc: m.lc, ts: m.ts, writer, seq: m.seq, id, doc: NONE });
                         MINE | (self.mine.len() - 1) as u64
                     } else {
