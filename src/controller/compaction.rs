@@ -342,8 +342,9 @@ impl Controller {
             tokens_before: p.tokens_before,
             tokens_after: self.window.working_tokens(),
         };
-        self.index.index_episode(self.episodic.episodes.len(), &p.episode, false);
-        self.episodic.episodes.push(Episode { origin: Origin::new(self.opts.writer.clone(), p.seq, lc), ..p.episode });
+        let episode = Episode { origin: Origin::new(self.opts.writer.clone(), p.seq, lc), ..p.episode };
+        self.index.index_episode(&episode, false);
+        self.episodic.episodes.push(episode);
         for ((fact, seq), lc) in p.facts.into_iter().zip(fact_lcs) {
             self.semantic.push(fact, Origin::new(self.opts.writer.clone(), seq, lc));
             self.index_fact(self.semantic.facts.len() - 1);

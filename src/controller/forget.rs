@@ -21,14 +21,13 @@ use serde::Serialize;
 
 mod undo;
 
-use super::search::Slot;
+use super::search::record_id;
 use super::writes::Segmented;
 use super::Controller;
 use crate::episodic::Episode;
 use crate::error::{MemoryError, Result};
 use crate::origin::Origin;
 use crate::semantic::Fact;
-use crate::store::record::doc_key;
 use crate::store::record::{encode_record, Record};
 use crate::store::{log_key, Key, Kind, Uids, Write};
 use crate::window::Stored;
@@ -449,18 +448,17 @@ impl Controller {
 
     /// Marks the search index for a rebuild when next needed, keeping the
     /// terms of the messages that stay (keyed by record, as the archive's
-    /// stored terms are) so it analyzes no message again.
+    /// stored terms are) so it analyzes no message again; the build maps
+    /// where the items are once they moved.
     fn index_for_rebuild(&mut self, messages: &HashSet<String>, others: &HashSet<String>) {
         if !self.index.stale {
-            let log = (self.window.log.iter().enumerate())
-                .filter(|(_, s)| !messages.contains(&s.id))
-                .map(|(p, s)| (Slot::Message(p).id(), doc_key(&s.writer, s.seq)));
-            let other = self.others.iter().enumerate().filter_map(|(q, r)| match r {
-                Record::Msg { writer, seq, id, .. } if !others.contains(id) => Some((Slot::Other(q).id(), doc_key(writer, *seq))),
+            let log = self.window.log.iter().filter(|s| !messages.contains(&s.id)).map(|s| record_id(&s.writer, s.seq));
+            let other = self.others.iter().filter_map(|r| match r {
+                Record::Msg { writer, seq, id, .. } if !others.contains(id) => Some(record_id(writer, *seq)),
                 _ => None,
             });
             let mut lexical = std::mem::take(&mut self.index.lexical);
-            lexical.rekey(log.chain(other));
+            lexical.rekey(log.chain(other).map(|id| (id, id)));
             self.index.unbuild();
             self.index.prebuilt = Some(std::sync::Arc::new(lexical));
         }

@@ -387,8 +387,8 @@ impl Controller {
             // for messages that just left working memory, the log's last.
             return self.window.log.iter().rposition(|s| s.id == id && !s.message.role.is_instruction());
         }
-        match search::Slot::of(self.index.slot_of(id)?) {
-            search::Slot::Message(p) => self.log_pos(p).filter(|&i| self.window.log.get(i).is_some_and(|s| s.id == id)),
+        match self.index.place(self.index.id_of(id)?)? {
+            search::Place::Message(p) => Some(p as usize).filter(|&i| self.window.log.get(i).is_some_and(|s| s.id == id)),
             _ => None,
         }
     }

@@ -18,11 +18,10 @@
 //! The newest [`DECODED`] stay decoded. The messages stay out of the log:
 //! what the context shows and counts is unchanged.
 //!
-//! Invariants: every search slot is the one a whole read gives
-//! (`Slot::Message(p)` with `p` the message's place in the log of the
-//! whole thread, `Slot::Other(q)` its place in `others`), so scores, ties
-//! and results equal a whole read's; a message of the log at position `i`
-//! is slot `i` plus the archived messages before it (`log_slot`). Anything
+//! Invariants: an archived message's index id is the one a whole read
+//! gives it, its record identity (`search::record_id`), so scores, ties
+//! and results equal a whole read's; it is found by that id
+//! (`Place::Cold`), never by a position in memory. Anything
 //! a whole read would do more than merge (a record a tombstone covers, an
 //! episode superseded, a message no episode covers, a segment without
 //! terms: `store::indexing`) makes the cold segments be read whole instead; so
@@ -35,19 +34,19 @@ use std::collections::HashSet;
 
 use super::cold::Need;
 use super::loading::{episode_order, superseded};
-use super::search::{SearchOptions, Slot};
+use super::search::{record_id, SearchOptions};
 use super::Controller;
 use crate::context::ContextRequest;
 use crate::episodic::Episode;
 use crate::origin::Origin;
 use crate::retrieval::hash::{str_hash, FxHashMap, FxHashSet};
 use crate::retrieval::FrozenIndex;
-use crate::store::indexing::{Indexing, MINE, NONE, OTHER};
+use crate::store::indexing::{Indexing, MINE, NONE};
 use crate::store::record::Record;
 use crate::store::tombstones::Tombstones;
 use crate::store::{Key, Loader};
 
-mod slots;
+mod places;
 
 /// Most archived messages kept decoded for later queries (the oldest go first).
 pub const DECODED: usize = 4096;
@@ -60,27 +59,22 @@ pub const FIRST_DECODED: usize = 24;
 #[derive(Clone, Debug)]
 pub(crate) struct Partial {
     pub frozen: FrozenIndex,
-    /// The log positions (in the whole thread's log) of this thread's
-    /// archived messages, ascending, and each one's frozen document.
-    unread: Vec<u32>,
-    unread_doc: Vec<u32>,
-    /// Per log position when the archive was read: archived messages before it.
-    offsets: Vec<u32>,
-    /// Other threads' archived records: from this place of `others` on,
-    /// each one's frozen document.
-    others_from: usize,
-    others_doc: Vec<u32>,
-    /// Each frozen document's segment and time.
+    /// The index ids of the archived messages indexed (this thread's and
+    /// others'), ascending, and each one's frozen document.
+    doc_ids: Vec<u64>,
+    doc_numbers: Vec<u32>,
+    /// Each frozen document's segment, time, and whether it is another thread's.
     doc_segment: Vec<u32>,
     doc_ts: Vec<f64>,
-    /// Each segment of messages: its key, its message records' slots
+    doc_other: Vec<bool>,
+    /// Each segment of messages: its key, its message records' index ids
     /// (`u64::MAX`: left out, a copy of a record read before) and their
     /// places among its records.
     segments: Vec<(Key, Vec<u64>, Vec<u32>)>,
-    /// Archived messages decoded, by slot, and their slots, oldest first.
+    /// Archived messages decoded, by index id, and their ids, oldest first.
     cache: FxHashMap<u64, Record>,
     decoded: std::collections::VecDeque<u64>,
-    /// The slots the query being read for needs: kept.
+    /// The ids the query being read for needs: kept.
     needed: Vec<u64>,
     /// The episodes merged here: a whole read leaves them out.
     pub merged: HashSet<(String, u64)>,
@@ -139,8 +133,8 @@ impl Controller {
         let needed = self.needed_for(query).unwrap_or_default();
         let batch = self.to_decode(query, &needed);
         let mut missing: Vec<(Key, Vec<u32>)> = Vec::new();
-        for slot in batch {
-            let Some((key, at)) = self.place_of(slot) else { continue };
+        for id in batch {
+            let Some((key, at)) = self.place_of(id) else { continue };
             match missing.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, places)) => places.push(at),
                 None => missing.push((key, vec![at])),
@@ -165,14 +159,13 @@ impl Controller {
     /// context's first [`FIRST_DECODED`], then, while its recall block
     /// would show one not decoded, twice as many as it holds already.
     fn to_decode(&self, query: Query<'_>, needed: &[u64]) -> Vec<u64> {
-        let missing: Vec<u64> = needed.iter().copied().filter(|&s| self.archived(Slot::of(s)).is_none()).collect();
+        let missing: Vec<u64> = needed.iter().copied().filter(|&s| self.archived(s).is_none()).collect();
         match query {
             _ if missing.is_empty() => missing,
             Query::Search(..) => missing,
             Query::Context(req) => {
                 // The first few, before asking: a block of 600 tokens shows about as many.
-                let first: Vec<u64> =
-                    needed.iter().take(FIRST_DECODED).copied().filter(|&s| self.archived(Slot::of(s)).is_none()).collect();
+                let first: Vec<u64> = needed.iter().take(FIRST_DECODED).copied().filter(|&s| self.archived(s).is_none()).collect();
                 if !first.is_empty() {
                     return first;
                 }
@@ -241,50 +234,24 @@ impl Controller {
             return false;
         }
         let Indexing { writer_names, mine, others, segments, doc_segment, doc_ts, episode_terms, .. } = ix;
-        // Each archived message's place in the whole log: the log and the
-        // archived messages, both in log order, merged.
-        let mut order: Vec<u32> = (0..mine.len() as u32).collect();
-        let key =
-            |i: u32| mine.get(i as usize).map(|m| (m.lc, m.ts, writer_names.get(m.writer as usize).map_or("", String::as_str), m.seq));
-        crate::sort::sort_by(&mut order, |&a, &b| match (key(a), key(b)) {
-            (Some(a), Some(b)) => a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then_with(|| a.2.cmp(b.2)).then(a.3.cmp(&b.3)),
-            _ => std::cmp::Ordering::Equal,
-        });
-        let log = &self.window.log;
-        let (mut unread, mut unread_doc) = (Vec::with_capacity(mine.len()), Vec::with_capacity(mine.len()));
-        let mut offsets = Vec::with_capacity(log.len());
-        let mut slots = vec![u64::MAX; mine.len()];
-        let (mut i, mut j) = (0, 0);
-        while i < log.len() || j < order.len() {
-            let before = |m: (u64, f64, &str, u64), s: &crate::window::Stored| {
-                m.0.cmp(&s.lc).then(m.1.total_cmp(&s.ts)).then_with(|| m.2.cmp(s.writer.as_str())).then(m.3.cmp(&s.seq)).is_lt()
-            };
-            let next = order.get(j).and_then(|&o| Some((o, key(o)?)));
-            match (next, log.get(i)) {
-                (Some((o, k)), s) if s.is_none_or(|s| before(k, s)) => {
-                    let p = (i + j) as u32;
-                    let doc = mine.get(o as usize).map_or(NONE, |m| m.doc);
-                    let slot = Slot::Message(p as usize).id();
-                    if doc != NONE {
-                        frozen.set_id(doc, slot);
-                    }
-                    if let Some(s) = slots.get_mut(o as usize) {
-                        *s = slot;
-                    }
-                    unread.push(p);
-                    unread_doc.push(doc);
-                    j += 1;
-                }
-                _ => {
-                    offsets.push(j as u32);
-                    i += 1;
-                }
+        // Each archived message indexed under its record identity, as a whole read indexes it.
+        let mine_id = |i: usize| mine.get(i).and_then(|m| Some(record_id(writer_names.get(m.writer as usize)?, m.seq)));
+        let mut doc_other = vec![false; doc_ts.len()];
+        let mut docs: Vec<(u64, u32)> = Vec::with_capacity(mine.len() + others.len());
+        for (i, m) in mine.iter().enumerate().filter(|(_, m)| m.doc != NONE) {
+            docs.extend(mine_id(i).map(|id| (id, m.doc)));
+        }
+        for &(id, doc) in others.iter().filter(|(_, d)| *d != NONE) {
+            docs.push((id, doc));
+            if let Some(o) = doc_other.get_mut(doc as usize) {
+                *o = true;
             }
         }
-        let others_from = self.others.len();
-        for (q, &doc) in others.iter().enumerate().filter(|(_, &d)| d != NONE) {
-            frozen.set_id(doc, Slot::Other(others_from + q).id());
+        for &(id, doc) in &docs {
+            frozen.set_id(doc, id);
         }
+        crate::sort::sort_by(&mut docs, |a, b| a.0.cmp(&b.0));
+        let (doc_ids, doc_numbers) = docs.into_iter().unzip();
         let segments = segments
             .into_iter()
             .map(|s| {
@@ -293,8 +260,8 @@ impl Controller {
                     .iter()
                     .map(|&r| match r {
                         u64::MAX => u64::MAX,
-                        r if r & MINE != 0 => slots.get((r & !MINE) as usize).copied().unwrap_or(u64::MAX),
-                        r => Slot::Other(others_from + (r & !OTHER) as usize).id(),
+                        r if r & MINE != 0 => mine_id((r & !MINE) as usize).unwrap_or(u64::MAX),
+                        r => others.get((r & !crate::store::indexing::OTHER) as usize).map_or(u64::MAX, |o| o.0),
                     })
                     .collect();
                 (s.key, msgs, s.records)
@@ -309,13 +276,11 @@ impl Controller {
         archive.tasks.clear();
         self.partial = Some(Box::new(Partial {
             frozen,
-            unread,
-            unread_doc,
-            offsets,
-            others_from,
-            others_doc: others,
+            doc_ids,
+            doc_numbers,
             doc_segment,
             doc_ts,
+            doc_other,
             segments,
             cache: FxHashMap::default(),
             decoded: std::collections::VecDeque::new(),
@@ -324,7 +289,7 @@ impl Controller {
             probe: false,
             released: false,
         }));
-        // Its slots are the whole log's now; the episodes' stored terms go into its build.
+        // Episodes moved; their stored terms go into its build.
         self.index.stale = true;
         self.index.prebuilt_episodes = episode_terms;
         true
@@ -356,7 +321,7 @@ impl Controller {
     }
 
     /// The archived messages memory does not hold that `query` shows,
-    /// by slot, best first: a search's hits; for a context, the first of
+    /// by index id, best first: a search's hits; for a context, the first of
     /// its hits the recall block may look at (`context::recall::most_examined`).
     ///
     /// # Errors
@@ -378,17 +343,17 @@ impl Controller {
             },
         };
         // (what memory holds, facts among it, is shown from memory)
-        let archived = ranked.into_iter().map(|(slot, _)| slot).filter(|&slot| self.archived_doc(Slot::of(slot)).is_some());
+        let archived = ranked.into_iter().map(|(id, _)| id).filter(|&id| self.cold_place(id).is_some());
         Ok(archived.take(most).collect())
     }
 
     /// Where an archived message's record is stored: its segment and its
     /// place among the segment's records.
-    fn place_of(&self, slot: u64) -> Option<(Key, u32)> {
+    fn place_of(&self, id: u64) -> Option<(Key, u32)> {
         let p = self.partial.as_ref()?;
-        let seg = *p.doc_segment.get(self.archived_doc(Slot::of(slot))? as usize)?;
-        let (key, slots, places) = p.segments.get(seg as usize)?;
-        let at = slots.iter().position(|&s| s == slot)?;
+        let seg = *p.doc_segment.get(p.doc_of(id)? as usize)?;
+        let (key, ids, places) = p.segments.get(seg as usize)?;
+        let at = ids.iter().position(|&s| s == id)?;
         Some((key.clone(), *places.get(at)?))
     }
 
@@ -398,26 +363,26 @@ impl Controller {
     pub fn cache_decoded(&mut self, values: Vec<(Key, Vec<(u32, Record)>)>) -> bool {
         let Some(p) = self.partial.as_mut() else { return false };
         for (key, records) in values {
-            let Some((_, slots, places)) = p.segments.iter().find(|(k, _, _)| *k == key) else { return false };
+            let Some((_, ids, places)) = p.segments.iter().find(|(k, _, _)| *k == key) else { return false };
             for (at, r) in records {
-                let slot = places.iter().position(|&x| x == at).and_then(|i| slots.get(i)).copied().unwrap_or(u64::MAX);
-                if slot == u64::MAX || !matches!(r, Record::Msg { .. }) {
+                let id = places.iter().position(|&x| x == at).and_then(|i| ids.get(i)).copied().unwrap_or(u64::MAX);
+                if id == u64::MAX || !matches!(r, Record::Msg { .. }) {
                     return false;
                 }
-                if p.cache.insert(slot, r).is_none() {
-                    p.decoded.push_back(slot);
+                if p.cache.insert(id, r).is_none() {
+                    p.decoded.push_back(id);
                 }
             }
         }
         // The oldest go first; those the query being read for needs stay.
         let mut kept = 0;
         while p.decoded.len() > DECODED.max(p.needed.len()) + kept {
-            let Some(slot) = p.decoded.pop_front() else { break };
-            if p.needed.contains(&slot) {
-                p.decoded.push_back(slot);
+            let Some(id) = p.decoded.pop_front() else { break };
+            if p.needed.contains(&id) {
+                p.decoded.push_back(id);
                 kept += 1;
             } else {
-                p.cache.remove(&slot);
+                p.cache.remove(&id);
             }
         }
         true
@@ -443,17 +408,17 @@ impl Controller {
     /// read allocates the archive: wasm
     /// memory never shrinks, and holding both made a whole read after a
     /// query peak at 125–134 MiB at 100,000 messages, past a Worker's 128
-    /// MB. The slots stay (the search index is keyed by them); the whole
-    /// read's merge takes the rest. If that read fails, the next query
+    /// MB. The whole read's merge takes the rest. If that read fails, the next query
     /// reads whole (`read_step`).
     pub(crate) fn release_partial(&mut self) {
         let Some(p) = self.partial.as_mut() else { return };
         p.frozen = FrozenIndex::default();
         p.cache = FxHashMap::default();
         (p.decoded, p.needed, p.segments) = Default::default();
-        (p.doc_segment, p.doc_ts) = Default::default();
+        (p.doc_ids, p.doc_numbers) = Default::default();
+        (p.doc_segment, p.doc_ts, p.doc_other) = Default::default();
         p.released = true;
-        // Keyed by the slots a whole read renumbers: its merge marks it stale anyway.
+        // Its places are memory's before the merge, which marks it stale anyway.
         self.index.unbuild();
     }
 

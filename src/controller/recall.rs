@@ -2,7 +2,7 @@
 //! hits above a relevance floor, as dated lines, and the episodes that match,
 //! in one list best first (`context::recall` fits them into the context).
 
-use super::search::{Held, Scope, SearchOptions, Slot};
+use super::search::{record_id, Held, Place, Scope, SearchOptions};
 use super::Controller;
 use crate::context::{ContextRequest, Recalled};
 use crate::error::Result;
@@ -108,26 +108,24 @@ impl Controller {
         // among what the block left out, never shown.
         // Its line is shorter than any real one, so the block takes it
         // where it would take the message: a read sees that and decodes it.
-        let unread = |s: Slot| {
-            let at = Some(self.archived_ts(s)?);
+        let unread = |doc: u32| {
+            let at = Some(self.cold_ts(doc)?);
             Some(Recalled { id: String::new(), text: String::new(), at, message: Some(String::new()), episode: None })
         };
         Ok(ranked
             .into_iter()
-            .filter_map(|(slot, _)| match Slot::of(slot) {
-                s @ Slot::Message(p) => match self.log_pos(p) {
-                    Some(i) => self.window.log.get(i).map(|s| message(&s.id, s.ts, &s.message, false)),
-                    None => self.archived(s).map_or_else(|| unread(s), |r| record(r, false)),
-                },
-                s @ Slot::Other(q) => match self.others.get(q) {
-                    Some(r) => record(r, true),
-                    None => self.archived(s).map_or_else(|| unread(s), |r| record(r, true)),
-                },
-                Slot::Fact(i) => self.semantic.facts.get(i).map(|f| Recalled {
+            .filter_map(|(id, _)| match self.place(id)? {
+                Place::Message(p) => self.window.log.get(p as usize).map(|s| message(&s.id, s.ts, &s.message, false)),
+                Place::Other(q) => record(self.others.get(q as usize)?, true),
+                Place::Cold(doc, other) => self.archived(id).map_or_else(|| unread(doc), |r| record(r, other)),
+                Place::Fact(i) => self.semantic.facts.get(i as usize).map(|f| Recalled {
                     id: f.id.clone(),
                     text: {
                         let text = f.key.as_ref().map_or_else(|| f.text.clone(), |k| format!("{k}: {}", f.text));
-                        match validity.get(i).filter(|v| f.kind != crate::semantic::FactKind::Chunk && (when.is_some() || !v.current())) {
+                        match validity
+                            .get(i as usize)
+                            .filter(|v| f.kind != crate::semantic::FactKind::Chunk && (when.is_some() || !v.current()))
+                        {
                             Some(v) => format!("{text} ({})", held(v, when.is_some())),
                             None => text,
                         }
@@ -140,7 +138,7 @@ impl Controller {
             .collect())
     }
 
-    /// [`Controller::relevant`]'s hits as slots and scores, best first.
+    /// [`Controller::relevant`]'s hits as index ids and scores, best first.
     ///
     /// # Errors
     /// As [`Controller::search`].
@@ -165,9 +163,8 @@ impl Controller {
         // newest turn, often the query itself, would set it. The `search`
         // tool (`search: Some`) shows it: its caller sees no turns.
         // (an archived message memory does not hold is not in working memory)
-        let working =
-            |p: usize| self.log_pos(p).and_then(|i| self.window.log.get(i)).is_some_and(|s| s.place == crate::window::Place::Working);
-        ranked.retain(|&(slot, _)| search.is_some() || !matches!(Slot::of(slot), Slot::Message(p) if working(p)));
+        let working = |p: u32| self.window.log.get(p as usize).is_some_and(|s| s.place == crate::window::Place::Working);
+        ranked.retain(|&(id, _)| search.is_some() || !matches!(self.place(id), Some(Place::Message(p)) if working(p)));
         let validity = self.semantic.validity();
         let then = |i: usize| {
             validity.get(i).is_none_or(|v| match when {
@@ -186,8 +183,9 @@ impl Controller {
         // match the old wording only ("I live in Shanghai" over "I moved
         // to Berlin").
         let mut replacing: Vec<(u64, f32)> = Vec::new();
-        for (slot, score) in ranked.iter_mut() {
-            if let Slot::Fact(i) = Slot::of(*slot) {
+        for (id, score) in ranked.iter_mut() {
+            if let Some(Place::Fact(i)) = self.place(*id) {
+                let i = i as usize;
                 if !then(i) {
                     let mut by = validity.get(i).and_then(|v| v.by);
                     for _ in 0..MAX_HOPS {
@@ -198,15 +196,16 @@ impl Controller {
                     }
                     let wanted =
                         |j: usize| self.semantic.facts.get(j).is_some_and(|f| kinds.contains(&super::HitKind::from(f.kind).name()));
-                    replacing.extend(by.filter(|&j| then(j) && wanted(j)).map(|j| (Slot::Fact(j).id(), *score)));
+                    let fact_id = |j: usize| self.semantic.facts.get(j).map(|f| record_id(&f.origin.writer, f.origin.seq));
+                    replacing.extend(by.filter(|&j| then(j) && wanted(j)).and_then(fact_id).map(|j| (j, *score)));
                     *score *= NOT_THEN;
                 }
             }
         }
-        for (slot, score) in replacing {
-            match ranked.iter_mut().find(|(s, _)| *s == slot) {
+        for (id, score) in replacing {
+            match ranked.iter_mut().find(|(s, _)| *s == id) {
                 Some(hit) => hit.1 = hit.1.max(score),
-                None => ranked.push((slot, score)),
+                None => ranked.push((id, score)),
             }
         }
         crate::sort::sort_by(&mut ranked, |a, b| b.1.total_cmp(&a.1));

@@ -1,11 +1,15 @@
 //! Search over everything the controller holds: live facts, document
 //! chunks and every message ever added (working or archived).
 //!
-//! Index ids ([`Slot`]): a fact at slot `i` of `semantic.facts` is `3i`, a
-//! message at position `p` of this thread's log `3p + 1`, another thread's
-//! record at position `q` of `others` `3q + 2`. Superseded facts leave the
-//! index but stay in `semantic`. Vectors come from the embedder hook (`vectors`), keyed by
-//! item id, so nothing is embedded twice.
+//! Index ids are record identities: the item stored as `(writer, seq)` is
+//! `store::record::doc_key(writer, seq)` (`record_id`), the key its stored
+//! terms carry, whether it is a fact, a message of this thread's log or of
+//! another thread (`others`), an episode, or an archived message a query's
+//! read left in storage (`controller::partial`). Where each one is now
+//! (`Place`) is a map beside the index: moving items (a forget, a merge of
+//! the cold segments) changes the map, not what was indexed. Ended facts
+//! stay indexed (a search decides which it sees). Vectors come from the
+//! embedder hook (`vectors`), keyed by item id, so nothing is embedded twice.
 
 use std::collections::HashMap;
 
@@ -27,26 +31,30 @@ pub struct SearchIndex {
     pub embeddings: HashMap<String, Vec<f32>>,
     /// Item id (by its hash: an id string per message would be a tenth of
     /// the index) → index id, for every item indexed so far. A lookup that
-    /// must be sure checks the item it finds (`slot_of`'s callers do).
-    slots: crate::retrieval::hash::FxHashMap<u64, u32>,
-    /// Episodes by position: their own indexes, for recall relevance.
+    /// must be sure checks the item it finds (`id_of`'s callers do).
+    by_item: crate::retrieval::hash::FxHashMap<u64, u64>,
+    /// Index id → where the item is in memory, for every item indexed so far.
+    places: crate::retrieval::hash::FxHashMap<u64, Place>,
+    /// Episodes by index id: their own indexes, for recall relevance.
     pub episodes: Bm25Index,
     pub episode_vectors: VectorIndex,
     /// Per-script means taken out of `vectors` and of query vectors.
     pub centres: Centres,
     /// The lexical index of the messages read with the cold segments, from the
-    /// terms stored with them (`retrieval::terms`), keyed by
-    /// `store::record::doc_key`: the next build starts from it instead of
-    /// analyzing their text again. A forget leaves the terms of what stays
-    /// here too (`forget::index_for_rebuild`).
+    /// terms stored with them (`retrieval::terms`), keyed as this index is:
+    /// the next build starts from it instead of analyzing their text again.
+    /// A forget leaves the terms of what stays here too
+    /// (`forget::index_for_rebuild`).
     pub prebuilt: Option<std::sync::Arc<Bm25Index>>,
-    /// The same for the episodes read with the cold segments (`store::indexing`),
-    /// keyed by `doc_key`: the next build of `episodes` starts from it.
+    /// The same for the episodes read with the cold segments (`store::indexing`):
+    /// the next build of `episodes` starts from it.
     pub prebuilt_episodes: Option<Bm25Index>,
     /// Not built yet: a restored controller builds it when a search, a
     /// query or an embedding first needs it (`Controller::ensure_index`),
-    /// so opening does not pay for it. Until then only `embeddings` holds
-    /// anything; changes are not indexed one by one, the build takes them all.
+    /// so opening does not pay for it; so does a read or an edit that
+    /// moves items (the build maps where they are, from the terms indexed
+    /// already). Until then only `embeddings` holds anything; changes are
+    /// not indexed one by one, the build takes them all.
     pub stale: bool,
 }
 
@@ -56,7 +64,8 @@ impl Default for SearchIndex {
             lexical: Bm25Index::with_params(CHAT_BM25).unwrap_or_default(),
             vectors: VectorIndex::new(VectorMode::Exact),
             embeddings: HashMap::new(),
-            slots: Default::default(),
+            by_item: Default::default(),
+            places: Default::default(),
             episodes: Bm25Index::new(),
             episode_vectors: VectorIndex::new(VectorMode::Exact),
             centres: Centres::default(),
@@ -68,15 +77,14 @@ impl Default for SearchIndex {
 }
 
 impl SearchIndex {
-    /// Indexes a message's text and tool calls under `slot` (a field of the
-    /// controller apart from the log, so the message is not copied). With
-    /// `read`, a message the lexical index holds already keeps the terms it
-    /// has (read with the cold segments: `prebuilt`).
-    fn index_text(&mut self, slot: Slot, item: &str, message: &crate::message::Message, read: bool) {
+    /// Indexes a message's text and tool calls under `id`, at `place` (a
+    /// field of the controller apart from the log, so the message is not
+    /// copied). With `read`, a message the lexical index holds already
+    /// keeps the terms it has (read with the cold segments: `prebuilt`).
+    fn index_text(&mut self, id: u64, place: Place, item: &str, message: &crate::message::Message, read: bool) {
         if self.stale || message.role.is_instruction() {
             return;
         }
-        let id = slot.id();
         let analyzed = read && self.lexical.contains(id);
         // The text only where it is needed: not for terms read with the cold segments.
         if !analyzed || self.embeddings.contains_key(item) {
@@ -88,7 +96,7 @@ impl SearchIndex {
                 let _ = self.vectors.add(id, &self.centres.centre(script_of(&text), v));
             }
         }
-        self.set_slot(item, id);
+        self.set_place(item, id, place);
     }
 
     /// Frees the built indexes, keeping the vectors: built again when
@@ -105,30 +113,42 @@ impl SearchIndex {
     }
 
     /// The index id of `item`, or of an item whose id hashes alike.
-    pub fn slot_of(&self, item: &str) -> Option<u64> {
-        self.slots.get(&Self::key(item)).map(|&s| s as u64)
+    pub fn id_of(&self, item: &str) -> Option<u64> {
+        self.by_item.get(&Self::key(item)).copied()
     }
 
-    /// Index ids past `u32::MAX` (1.4 billion items) are not looked up by id.
-    fn set_slot(&mut self, item: &str, slot: u64) {
-        if let Ok(s) = u32::try_from(slot) {
-            self.slots.insert(Self::key(item), s);
-        }
+    /// Where the item of index id `id` is in memory.
+    pub(crate) fn place(&self, id: u64) -> Option<Place> {
+        self.places.get(&id).copied()
     }
 
-    /// Indexes the episode at position `i` (`Episode::search_text`); `read`:
-    /// as in `index_text` (its terms read with the cold segments: `prebuilt_episodes`).
-    pub fn index_episode(&mut self, i: usize, e: &crate::episodic::Episode, read: bool) {
+    fn set_place(&mut self, item: &str, id: u64, place: Place) {
+        self.by_item.insert(Self::key(item), id);
+        self.places.insert(id, place);
+    }
+
+    /// Indexes the episode `e` (`Episode::search_text`); `read`: as in
+    /// `index_text` (its terms read with the cold segments: `prebuilt_episodes`).
+    pub fn index_episode(&mut self, e: &crate::episodic::Episode, read: bool) {
         if self.stale {
             return;
         }
-        if !(read && self.episodes.contains(i as u64)) {
-            self.episodes.add(i as u64, &e.search_text());
+        let id = record_id(&e.origin.writer, e.origin.seq);
+        if !(read && self.episodes.contains(id)) {
+            self.episodes.add(id, &e.search_text());
         }
         if let Some(v) = self.embeddings.get(&e.id) {
-            let _ = self.episode_vectors.add(i as u64, v);
+            let _ = self.episode_vectors.add(id, v);
         }
     }
+}
+
+/// The index id of the item stored as `(writer, seq)`: its record identity,
+/// as the terms stored with it are keyed. Unique among loaded records, as
+/// `(writer, seq)` is (`crate::origin`): Fx over the pair, whose last step,
+/// the seq's, is a bijection, so one writer's seqs never meet.
+pub(crate) fn record_id(writer: &str, seq: u64) -> u64 {
+    crate::store::record::doc_key(writer, seq)
 }
 
 /// BM25 for chat turns and facts: `b` 0.3, not the usual 0.75. Turns are
@@ -140,34 +160,18 @@ impl SearchIndex {
 /// changed nothing, so they are not here.
 const CHAT_BM25: Bm25Params = Bm25Params { k1: 1.2, b: 0.3 };
 
-/// What an index id stands for: one index holds every kind, interleaved.
+/// Where an indexed item is: one index holds every kind, interleaved.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Slot {
+pub(crate) enum Place {
     /// Position in `semantic.facts`.
-    Fact(usize),
+    Fact(u32),
     /// Position in this thread's log.
-    Message(usize),
+    Message(u32),
     /// Position in `others` (another thread's message).
-    Other(usize),
-}
-
-impl Slot {
-    pub fn id(self) -> u64 {
-        match self {
-            Slot::Fact(i) => 3 * i as u64,
-            Slot::Message(p) => 3 * p as u64 + 1,
-            Slot::Other(q) => 3 * q as u64 + 2,
-        }
-    }
-
-    pub fn of(id: u64) -> Slot {
-        let i = (id / 3) as usize;
-        match id % 3 {
-            0 => Slot::Fact(i),
-            1 => Slot::Message(i),
-            _ => Slot::Other(i),
-        }
-    }
+    Other(u32),
+    /// An archived message a query's read left in storage: its frozen
+    /// document, and whether it is another thread's (`controller::partial`).
+    Cold(u32, bool),
 }
 
 /// Which messages a search reaches; facts, preferences and documents are
@@ -217,9 +221,9 @@ impl Controller {
     /// search sees is decided when it runs (`ranked`).
     pub(crate) fn index_fact(&mut self, slot: usize) {
         let Some(fact) = self.semantic.facts.get(slot).filter(|_| !self.index.stale) else { return };
-        let id = Slot::Fact(slot).id();
+        let id = record_id(&fact.origin.writer, fact.origin.seq);
         self.index.lexical.add(id, &fact.text);
-        self.index.set_slot(&fact.id, id);
+        self.index.set_place(&fact.id, id, Place::Fact(slot as u32));
         if let Some(v) = self.index.embeddings.get(&fact.id) {
             let _ = self.index.vectors.add(id, &self.index.centres.centre(script_of(&fact.text), v));
         }
@@ -228,17 +232,22 @@ impl Controller {
     /// Indexes the message at log position `pos` (instructions are not
     /// searched); `read`: as in `index_text`.
     pub(crate) fn index_message(&mut self, pos: usize, read: bool) {
-        let slot = self.log_slot(pos);
         if let Some(s) = self.window.log.get(pos) {
-            self.index.index_text(slot, &s.id, &s.message, read);
+            self.index.index_text(record_id(&s.writer, s.seq), Place::Message(pos as u32), &s.id, &s.message, read);
         }
     }
 
     /// Indexes another thread's record at position `q` of `others` (its messages; instructions are not searched).
     fn index_other(&mut self, q: usize, read: bool) {
-        if let Some(crate::store::record::Record::Msg { id, message, .. }) = self.others.get(q) {
-            self.index.index_text(Slot::Other(q), id, message, read);
+        if let Some(crate::store::record::Record::Msg { id, message, writer, seq, .. }) = self.others.get(q) {
+            self.index.index_text(record_id(writer, *seq), Place::Other(q as u32), id, message, read);
         }
+    }
+
+    /// Where the item of index id `id` is: in memory, or an archived
+    /// message a query's read left in storage.
+    pub(crate) fn place(&self, id: u64) -> Option<Place> {
+        self.index.place(id).or_else(|| self.cold_place(id))
     }
 
     /// Builds the search index if it is not built yet (see `SearchIndex::stale`).
@@ -257,8 +266,8 @@ impl Controller {
         let embeddings = std::mem::take(&mut self.index.embeddings);
         let lexical = self.index.prebuilt.take().map(|read| self.adopt_terms(read));
         let episodes = self.index.prebuilt_episodes.take().map(|mut read| {
-            let uids = self.episodic.episodes.iter().enumerate();
-            read.rekey(uids.map(|(i, e)| (crate::store::record::doc_key(&e.origin.writer, e.origin.seq), i as u64)));
+            // (those no longer in memory left out)
+            read.rekey(self.episodic.episodes.iter().map(|e| record_id(&e.origin.writer, e.origin.seq)).map(|id| (id, id)));
             read
         });
         self.index = SearchIndex { embeddings, ..SearchIndex::default() };
@@ -267,9 +276,6 @@ impl Controller {
         }
         if let Some(episodes) = episodes {
             self.index.episodes = episodes;
-        }
-        for (i, f) in self.semantic.facts.iter().enumerate() {
-            self.index.set_slot(&f.id, Slot::Fact(i).id());
         }
         for pos in 0..self.window.log.len() {
             self.index_message(pos, true);
@@ -280,25 +286,24 @@ impl Controller {
         for slot in 0..self.semantic.facts.len() {
             self.index_fact(slot);
         }
-        for (i, e) in self.episodic.episodes.iter().enumerate() {
-            self.index.index_episode(i, e, true);
+        for e in &self.episodic.episodes {
+            self.index.index_episode(e, true);
         }
         self.recentre();
     }
 
-    /// The index of the messages read with the cold segments (keyed by
-    /// `store::record::doc_key`), keyed by their slots instead; those no
-    /// longer in memory (forgotten, a duplicate) are left out.
+    /// The index of the messages read with the cold segments, without
+    /// those no longer in memory (forgotten, a duplicate).
     fn adopt_terms(&self, read: std::sync::Arc<Bm25Index>) -> Bm25Index {
-        use crate::store::record::{doc_key, Record};
+        use crate::store::record::Record;
         // (copied only if a clone of this controller still holds it)
         let mut read = std::sync::Arc::try_unwrap(read).unwrap_or_else(|shared| (*shared).clone());
-        let log = self.window.log.iter().enumerate().map(|(p, s)| (doc_key(&s.writer, s.seq), self.log_slot(p).id()));
-        let others = self.others.iter().enumerate().filter_map(|(q, r)| match r {
-            Record::Msg { writer, seq, .. } => Some((doc_key(writer, *seq), Slot::Other(q).id())),
+        let log = self.window.log.iter().map(|s| record_id(&s.writer, s.seq));
+        let others = self.others.iter().filter_map(|r| match r {
+            Record::Msg { writer, seq, .. } => Some(record_id(writer, *seq)),
             _ => None,
         });
-        read.rekey(log.chain(others));
+        read.rekey(log.chain(others).map(|id| (id, id)));
         read.set_params(CHAT_BM25);
         read
     }
@@ -315,8 +320,12 @@ impl Controller {
             }
             None => self.index.episodes.search(query, k, |_| true),
         };
-        for (id, score) in ranked {
-            if let Some(r) = rel.get_mut(id as usize) {
+        if ranked.is_empty() {
+            return rel;
+        }
+        let scores: crate::retrieval::hash::FxHashMap<u64, f32> = ranked.into_iter().collect();
+        for (r, e) in rel.iter_mut().zip(&self.episodic.episodes) {
+            if let Some(&score) = scores.get(&record_id(&e.origin.writer, e.origin.seq)) {
                 *r = score as f64;
             }
         }
@@ -359,25 +368,21 @@ impl Controller {
         };
         // (instructions are never indexed, see `index_text`)
         // (an archived message memory does not hold: by its time as the archive's read found it)
-        let filter = |id: u64| match Slot::of(id) {
-            s @ Slot::Message(p) => {
-                let ts = match self.log_pos(p) {
-                    Some(i) => self.window.log.get(i).map(|s| s.ts),
-                    None => self.archived_ts(s),
-                };
-                ts.is_some_and(|ts| want("message") && untagged && in_time(ts))
-            }
-            s @ Slot::Other(q) => {
-                let ts = match self.others.get(q) {
+        let message = |ts: Option<f64>| ts.is_some_and(|ts| want("message") && untagged && in_time(ts));
+        let filter = |id: u64| match self.place(id) {
+            None => false,
+            Some(Place::Message(p)) => message(self.window.log.get(p as usize).map(|s| s.ts)),
+            Some(Place::Other(q)) => {
+                let ts = match self.others.get(q as usize) {
                     Some(crate::store::record::Record::Msg { ts, .. }) => Some(*ts),
-                    Some(_) => None,
-                    None => self.archived_ts(s),
+                    _ => None,
                 };
-                opts.scope == Scope::User && ts.is_some_and(|ts| want("message") && untagged && in_time(ts))
+                opts.scope == Scope::User && message(ts)
             }
-            Slot::Fact(i) => self.semantic.facts.get(i).is_some_and(|f| {
+            Some(Place::Cold(doc, other)) => (!other || opts.scope == Scope::User) && message(self.cold_ts(doc)),
+            Some(Place::Fact(i)) => self.semantic.facts.get(i as usize).is_some_and(|f| {
                 want(HitKind::from(f.kind).name())
-                    && held(i, f)
+                    && held(i as usize, f)
                     && in_time(f.created_at)
                     && (untagged || opts.tags.as_ref().is_some_and(|t| t.iter().any(|x| f.tags.contains(x))))
             }),
@@ -426,14 +431,12 @@ impl Controller {
             }
             _ => None,
         };
-        Some(match Slot::of(id) {
-            s @ Slot::Message(p) => match self.log_pos(p) {
-                Some(i) => self.window.log.get(i).map(|s| message(&s.id, &s.message, None))?,
-                None => record(self.archived(s)?)?,
-            },
-            s @ Slot::Other(q) => record(self.others.get(q).or_else(|| self.archived(s))?)?,
-            Slot::Fact(i) => {
-                let f = self.semantic.facts.get(i)?;
+        Some(match self.place(id)? {
+            Place::Message(p) => self.window.log.get(p as usize).map(|s| message(&s.id, &s.message, None))?,
+            Place::Other(q) => record(self.others.get(q as usize)?)?,
+            Place::Cold(..) => record(self.archived(id)?)?,
+            Place::Fact(i) => {
+                let f = self.semantic.facts.get(i as usize)?;
                 Hit {
                     id: f.id.clone(),
                     kind: f.kind.into(),
@@ -455,11 +458,13 @@ mod tests {
     fn every_message_id_is_found_by_id() {
         let mut index = super::SearchIndex::default();
         let ids: Vec<String> = (0..100_000).map(|n| format!("m-kyju3xsw5e-{n}")).collect();
-        for (slot, id) in ids.iter().enumerate() {
-            index.set_slot(id, slot as u64);
+        for (n, id) in ids.iter().enumerate() {
+            index.set_place(id, super::record_id("kyju3xsw5e", n as u64), super::Place::Message(n as u32));
         }
-        for (slot, id) in ids.iter().enumerate() {
-            assert_eq!(index.slot_of(id), Some(slot as u64), "{id}");
+        for (n, id) in ids.iter().enumerate() {
+            let found = index.id_of(id);
+            assert_eq!(found, Some(super::record_id("kyju3xsw5e", n as u64)), "{id}");
+            assert_eq!(found.and_then(|i| index.place(i)), Some(super::Place::Message(n as u32)), "{id}");
         }
     }
 }

@@ -66,8 +66,9 @@ pub struct Indexing {
     pub doc_segment: Vec<u32>,
     pub doc_ts: Vec<f64>,
     pub mine: Vec<Mine>,
-    /// Other threads' records in load order: each one's frozen document, or [`NONE`].
-    pub others: Vec<u32>,
+    /// Other threads' messages in load order: each one's record key
+    /// (`record::doc_key`) and frozen document, or [`NONE`].
+    pub others: Vec<(u64, u32)>,
     pub segments: Vec<Segment>,
     /// This thread's episodes, decoded, and the terms stored with them
     /// (keyed by `record::doc_key`).
@@ -182,7 +183,7 @@ impl Indexing {
                         self.mine.push(Mine { lc: m.lc, ts: m.ts, writer, seq: m.seq, id, doc: NONE });
                         MINE | (self.mine.len() - 1) as u64
                     } else {
-                        self.others.push(NONE);
+                        self.others.push((doc_key(m.writer, m.seq), NONE));
                         OTHER | (self.others.len() - 1) as u64
                     });
                 }
@@ -202,7 +203,7 @@ impl Indexing {
                     m.doc = doc;
                 }
             } else if let Some(o) = self.others.get_mut(i) {
-                *o = doc;
+                o.1 = doc;
             }
         }
         self.segments.push(Segment { key, msgs, records });
@@ -229,11 +230,8 @@ impl Indexing {
             if episode {
                 docs.push(mine.then_some(key));
             }
-            match r.thread() {
-                _ if !first => {}
-                Some(t) if t != self.thread => self.others.push(NONE),
-                _ if mine => self.episodes.push(r),
-                _ => {}
+            if mine {
+                self.episodes.push(r);
             }
         }
         // Terms that cannot be read are left: the episodes' text is analyzed instead.

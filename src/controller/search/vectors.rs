@@ -3,7 +3,7 @@
 //! centred by (`retrieval::Centres`). Vectors are keyed by item id, so
 //! nothing is embedded twice.
 
-use super::{Controller, Slot};
+use super::{record_id, Controller};
 use crate::error::{MemoryError, Result};
 use crate::retrieval::{script_of, Centres, VectorIndex, VectorMode};
 
@@ -46,13 +46,13 @@ impl Controller {
             return;
         }
         for (id, v) in items {
-            if let Some(i) = self.episodic.episodes.iter().position(|e| e.id == id) {
-                let _ = self.index.episode_vectors.add(i as u64, &v);
+            if let Some(e) = self.episodic.episodes.iter().find(|e| e.id == id) {
+                let _ = self.index.episode_vectors.add(record_id(&e.origin.writer, e.origin.seq), &v);
             }
             // Only what the lexical index holds is searched (not instructions).
-            if let Some(slot) = self.index.slot_of(&id).filter(|&s| self.index.lexical.contains(s)) {
-                if let Some(hit) = self.hit(slot, 0.0).filter(|h| h.id == id) {
-                    let _ = self.index.vectors.add(slot, &self.index.centres.centre(script_of(&hit.text), &v));
+            if let Some(at) = self.index.id_of(&id).filter(|&s| self.index.lexical.contains(s)) {
+                if let Some(hit) = self.hit(at, 0.0).filter(|h| h.id == id) {
+                    let _ = self.index.vectors.add(at, &self.index.centres.centre(script_of(&hit.text), &v));
                 }
             }
             self.index.embeddings.insert(id, v);
@@ -68,20 +68,19 @@ impl Controller {
         // Facts then messages, by position: the means are summed in one fixed
         // order. A text is read only for an item with a vector.
         let idx = &self.index;
-        let vector = |slot: u64, id: &str| idx.embeddings.get(id).filter(|_| idx.lexical.contains(slot));
+        let vector = |id: &str, at: u64| idx.embeddings.get(id).filter(|_| idx.lexical.contains(at)).map(|v| (at, v.as_slice()));
         let mut items: Vec<(u64, usize, &[f32])> = Vec::new();
-        for (i, f) in self.semantic.facts.iter().enumerate() {
-            let slot = Slot::Fact(i).id();
-            items.extend(vector(slot, &f.id).map(|v| (slot, script_of(&f.text), v.as_slice())));
+        for f in &self.semantic.facts {
+            let found = vector(&f.id, record_id(&f.origin.writer, f.origin.seq));
+            items.extend(found.map(|(at, v)| (at, script_of(&f.text), v)));
         }
-        for (p, s) in self.window.log.iter().enumerate() {
-            let slot = self.log_slot(p).id();
-            items.extend(vector(slot, &s.id).map(|v| (slot, script_of(&s.message.content_text()), v.as_slice())));
+        for s in &self.window.log {
+            let found = vector(&s.id, record_id(&s.writer, s.seq));
+            items.extend(found.map(|(at, v)| (at, script_of(&s.message.content_text()), v)));
         }
-        for (q, r) in self.others.iter().enumerate() {
-            if let crate::store::record::Record::Msg { id, message, .. } = r {
-                let slot = Slot::Other(q).id();
-                items.extend(vector(slot, id).map(|v| (slot, script_of(&message.content_text()), v.as_slice())));
+        for r in &self.others {
+            if let crate::store::record::Record::Msg { id, message, writer, seq, .. } = r {
+                items.extend(vector(id, record_id(writer, *seq)).map(|(at, v)| (at, script_of(&message.content_text()), v)));
             }
         }
         let mut centres = Centres::default();
