@@ -387,7 +387,7 @@ impl Controller {
             // for messages that just left working memory, the log's last.
             return self.window.log.iter().rposition(|s| s.id == id && !s.message.role.is_instruction());
         }
-        match self.index.place(self.index.id_of(id)?)? {
+        match self.index.item_place(id)? {
             search::Place::Message(p) => Some(p as usize).filter(|&i| self.window.log.get(i).is_some_and(|s| s.id == id)),
             _ => None,
         }

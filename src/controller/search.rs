@@ -30,11 +30,12 @@ pub struct SearchIndex {
     /// Item id (fact or message id) → its embedding, as the embedder gave it.
     pub embeddings: HashMap<String, Vec<f32>>,
     /// Item id (by its hash: an id string per message would be a tenth of
-    /// the index) → index id, for every item indexed so far. A lookup that
-    /// must be sure checks the item it finds (`id_of`'s callers do).
-    by_item: crate::retrieval::hash::FxHashMap<u64, u64>,
-    /// Index id → where the item is in memory, for every item indexed so far.
-    places: crate::retrieval::hash::FxHashMap<u64, Place>,
+    /// the index) → where it is in memory (`Place::pack`), for every item
+    /// indexed so far. A lookup that must be sure checks the item it finds
+    /// (`item_place`'s callers do).
+    by_item: crate::retrieval::hash::FxHashMap<u64, u32>,
+    /// Index id → where the item is in memory, the same way.
+    places: crate::retrieval::hash::FxHashMap<u64, u32>,
     /// Episodes by index id: their own indexes, for recall relevance.
     pub episodes: Bm25Index,
     pub episode_vectors: VectorIndex,
@@ -112,19 +113,22 @@ impl SearchIndex {
         crate::retrieval::hash::str_hash(item)
     }
 
-    /// The index id of `item`, or of an item whose id hashes alike.
-    pub fn id_of(&self, item: &str) -> Option<u64> {
-        self.by_item.get(&Self::key(item)).copied()
+    /// Where `item` is in memory, or an item whose id hashes alike.
+    pub(crate) fn item_place(&self, item: &str) -> Option<Place> {
+        self.by_item.get(&Self::key(item)).and_then(|&p| Place::unpack(p))
     }
 
     /// Where the item of index id `id` is in memory.
     pub(crate) fn place(&self, id: u64) -> Option<Place> {
-        self.places.get(&id).copied()
+        self.places.get(&id).and_then(|&p| Place::unpack(p))
     }
 
+    /// (an item past a billion in its list is not looked up: see `Place::pack`)
     fn set_place(&mut self, item: &str, id: u64, place: Place) {
-        self.by_item.insert(Self::key(item), id);
-        self.places.insert(id, place);
+        if let Some(p) = place.pack() {
+            self.by_item.insert(Self::key(item), p);
+            self.places.insert(id, p);
+        }
     }
 
     /// Indexes the episode `e` (`Episode::search_text`); `read`: as in
@@ -172,6 +176,31 @@ pub(crate) enum Place {
     /// An archived message a query's read left in storage: its frozen
     /// document, and whether it is another thread's (`controller::partial`).
     Cold(u32, bool),
+}
+
+impl Place {
+    /// A place in memory as one number: the kind in the top two bits (the
+    /// maps reuse the index's `u32` map: one hash table's code in the wasm,
+    /// not three). `None` for a position past 2^30 or a cold place.
+    fn pack(self) -> Option<u32> {
+        let (kind, at) = match self {
+            Place::Fact(i) => (0, i),
+            Place::Message(p) => (1, p),
+            Place::Other(q) => (2, q),
+            Place::Cold(..) => return None,
+        };
+        (at < 1 << 30).then_some(kind << 30 | at)
+    }
+
+    fn unpack(p: u32) -> Option<Place> {
+        let at = p & ((1 << 30) - 1);
+        match p >> 30 {
+            0 => Some(Place::Fact(at)),
+            1 => Some(Place::Message(at)),
+            2 => Some(Place::Other(at)),
+            _ => None,
+        }
+    }
 }
 
 /// Which messages a search reaches; facts, preferences and documents are
@@ -250,6 +279,16 @@ impl Controller {
         self.index.place(id).or_else(|| self.cold_place(id))
     }
 
+    /// The index id of the item at `place` in memory.
+    pub(crate) fn id_at(&self, place: Place) -> Option<u64> {
+        match place {
+            Place::Fact(i) => self.semantic.facts.get(i as usize).map(|f| record_id(&f.origin.writer, f.origin.seq)),
+            Place::Message(p) => self.window.log.get(p as usize).map(|s| record_id(&s.writer, s.seq)),
+            Place::Other(q) => self.others.get(q as usize).map(|r| record_id(r.uid().0, r.uid().1)),
+            Place::Cold(..) => None,
+        }
+    }
+
     /// Builds the search index if it is not built yet (see `SearchIndex::stale`).
     /// Over what is in memory: the write path reads the cold segments first
     /// (`WritePath::read`), and reading it marks the index stale.
@@ -323,10 +362,10 @@ impl Controller {
         if ranked.is_empty() {
             return rel;
         }
-        let scores: crate::retrieval::hash::FxHashMap<u64, f32> = ranked.into_iter().collect();
+        let scores: crate::retrieval::hash::FxHashMap<u64, f64> = ranked.into_iter().map(|(id, s)| (id, s as f64)).collect();
         for (r, e) in rel.iter_mut().zip(&self.episodic.episodes) {
             if let Some(&score) = scores.get(&record_id(&e.origin.writer, e.origin.seq)) {
-                *r = score as f64;
+                *r = score;
             }
         }
         rel
@@ -454,6 +493,21 @@ impl Controller {
 
 #[cfg(test)]
 mod tests {
+    use super::Place;
+
+    #[test]
+    fn a_place_packs_into_one_number_and_back() {
+        for at in [0, 1, 77, (1 << 30) - 1] {
+            for place in [Place::Fact(at), Place::Message(at), Place::Other(at)] {
+                assert_eq!(place.pack().and_then(Place::unpack), Some(place));
+            }
+        }
+        // Past a billion, and a cold place, are not kept in the maps.
+        assert_eq!(Place::Message(1 << 30).pack(), None);
+        assert_eq!(Place::Cold(3, true).pack(), None);
+        assert_eq!(Place::unpack(3 << 30), None);
+    }
+
     #[test]
     fn every_message_id_is_found_by_id() {
         let mut index = super::SearchIndex::default();
@@ -462,9 +516,9 @@ mod tests {
             index.set_place(id, super::record_id("kyju3xsw5e", n as u64), super::Place::Message(n as u32));
         }
         for (n, id) in ids.iter().enumerate() {
-            let found = index.id_of(id);
-            assert_eq!(found, Some(super::record_id("kyju3xsw5e", n as u64)), "{id}");
-            assert_eq!(found.and_then(|i| index.place(i)), Some(super::Place::Message(n as u32)), "{id}");
+            let place = Some(super::Place::Message(n as u32));
+            assert_eq!(index.item_place(id), place, "{id}");
+            assert_eq!(index.place(super::record_id("kyju3xsw5e", n as u64)), place, "{id}");
         }
     }
 }

@@ -50,7 +50,8 @@ impl Controller {
                 let _ = self.index.episode_vectors.add(record_id(&e.origin.writer, e.origin.seq), &v);
             }
             // Only what the lexical index holds is searched (not instructions).
-            if let Some(at) = self.index.id_of(&id).filter(|&s| self.index.lexical.contains(s)) {
+            let at = self.index.item_place(&id).and_then(|p| self.id_at(p));
+            if let Some(at) = at.filter(|&s| self.index.lexical.contains(s)) {
                 if let Some(hit) = self.hit(at, 0.0).filter(|h| h.id == id) {
                     let _ = self.index.vectors.add(at, &self.index.centres.centre(script_of(&hit.text), &v));
                 }
