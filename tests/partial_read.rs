@@ -361,3 +361,25 @@ fn an_archived_episode_superseded_by_a_retry_is_left_out_as_a_whole_read_leaves_
     }
     assert_eq!(d.controller().unwrap().episodes(), whole.controller().unwrap().episodes());
 }
+
+/// The same chat written by two writers of other names: the search index
+/// keys items by record identity, a hash of the writer's name, yet equal
+/// scores (the repeated "ok, thanks!") rank alike, the older first.
+#[test]
+fn a_chat_replayed_by_another_writer_ranks_its_ties_alike_the_older_first() {
+    let ranked = |writer: &str| {
+        let map: Map = Rc::default();
+        let mut d = Durable::open(options(writer, "default"), common::o200k(), Faulty::healthy(&map)).unwrap();
+        let ids: Vec<String> = (0..300).map(|i| d.add(turn(i), i as f64).unwrap().id).collect();
+        let opts = SearchOptions { k: Some(12), ..Default::default() };
+        let hits = d.search("ok thanks", &opts).unwrap();
+        hits.iter().map(|h| ids.iter().position(|id| *id == h.id).unwrap()).collect::<Vec<_>>()
+    };
+    let first = ranked("w");
+    assert_eq!(first.len(), 12);
+    // Each a repeat of the same text: equal scores, oldest first.
+    assert!(first.windows(2).all(|w| w[0] < w[1]), "{first:?}");
+    for writer in ["zz9", "another-writer", "w2"] {
+        assert_eq!(ranked(writer), first, "{writer}");
+    }
+}

@@ -458,7 +458,7 @@ impl Controller {
                 _ => None,
             });
             let mut lexical = std::mem::take(&mut self.index.lexical);
-            lexical.rekey(log.chain(other).map(|id| (id, id)));
+            lexical.retain(log.chain(other));
             self.index.unbuild();
             self.index.prebuilt = Some(std::sync::Arc::new(lexical));
         }

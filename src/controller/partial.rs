@@ -34,7 +34,7 @@ use std::collections::HashSet;
 
 use super::cold::Need;
 use super::loading::{episode_order, superseded};
-use super::search::{record_id, SearchOptions};
+use super::search::{order_of, record_id, SearchOptions};
 use super::Controller;
 use crate::context::ContextRequest;
 use crate::episodic::Episode;
@@ -239,16 +239,17 @@ impl Controller {
         let mut doc_other = vec![false; doc_ts.len()];
         let mut docs: Vec<(u64, u32)> = Vec::with_capacity(mine.len() + others.len());
         for (i, m) in mine.iter().enumerate().filter(|(_, m)| m.doc != NONE) {
-            docs.extend(mine_id(i).map(|id| (id, m.doc)));
+            if let Some(id) = mine_id(i) {
+                frozen.set_id(m.doc, id, order_of(m.ts));
+                docs.push((id, m.doc));
+            }
         }
-        for &(id, doc) in others.iter().filter(|(_, d)| *d != NONE) {
+        for &(id, ts, doc) in others.iter().filter(|o| o.2 != NONE) {
+            frozen.set_id(doc, id, order_of(ts));
             docs.push((id, doc));
             if let Some(o) = doc_other.get_mut(doc as usize) {
                 *o = true;
             }
-        }
-        for &(id, doc) in &docs {
-            frozen.set_id(doc, id);
         }
         crate::sort::sort_by(&mut docs, |a, b| a.0.cmp(&b.0));
         let (doc_ids, doc_numbers) = docs.into_iter().unzip();

@@ -82,16 +82,19 @@ impl SearchIndex {
     /// field of the controller apart from the log, so the message is not
     /// copied). With `read`, a message the lexical index holds already
     /// keeps the terms it has (read with the cold segments: `prebuilt`).
-    fn index_text(&mut self, id: u64, place: Place, item: &str, message: &crate::message::Message, read: bool) {
+    fn index_text(&mut self, (id, ts): (u64, f64), place: Place, item: &str, message: &crate::message::Message, read: bool) {
         if self.stale || message.role.is_instruction() {
             return;
         }
         let analyzed = read && self.lexical.contains(id);
+        if analyzed {
+            self.lexical.set_order(id, order_of(ts));
+        }
         // The text only where it is needed: not for terms read with the cold segments.
         if !analyzed || self.embeddings.contains_key(item) {
             let text = message.search_text().unwrap_or_default();
             if !analyzed {
-                self.lexical.add(id, &text);
+                self.lexical.add_at(id, order_of(ts), &text);
             }
             if let Some(v) = self.embeddings.get(item) {
                 let _ = self.vectors.add(id, &self.centres.centre(script_of(&text), v));
@@ -153,6 +156,18 @@ impl SearchIndex {
 /// the seq's, is a bijection, so one writer's seqs never meet.
 pub(crate) fn record_id(writer: &str, seq: u64) -> u64 {
     crate::store::record::doc_key(writer, seq)
+}
+
+/// The order key of an item of time `ts` (ms): equal scores rank the
+/// older first, as a whole read and a query's read alike (`TopK`), and a
+/// replay of the same chat alike, whatever its writer's (random) name.
+/// Times at or before the epoch share 0 (then the id decides).
+pub(crate) fn order_of(ts: f64) -> u64 {
+    if ts > 0.0 {
+        ts.to_bits()
+    } else {
+        0
+    }
 }
 
 /// BM25 for chat turns and facts: `b` 0.3, not the usual 0.75. Turns are
@@ -251,7 +266,7 @@ impl Controller {
     pub(crate) fn index_fact(&mut self, slot: usize) {
         let Some(fact) = self.semantic.facts.get(slot).filter(|_| !self.index.stale) else { return };
         let id = record_id(&fact.origin.writer, fact.origin.seq);
-        self.index.lexical.add(id, &fact.text);
+        self.index.lexical.add_at(id, order_of(fact.created_at), &fact.text);
         self.index.set_place(&fact.id, id, Place::Fact(slot as u32));
         if let Some(v) = self.index.embeddings.get(&fact.id) {
             let _ = self.index.vectors.add(id, &self.index.centres.centre(script_of(&fact.text), v));
@@ -262,14 +277,14 @@ impl Controller {
     /// searched); `read`: as in `index_text`.
     pub(crate) fn index_message(&mut self, pos: usize, read: bool) {
         if let Some(s) = self.window.log.get(pos) {
-            self.index.index_text(record_id(&s.writer, s.seq), Place::Message(pos as u32), &s.id, &s.message, read);
+            self.index.index_text((record_id(&s.writer, s.seq), s.ts), Place::Message(pos as u32), &s.id, &s.message, read);
         }
     }
 
     /// Indexes another thread's record at position `q` of `others` (its messages; instructions are not searched).
     fn index_other(&mut self, q: usize, read: bool) {
-        if let Some(crate::store::record::Record::Msg { id, message, writer, seq, .. }) = self.others.get(q) {
-            self.index.index_text(record_id(writer, *seq), Place::Other(q as u32), id, message, read);
+        if let Some(crate::store::record::Record::Msg { id, message, writer, seq, ts, .. }) = self.others.get(q) {
+            self.index.index_text((record_id(writer, *seq), *ts), Place::Other(q as u32), id, message, read);
         }
     }
 
@@ -306,7 +321,7 @@ impl Controller {
         let lexical = self.index.prebuilt.take().map(|read| self.adopt_terms(read));
         let episodes = self.index.prebuilt_episodes.take().map(|mut read| {
             // (those no longer in memory left out)
-            read.rekey(self.episodic.episodes.iter().map(|e| record_id(&e.origin.writer, e.origin.seq)).map(|id| (id, id)));
+            read.retain(self.episodic.episodes.iter().map(|e| record_id(&e.origin.writer, e.origin.seq)));
             read
         });
         self.index = SearchIndex { embeddings, ..SearchIndex::default() };
@@ -342,7 +357,7 @@ impl Controller {
             Record::Msg { writer, seq, .. } => Some(record_id(writer, *seq)),
             _ => None,
         });
-        read.rekey(log.chain(others).map(|id| (id, id)));
+        read.retain(log.chain(others));
         read.set_params(CHAT_BM25);
         read
     }

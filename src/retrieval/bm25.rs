@@ -85,6 +85,9 @@ pub struct Bm25Index {
     slots: FxHashMap<u64, u32>,
     /// Slot → caller id (meaningless for free slots).
     ids: Vec<u64>,
+    /// Slot → the caller's order key: equal scores rank the lower first
+    /// (`add_at`; 0 by default, then ids decide).
+    orders: Vec<u64>,
     /// Slot → document length in terms.
     lens: Vec<u32>,
     /// Slots of removed documents, reused by later adds.
@@ -145,9 +148,16 @@ impl Bm25Index {
     /// A text with no terms (punctuation only) is stored and never matches.
     /// Past [`MAX_DOCS`] documents, a new one is not indexed.
     pub fn add(&mut self, id: u64, text: &str) {
+        self.add_at(id, 0, text);
+    }
+
+    /// [`Bm25Index::add`] with an order key: among equal scores, lower
+    /// keys rank first.
+    pub fn add_at(&mut self, id: u64, order: u64, text: &str) {
         self.remove(id);
         let (len, terms) = doc_terms(text);
         let Some(slot) = self.new_slot(id, len) else { return };
+        self.set_order(id, order);
         for (key, tf) in terms {
             let t = self.intern(key);
             self.post(t, slot, tf);
@@ -161,14 +171,15 @@ impl Bm25Index {
             Some(s) => s,
             None if self.ids.len() < MAX_DOCS => {
                 self.ids.push(0);
+                self.orders.push(0);
                 self.lens.push(0);
                 (self.ids.len() - 1) as u32
             }
             None => return None,
         };
         let s = slot as usize;
-        if let (Some(i), Some(l)) = (self.ids.get_mut(s), self.lens.get_mut(s)) {
-            (*i, *l) = (id, len);
+        if let (Some(i), Some(l), Some(o)) = (self.ids.get_mut(s), self.lens.get_mut(s), self.orders.get_mut(s)) {
+            (*i, *l, *o) = (id, len, 0);
         }
         self.slots.insert(id, slot);
         self.n_docs += 1;
@@ -188,15 +199,13 @@ impl Bm25Index {
         insert_sorted(list, p);
     }
 
-    /// Gives each document `pairs` names (its id, a new id) the new id,
-    /// and removes every other document, in one pass over the postings and
-    /// without a second table of ids. New ids must be distinct.
-    pub fn rekey(&mut self, pairs: impl IntoIterator<Item = (u64, u64)>) {
+    /// Removes every document whose id `keep` does not name, in one pass
+    /// over the postings.
+    pub fn retain(&mut self, keep: impl IntoIterator<Item = u64>) {
         let mut kept = vec![false; self.ids.len()];
-        for (old, new) in pairs {
-            let Some(&slot) = self.slots.get(&old) else { continue };
-            if let (Some(i), Some(k)) = (self.ids.get_mut(slot as usize), kept.get_mut(slot as usize)) {
-                (*i, *k) = (new, true);
+        for id in keep {
+            if let Some(k) = self.slots.get(&id).and_then(|&s| kept.get_mut(s as usize)) {
+                *k = true;
             }
         }
         let mut free = vec![false; self.ids.len()];
@@ -214,14 +223,18 @@ impl Bm25Index {
                 self.free.push(slot as u32);
             }
         }
-        self.slots.clear();
-        for (slot, (&id, _)) in self.ids.iter().zip(&kept).enumerate().filter(|(_, (_, &k))| k) {
-            self.slots.insert(id, slot as u32);
-        }
         if removed {
+            self.slots.retain(|_, s| kept.get(*s as usize).copied().unwrap_or(false));
             for list in &mut self.postings {
                 list.retain(|&p| kept.get((p >> 8) as usize).copied().unwrap_or(false));
             }
+        }
+    }
+
+    /// Gives the document `id`, if indexed, the order key `order` (see `add_at`).
+    pub fn set_order(&mut self, id: u64, order: u64) {
+        if let Some(o) = self.slots.get(&id).and_then(|&s| self.orders.get_mut(s as usize)) {
+            *o = order;
         }
     }
 
@@ -278,16 +291,17 @@ impl Bm25Index {
         self.accumulate(&terms, frozen, &mut acc, &mut acc_frozen);
 
         let mut top = TopK::new(k);
-        for (&score, &id) in acc.iter().zip(&self.ids) {
-            if score > 0.0 && top.would_keep(score, id) && filter(id) {
-                top.push(score, id);
+        for ((&score, &id), &order) in acc.iter().zip(&self.ids).zip(&self.orders) {
+            if score > 0.0 && top.would_keep(score, order, id) && filter(id) {
+                top.push(score, order, id);
             }
         }
         if let Some(f) = frozen {
             for (doc, &score) in acc_frozen.iter().enumerate() {
                 let Some((_, id)) = f.doc(doc as u32).filter(|d| d.1 != u64::MAX) else { continue };
-                if score > 0.0 && top.would_keep(score, id) && filter(id) {
-                    top.push(score, id);
+                let order = f.order(doc as u32);
+                if score > 0.0 && top.would_keep(score, order, id) && filter(id) {
+                    top.push(score, order, id);
                 }
             }
         }
@@ -390,6 +404,7 @@ impl Bm25Index {
         self.vocab.shrink_to_fit();
         self.slots.shrink_to_fit();
         self.ids.shrink_to_fit();
+        self.orders.shrink_to_fit();
         self.lens.shrink_to_fit();
         self.free.shrink_to_fit();
     }
@@ -404,6 +419,7 @@ impl Bm25Index {
             + self.postings.iter().map(|p| p.capacity() * size_of::<Posting>()).sum::<usize>()
             + map(self.slots.capacity(), size_of::<(u64, u32)>())
             + self.ids.capacity() * size_of::<u64>()
+            + self.orders.capacity() * size_of::<u64>()
             + self.lens.capacity() * size_of::<u32>()
             + self.free.capacity() * size_of::<u32>()
     }

@@ -44,6 +44,8 @@ pub struct FrozenIndex {
     /// taken by a document not added: 0 and `u64::MAX`).
     lens: Vec<u32>,
     ids: Vec<u64>,
+    /// Document number → its order key (`Bm25Index::add_at`), given with its id.
+    orders: Vec<u64>,
     /// Documents added, and their terms.
     count: u32,
     total_len: u64,
@@ -163,6 +165,7 @@ impl FrozenIndex {
             let len = len.filter(|_| k);
             self.lens.push(len.unwrap_or(0));
             self.ids.push(u64::MAX);
+            self.orders.push(0);
             self.count += u32::from(len.is_some());
             self.total_len += u64::from(len.unwrap_or(0));
             docs.push(len.map(|_| base + at as u32));
@@ -269,11 +272,16 @@ impl FrozenIndex {
         segs.iter().all(|s| s.walk.done()).then_some(())
     }
 
-    /// Gives document `doc` its caller id.
-    pub fn set_id(&mut self, doc: u32, id: u64) {
-        if let Some(i) = self.ids.get_mut(doc as usize) {
-            *i = id;
+    /// Gives document `doc` its caller id and order key (`Bm25Index::add_at`).
+    pub fn set_id(&mut self, doc: u32, id: u64, order: u64) {
+        if let (Some(i), Some(o)) = (self.ids.get_mut(doc as usize), self.orders.get_mut(doc as usize)) {
+            (*i, *o) = (id, order);
         }
+    }
+
+    /// Document `doc`'s order key.
+    pub(crate) fn order(&self, doc: u32) -> u64 {
+        self.orders.get(doc as usize).copied().unwrap_or(0)
     }
 
     /// Returns the growth slack of the lists to the allocator.
@@ -283,6 +291,7 @@ impl FrozenIndex {
         }
         self.lens.shrink_to_fit();
         self.ids.shrink_to_fit();
+        self.orders.shrink_to_fit();
     }
 
     fn list(&self, key: u64) -> Option<&Postings> {
@@ -314,6 +323,7 @@ impl FrozenIndex {
             + self.lists.iter().map(|p| p.bytes.capacity()).sum::<usize>()
             + self.lens.capacity() * size_of::<u32>()
             + self.ids.capacity() * size_of::<u64>()
+            + self.orders.capacity() * size_of::<u64>()
     }
 }
 
@@ -382,7 +392,7 @@ mod tests {
             numbers.extend(&second[1..]);
             for (n, id) in numbers.iter().zip(&ids) {
                 if let Some(d) = n {
-                    frozen.set_id(*d, *id);
+                    frozen.set_id(*d, *id, 0);
                 }
             }
             for q in &queries {

@@ -12,7 +12,6 @@ use super::bm25::Bm25Index;
 use std::collections::HashSet;
 
 use super::hash::{FxBuildHasher, FxHashMap};
-use super::topk::TopK;
 use super::vector::VectorIndex;
 use crate::error::Result;
 
@@ -47,20 +46,29 @@ pub fn rrf(lists: &[&[(u64, f32)]], k: u32) -> Vec<(u64, f32)> {
     weighted_rrf(&weighted, k)
 }
 
-/// [`rrf`] with a weight per list.
+/// [`rrf`] with a weight per list. Equal sums keep the order in which the
+/// lists first gave them (a stable sort): with weights, a place in one
+/// list can equal a later one in another (a lexical first hit and the
+/// vectors' 7th, at weight 2), and the earlier list's comes first. Ids
+/// (hashes of record identities) would order them by chance.
 pub fn weighted_rrf(lists: &[(&[(u64, f32)], f64)], k: u32) -> Vec<(u64, f32)> {
     let mut fused: FxHashMap<u64, f64> = FxHashMap::default();
+    let mut first_seen: Vec<u64> = Vec::new();
     for &(list, weight) in lists {
         let mut seen: HashSet<u64, FxBuildHasher> = HashSet::default();
         for (rank, &(id, _)) in list.iter().enumerate() {
             if seen.insert(id) {
                 // f64 sums: many lists of near-equal ranks stay ordered.
-                *fused.entry(id).or_insert(0.0) += weight / (k as f64 + rank as f64 + 1.0);
+                let sum = fused.entry(id).or_insert_with(|| {
+                    first_seen.push(id);
+                    0.0
+                });
+                *sum += weight / (k as f64 + rank as f64 + 1.0);
             }
         }
     }
-    let mut out: Vec<(u64, f64)> = fused.into_iter().collect();
-    crate::sort::sort_by(&mut out, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut out: Vec<(u64, f64)> = first_seen.into_iter().map(|id| (id, fused.get(&id).copied().unwrap_or(0.0))).collect();
+    crate::sort::sort_by(&mut out, |a, b| b.1.total_cmp(&a.1));
     out.into_iter().map(|(id, s)| (id, s as f32)).collect()
 }
 
@@ -90,13 +98,9 @@ pub fn hybrid_search(
         None => Vec::new(),
     };
     let words = lexical.search(text, depth, &filter);
-    let fused = weighted_rrf(&[(&words, 1.0), (&semantic, params.vector_weight as f64)], params.rrf_k);
-    // Cut through TopK rather than truncate so the tie order is the shared one.
-    let mut top = TopK::new(k);
-    for (id, s) in fused {
-        top.push(s, id);
-    }
-    Ok(top.into_sorted())
+    let mut fused = weighted_rrf(&[(&words, 1.0), (&semantic, params.vector_weight as f64)], params.rrf_k);
+    fused.truncate(k);
+    Ok(fused)
 }
 
 #[cfg(test)]

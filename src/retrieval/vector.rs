@@ -160,10 +160,11 @@ impl VectorIndex {
 
     fn exact(&self, q: &[f32], k: usize, filter: &impl Fn(u64) -> bool) -> Vec<(u64, f32)> {
         let mut top = TopK::new(k);
-        for (v, &id) in self.data.chunks_exact(self.dim).zip(&self.ids) {
+        for (slot, (v, &id)) in self.data.chunks_exact(self.dim).zip(&self.ids).enumerate() {
             let score = dot_f32(q, v);
-            if top.would_keep(score, id) && filter(id) {
-                top.push(score, id);
+            // (equal scores, identical vectors: the first indexed first)
+            if top.would_keep(score, slot as u64, id) && filter(id) {
+                top.push(score, slot as u64, id);
             }
         }
         top.into_sorted()
@@ -180,15 +181,15 @@ impl VectorIndex {
         let mut cand = TopK::new(k.saturating_mul(oversample));
         for (slot, (c, &scale)) in self.codes.chunks_exact(d).zip(&self.scales).enumerate() {
             let approx = dot_i8(&qc, c) as f32 * scale;
-            if cand.would_keep(approx, slot as u64) && self.ids.get(slot).is_some_and(|&id| filter(id)) {
-                cand.push(approx, slot as u64);
+            if cand.would_keep(approx, 0, slot as u64) && self.ids.get(slot).is_some_and(|&id| filter(id)) {
+                cand.push(approx, 0, slot as u64);
             }
         }
         let mut top = TopK::new(k);
         for (slot, _) in cand.into_sorted() {
             let s = slot as usize;
             if let (Some(v), Some(&id)) = (self.data.get(s * d..(s + 1) * d), self.ids.get(s)) {
-                top.push(dot_f32(q, v), id);
+                top.push(dot_f32(q, v), slot, id);
             }
         }
         top.into_sorted()

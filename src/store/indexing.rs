@@ -67,8 +67,8 @@ pub struct Indexing {
     pub doc_ts: Vec<f64>,
     pub mine: Vec<Mine>,
     /// Other threads' messages in load order: each one's record key
-    /// (`record::doc_key`) and frozen document, or [`NONE`].
-    pub others: Vec<(u64, u32)>,
+    /// (`record::doc_key`), time, and frozen document, or [`NONE`].
+    pub others: Vec<(u64, f64, u32)>,
     pub segments: Vec<Segment>,
     /// This thread's episodes, decoded, and the terms stored with them
     /// (keyed by `record::doc_key`).
@@ -183,7 +183,7 @@ impl Indexing {
                         self.mine.push(Mine { lc: m.lc, ts: m.ts, writer, seq: m.seq, id, doc: NONE });
                         MINE | (self.mine.len() - 1) as u64
                     } else {
-                        self.others.push((doc_key(m.writer, m.seq), NONE));
+                        self.others.push((doc_key(m.writer, m.seq), m.ts, NONE));
                         OTHER | (self.others.len() - 1) as u64
                     });
                 }
@@ -203,7 +203,7 @@ impl Indexing {
                     m.doc = doc;
                 }
             } else if let Some(o) = self.others.get_mut(i) {
-                o.1 = doc;
+                o.2 = doc;
             }
         }
         self.segments.push(Segment { key, msgs, records });
