@@ -147,21 +147,35 @@ pub struct Semantic {
     /// Facts' claims (`claim::claim` of their text) once asked, by id: a
     /// `remember` compares the new fact with every live one, and parsing
     /// each again made remembering n facts cost n² parses (2,000 took 48
-    /// s in the wasm). A text never changes under its id.
-    claims: std::cell::RefCell<crate::retrieval::hash::FxHashMap<String, Option<claim::Claim>>>,
+    /// s in the wasm). A text never changes under its id. Found by the
+    /// id's hash (`str_hash`), checked against the id kept beside the
+    /// claim: a `u32` map, as the search index's, rather than a table
+    /// keyed by strings, which cost the wasm one more hash table's code.
+    claims: std::cell::RefCell<Claims>,
 }
+
+/// Claims parsed, and where each is by its fact's id hash.
+type Claims = (crate::retrieval::hash::FxHashMap<u64, u32>, Vec<(String, Option<claim::Claim>)>);
 
 impl Semantic {
     /// Whether `new` ends what `f` claims (`claim::ends`), its claim parsed once.
     pub fn ended_by(&self, f: &Fact, new: &claim::Claim) -> bool {
-        let mut claims = self.claims.borrow_mut();
-        if let Some(old) = claims.get(&f.id) {
-            return old.as_ref().is_some_and(|old| claim::ends(old, new));
+        let mut memo = self.claims.borrow_mut();
+        let (at, claims) = &mut *memo;
+        let h = crate::retrieval::hash::str_hash(&f.id);
+        match at.get(&h).and_then(|&i| claims.get(i as usize)) {
+            Some((id, old)) if *id == f.id => old.as_ref().is_some_and(|old| claim::ends(old, new)),
+            // Not parsed yet, or another id of the same hash (parsed each time).
+            found => {
+                let old = claim::claim(&f.text);
+                let ended = old.as_ref().is_some_and(|old| claim::ends(old, new));
+                if found.is_none() {
+                    at.insert(h, claims.len() as u32);
+                    claims.push((f.id.clone(), old));
+                }
+                ended
+            }
         }
-        let old = claim::claim(&f.text);
-        let ended = old.as_ref().is_some_and(|old| claim::ends(old, new));
-        claims.insert(f.id.clone(), old);
-        ended
     }
 
     /// When each fact holds, by position (see [`valid`]).
