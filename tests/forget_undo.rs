@@ -164,6 +164,36 @@ fn a_forget_whose_save_fails_leaves_memory_as_it_was_and_a_retry_reloads_alike()
     }
 }
 
+/// A forget on a controller whose search index is built updates it in
+/// place (what left leaves it, what is new is analyzed, the rest keeps its
+/// terms): it answers as a controller that builds its index from storage,
+/// and after a save that fails, as before.
+#[test]
+fn a_forget_on_a_built_index_answers_as_an_index_built_afresh() {
+    let entries = stored();
+    let names: Vec<(&str, ForgetTarget)> = targets(&open(&entries, "w").0.controller().unwrap());
+    for (name, target) in names {
+        for life in [None, Some(0), Some(2)] {
+            let (mut d, map) = open(&entries, "w");
+            // Everything read, then the index built in `d` itself (`seen` searches a copy of it).
+            drop(d.controller().unwrap());
+            d.search("where do I live", &SearchOptions::default()).unwrap();
+            let before = seen(&d.controller().unwrap());
+            d.storage().life = life;
+            let result = d.forget(&target, 1e5);
+            d.storage().life = None;
+            let shown = seen(&d.controller().unwrap());
+            if result.is_err() {
+                assert_eq!(shown, before, "{name}: memory changed by a forget whose save {life:?} failed");
+                continue;
+            }
+            assert_ne!(shown, before, "{name}: the forget changed nothing");
+            let (reopened, _) = open(&map.borrow(), "r");
+            assert_eq!(seen(&reopened.controller().unwrap()), shown, "{name}: the index updated in place differs");
+        }
+    }
+}
+
 #[test]
 fn a_replace_whose_save_fails_or_is_refused_changes_nothing() {
     let entries = stored();

@@ -21,7 +21,6 @@ use serde::Serialize;
 
 mod undo;
 
-use super::search::record_id;
 use super::writes::Segmented;
 use super::Controller;
 use crate::episodic::Episode;
@@ -343,9 +342,6 @@ impl Controller {
         // The records that go (by writer and seq), wherever they are stored.
         let mut gone: Vec<(String, u64)> = Vec::new();
         let mut ids: Vec<String> = d.messages.iter().chain(&d.facts).chain(&d.others).cloned().collect();
-        // The terms of the messages that stay, for the index's next build.
-        self.index_for_rebuild(&d.messages, &d.others);
-
         let at = positions(&self.others, |r| other_id(r).is_some_and(|id| d.others.contains(id)));
         for r in at.iter().filter_map(|&i| self.others.get(i)) {
             gone.push((r.uid().0.to_string(), r.uid().1));
@@ -397,6 +393,8 @@ impl Controller {
             outcome.episodes_rewritten += 1;
         }
         self.drop_episodes(&dropped, undo);
+        // What left leaves the index; only what is new is analyzed.
+        self.reindex_after_edit();
         crate::sort::sort(&mut ids);
         (outcome, ids, gone)
     }
@@ -444,24 +442,6 @@ impl Controller {
         self.books.folding.replace(&unsaved, outputs, Kind::Segment);
         self.books.folding.mark(&episode_keys, Kind::Episodes);
         (tombstone_write, segments, removal)
-    }
-
-    /// Marks the search index for a rebuild when next needed, keeping the
-    /// terms of the messages that stay (keyed by record, as the archive's
-    /// stored terms are) so it analyzes no message again; the build maps
-    /// where the items are once they moved.
-    fn index_for_rebuild(&mut self, messages: &HashSet<String>, others: &HashSet<String>) {
-        if !self.index.stale {
-            let log = self.window.log.iter().filter(|s| !messages.contains(&s.id)).map(|s| record_id(&s.writer, s.seq));
-            let other = self.others.iter().filter_map(|r| match r {
-                Record::Msg { writer, seq, id, .. } if !others.contains(id) => Some(record_id(writer, *seq)),
-                _ => None,
-            });
-            let mut lexical = std::mem::take(&mut self.index.lexical);
-            lexical.retain(log.chain(other));
-            self.index.unbuild();
-            self.index.prebuilt = Some(std::sync::Arc::new(lexical));
-        }
     }
 
     /// Applies a forget whose tombstone and segments were saved.

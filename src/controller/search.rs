@@ -46,8 +46,8 @@ pub struct SearchIndex {
     /// The lexical index of the messages read with the cold segments, from the
     /// terms stored with them (`retrieval::terms`), keyed as this index is:
     /// the next build starts from it instead of analyzing their text again.
-    /// A forget leaves the terms of what stays here too
-    /// (`forget::index_for_rebuild`).
+    /// A forget that could not be saved leaves what was indexed here too
+    /// (`forget::undo`).
     pub prebuilt: Option<std::sync::Arc<Bm25Index>>,
     /// The same for the episodes read with the cold segments (`store::indexing`):
     /// the next build of `episodes` starts from it.
@@ -209,7 +209,10 @@ impl Controller {
     pub(crate) fn index_fact(&mut self, slot: usize) {
         let Some(fact) = self.semantic.facts.get(slot).filter(|_| !self.index.stale) else { return };
         let id = record_id(&fact.origin.writer, fact.origin.seq);
-        self.index.lexical.add_at(id, order_of(fact.created_at), &fact.text);
+        // (a text never changes under its id: indexed already, it stays)
+        if !self.index.lexical.contains(id) {
+            self.index.lexical.add_at(id, order_of(fact.created_at), &fact.text);
+        }
         self.index.set_place(&fact.id, id, Place::Fact(slot as u32));
         if let Some(v) = self.index.embeddings.get(&fact.id) {
             let _ = self.index.vectors.add(id, &self.index.centres.centre(script_of(&fact.text), v));
@@ -274,6 +277,38 @@ impl Controller {
         if let Some(episodes) = episodes {
             self.index.episodes = episodes;
         }
+        self.index_all();
+    }
+
+    /// After an edit took items out of memory or put new ones in (a
+    /// forget, a replace, a truncation): what left leaves the index, what
+    /// is new is analyzed, and where everything is is mapped again. What
+    /// stays keeps its terms: ids are record identities, which no move
+    /// changes. (A rebuild after a one-message forget cost the next query
+    /// as much as the first one after opening: 0.6 s at 100,000 messages.)
+    pub(crate) fn reindex_after_edit(&mut self) {
+        use crate::store::record::Record;
+        if self.index.stale {
+            return;
+        }
+        let mut lexical = std::mem::take(&mut self.index.lexical);
+        let facts = self.semantic.facts.iter().map(|f| record_id(&f.origin.writer, f.origin.seq));
+        let log = self.window.log.iter().map(|s| record_id(&s.writer, s.seq));
+        let others = self.others.iter().filter_map(|r| match r {
+            Record::Msg { writer, seq, .. } => Some(record_id(writer, *seq)),
+            _ => None,
+        });
+        lexical.retain(facts.chain(log).chain(others));
+        let mut episodes = std::mem::take(&mut self.index.episodes);
+        episodes.retain(self.episodic.episodes.iter().map(|e| record_id(&e.origin.writer, e.origin.seq)));
+        let embeddings = std::mem::take(&mut self.index.embeddings);
+        self.index = SearchIndex { embeddings, lexical, episodes, ..SearchIndex::default() };
+        self.index_all();
+    }
+
+    /// Indexes everything memory holds that the index does not hold yet,
+    /// and maps where each item is; the vectors from the embeddings.
+    fn index_all(&mut self) {
         for pos in 0..self.window.log.len() {
             self.index_message(pos, true);
         }

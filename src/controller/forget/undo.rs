@@ -230,8 +230,13 @@ impl Controller {
         (b.next_seq, b.last_ts, b.last_lc, b.unshelve, b.folding) = (next_seq, last_ts, last_lc, unshelve, folding);
         b.forgets.truncate(forgets);
         b.shelves.truncate(shelves);
-        // Built again from what is back, when next needed.
-        self.index.stale = true;
+        // Built again from what is back, when next needed, from the terms
+        // indexed now: only what came back is analyzed again.
+        if !self.index.stale {
+            let (lexical, episodes) = (std::mem::take(&mut self.index.lexical), std::mem::take(&mut self.index.episodes));
+            self.index.unbuild();
+            (self.index.prebuilt, self.index.prebuilt_episodes) = (Some(std::sync::Arc::new(lexical)), Some(episodes));
+        }
     }
 }
 
