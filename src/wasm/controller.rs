@@ -24,6 +24,9 @@ use crate::tokens::exact::Encoding;
 use crate::tokens::Counter;
 use crate::write_path::Store;
 
+/// Messages `history()` converts to JS at a time (`Controller::history_pieces`).
+const HISTORY_PIECE: usize = 2048;
+
 /// A random writer id: two controllers on one namespace never share one.
 fn random_writer() -> String {
     const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
@@ -220,7 +223,14 @@ impl MemoryController {
         self.enqueue(async move {
             let page = page?;
             let reading = d.path.read(Need::Page(&page)).await?;
-            to_js(&d.path.controller(&reading).history_page(&page).map_err(js_error)?)
+            // A piece at a time: one JSON text of everything would double the wasm memory.
+            let out = js_sys::Array::new();
+            for piece in d.path.controller(&reading).history_pieces(&page, HISTORY_PIECE).map_err(js_error)? {
+                for item in js_sys::Array::from(&to_js(&piece)?).iter() {
+                    out.push(&item);
+                }
+            }
+            Ok(out.into())
         })
     }
 

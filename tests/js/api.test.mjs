@@ -218,3 +218,28 @@ test("MemoryError is a runtime class: instanceof and isMemoryError hold for the 
     assert.equal(isMemoryError(other), false);
   }
 });
+
+test("history() of more messages than it converts at a time lists every one, in order, as its pages do", async () => {
+  const memory = await MemoryController.create({ model: "gpt-4o", workingMemory: { maxTokens: 2000 } });
+  // Past two of the binding's pieces (2,048 messages each).
+  const { ids } = await memory.addMany(
+    Array.from({ length: 4500 }, (_, i) => ({
+      message: { role: i % 2 ? "assistant" : "user", content: `turn ${i}: 第${i}条` },
+      at: 1_700_000_000_000 + i * 1000,
+    })),
+  );
+  const history = await memory.history();
+  assert.deepEqual(
+    history.map((h) => h.id),
+    ids,
+  );
+  assert.equal(history[4099].message.content, "turn 4099: 第4099条");
+  const pages = [];
+  for (let before; pages.length < ids.length; ) {
+    const page = await memory.history({ limit: 1000, before });
+    pages.unshift(...page);
+    before = page[0].id;
+  }
+  assert.deepEqual(pages, history);
+  assert.deepEqual((await memory.history({ limit: 3000 })).map((h) => h.id), ids.slice(-3000));
+});
