@@ -241,5 +241,8 @@ test("history() of more messages than it converts at a time lists every one, in 
     before = page[0].id;
   }
   assert.deepEqual(pages, history);
-  assert.deepEqual((await memory.history({ limit: 3000 })).map((h) => h.id), ids.slice(-3000));
+  assert.deepEqual(
+    (await memory.history({ limit: 3000 })).map((h) => h.id),
+    ids.slice(-3000),
+  );
 });
