@@ -178,9 +178,19 @@ fn prefix(role: Role) -> &'static str {
 }
 
 /// Does `a` say little beyond `b` (four in five of its terms are `b`'s)?
+/// Counted on the terms' sorted hashes, one pass over both: comparing
+/// every term of each sentence ranked with every term of each chosen one
+/// was a tenth of an `add` that compacts, in the wasm.
 fn repeats(a: &Signals, b: &Signals) -> bool {
-    let shared = a.terms.iter().filter(|t| b.terms.contains(t)).count();
-    !a.terms.is_empty() && shared * 5 >= a.terms.len() * 4
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while let (Some(x), Some(y)) = (a.keys.get(i), b.keys.get(j)) {
+        match x.cmp(y) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => (i, j, shared) = (i + 1, j + 1, shared + 1),
+        }
+    }
+    !a.keys.is_empty() && shared * 5 >= a.keys.len() * 4
 }
 
 /// Summarizes `messages` within `max_tokens` as counted by `count`.

@@ -19,6 +19,8 @@ pub(super) struct Signals {
     /// Distinct content terms: lowercase English words that are not in the
     /// empty lists, and bigrams of what is left of each Han run.
     pub terms: Vec<String>,
+    /// The terms' hashes (`str_hash`), ascending: what `repeats` compares.
+    pub keys: Vec<u64>,
     /// Nothing is left once greetings, thanks, particles, function words and
     /// the person addressed are taken out, and there is no number or date.
     pub small_talk: bool,
@@ -51,12 +53,33 @@ fn is_word_char(c: char) -> bool {
     (c.is_alphanumeric() && !is_han(c)) || c == '_' || c == '\'' || c == '\u{2019}'
 }
 
+/// The hashes of the terms a sentence gave so far (`str_hash`; two terms
+/// of one sentence hashing alike would keep only the first).
+#[derive(Default)]
+struct Taken(crate::retrieval::hash::FxHashSet<u64>);
+
+impl Taken {
+    /// Appends `term` to the sentence's terms (and its hash to its keys)
+    /// unless it was taken already.
+    fn push(&mut self, s: &mut Signals, term: &str) {
+        let key = crate::retrieval::hash::str_hash(term);
+        if self.0.insert(key) {
+            s.terms.push(term.to_string());
+            s.keys.push(key);
+        }
+    }
+}
+
 /// Reads `sentence`.
 pub(super) fn signals(sentence: &str) -> Signals {
     let chars: Vec<char> = sentence.chars().collect();
     let mut s = Signals { question: sentence.ends_with(['?', '？']), ..Signals::default() };
     let (mut content, mut han) = (0, 0);
     let mut addressed_zh = false;
+    // The terms taken, by hash: a long unpunctuated run (a pasted log, a
+    // Han run of a thousand characters) made the check of each new term
+    // against the list quadratic, a tenth of `add` natively.
+    let mut taken = Taken::default();
     let mut i = 0;
     let mut prev_word: Option<String> = None;
     let mut seen_text = false;
@@ -68,7 +91,7 @@ pub(super) fn signals(sentence: &str) -> Signals {
             }
             let run: String = chars.get(start..i).unwrap_or_default().iter().collect();
             let digit_before = start.checked_sub(1).and_then(|p| chars.get(p)).is_some_and(char::is_ascii_digit);
-            han += han_run(&run, digit_before, &mut s, &mut addressed_zh);
+            han += han_run(&run, digit_before, &mut s, &mut taken, &mut addressed_zh);
             seen_text = true;
             prev_word = None;
         } else if is_word_char(c) && c != '\'' {
@@ -93,9 +116,7 @@ pub(super) fn signals(sentence: &str) -> Signals {
             }
             if !empty && !addressed {
                 content += 1;
-                if !s.terms.contains(&lower) {
-                    s.terms.push(lower.clone());
-                }
+                taken.push(&mut s, &lower);
             }
             seen_text = true;
             prev_word = Some(lower);
@@ -110,6 +131,7 @@ pub(super) fn signals(sentence: &str) -> Signals {
         content += han;
     }
     s.small_talk = content == 0 && !s.number && !s.time;
+    crate::sort::sort_keys(&mut s.keys);
     s
 }
 
@@ -124,7 +146,7 @@ fn last_after_comma(chars: &[char], start: usize, end: usize) -> bool {
 /// Reads one run of Han characters into `s` (`digit_before`: an ASCII
 /// digit sits right before it, as in "4月17号"); returns how many of its
 /// characters are content.
-fn han_run(run: &str, digit_before: bool, s: &mut Signals, addressed: &mut bool) -> usize {
+fn han_run(run: &str, digit_before: bool, s: &mut Signals, taken: &mut Taken, addressed: &mut bool) -> usize {
     s.time |= TIME_ZH.iter().any(|w| run.contains(w));
     let mut kept: Vec<Vec<char>> = vec![Vec::new()];
     let mut prev = if digit_before { Some('0') } else { None };
@@ -156,9 +178,7 @@ fn han_run(run: &str, digit_before: bool, s: &mut Signals, addressed: &mut bool)
         let grams: Vec<String> =
             if piece.len() == 1 { vec![piece.iter().collect()] } else { piece.windows(2).map(|w| w.iter().collect()).collect() };
         for g in grams {
-            if !s.terms.contains(&g) {
-                s.terms.push(g);
-            }
+            taken.push(s, &g);
         }
     }
     // One character alone says little.
