@@ -18,6 +18,7 @@ use crate::context::{Degraded, RetrievalMode};
 use crate::error::{MemoryError, Result};
 use crate::retrieval::{hybrid_search, script_of, Bm25Index, Bm25Params, Centres, HybridParams, VectorIndex, VectorMode};
 
+mod build;
 mod hits;
 mod place;
 mod vectors;
@@ -248,96 +249,6 @@ impl Controller {
             Place::Other(q) => self.others.get(q as usize).map(|r| record_id(r.uid().0, r.uid().1)),
             Place::Cold(..) => None,
         }
-    }
-
-    /// Builds the search index if it is not built yet (see `SearchIndex::stale`).
-    /// Over what is in memory: the write path reads the cold segments first
-    /// (`WritePath::read`), and reading it marks the index stale.
-    pub fn ensure_index(&mut self) {
-        if self.index.stale {
-            self.rebuild_index();
-        }
-    }
-
-    /// Rebuilds both indexes from the log and the live facts. The terms of
-    /// messages read with the cold segments come from storage (`prebuilt`); the
-    /// rest are analyzed.
-    pub(crate) fn rebuild_index(&mut self) {
-        let embeddings = std::mem::take(&mut self.index.embeddings);
-        let lexical = self.index.prebuilt.take().map(|read| self.adopt_terms(read));
-        let episodes = self.index.prebuilt_episodes.take().map(|mut read| {
-            // (those no longer in memory left out)
-            read.retain(self.episodic.episodes.iter().map(|e| record_id(&e.origin.writer, e.origin.seq)));
-            read
-        });
-        self.index = SearchIndex { embeddings, ..SearchIndex::default() };
-        if let Some(lexical) = lexical {
-            self.index.lexical = lexical;
-        }
-        if let Some(episodes) = episodes {
-            self.index.episodes = episodes;
-        }
-        self.index_all();
-    }
-
-    /// After an edit took items out of memory or put new ones in (a
-    /// forget, a replace, a truncation): what left leaves the index, what
-    /// is new is analyzed, and where everything is is mapped again. What
-    /// stays keeps its terms: ids are record identities, which no move
-    /// changes. (A rebuild after a one-message forget cost the next query
-    /// as much as the first one after opening: 0.6 s at 100,000 messages.)
-    pub(crate) fn reindex_after_edit(&mut self) {
-        use crate::store::record::Record;
-        if self.index.stale {
-            return;
-        }
-        let mut lexical = std::mem::take(&mut self.index.lexical);
-        let facts = self.semantic.facts.iter().map(|f| record_id(&f.origin.writer, f.origin.seq));
-        let log = self.window.log.iter().map(|s| record_id(&s.writer, s.seq));
-        let others = self.others.iter().filter_map(|r| match r {
-            Record::Msg { writer, seq, .. } => Some(record_id(writer, *seq)),
-            _ => None,
-        });
-        lexical.retain(facts.chain(log).chain(others));
-        let mut episodes = std::mem::take(&mut self.index.episodes);
-        episodes.retain(self.episodic.episodes.iter().map(|e| record_id(&e.origin.writer, e.origin.seq)));
-        let embeddings = std::mem::take(&mut self.index.embeddings);
-        self.index = SearchIndex { embeddings, lexical, episodes, ..SearchIndex::default() };
-        self.index_all();
-    }
-
-    /// Indexes everything memory holds that the index does not hold yet,
-    /// and maps where each item is; the vectors from the embeddings.
-    fn index_all(&mut self) {
-        for pos in 0..self.window.log.len() {
-            self.index_message(pos, true);
-        }
-        for q in 0..self.others.len() {
-            self.index_other(q, true);
-        }
-        for slot in 0..self.semantic.facts.len() {
-            self.index_fact(slot);
-        }
-        for e in &self.episodic.episodes {
-            self.index.index_episode(e, true);
-        }
-        self.recentre();
-    }
-
-    /// The index of the messages read with the cold segments, without
-    /// those no longer in memory (forgotten, a duplicate).
-    fn adopt_terms(&self, read: std::sync::Arc<Bm25Index>) -> Bm25Index {
-        use crate::store::record::Record;
-        // (copied only if a clone of this controller still holds it)
-        let mut read = std::sync::Arc::try_unwrap(read).unwrap_or_else(|shared| (*shared).clone());
-        let log = self.window.log.iter().map(|s| record_id(&s.writer, s.seq));
-        let others = self.others.iter().filter_map(|r| match r {
-            Record::Msg { writer, seq, .. } => Some(record_id(writer, *seq)),
-            _ => None,
-        });
-        read.retain(log.chain(others));
-        read.set_params(CHAT_BM25);
-        read
     }
 
     /// Relevance of every episode to `query` (0 for none): fused lexical and
