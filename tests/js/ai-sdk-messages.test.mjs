@@ -14,6 +14,7 @@ import { MockLanguageModelV3 } from "ai6/test";
 import { z } from "zod";
 import * as main from "../../dist/node.js";
 import { fromModelMessages, toModelMessages } from "../../dist/integrations/ai-sdk/ai-sdk.js";
+import { lazyChatMessages } from "../../dist/integrations/ai-sdk/ai-sdk-messages.js";
 
 const { MemoryController } = main;
 
@@ -324,6 +325,30 @@ const expectError = (f, code, pattern) => {
     return true;
   });
 };
+
+test("the middleware's lazy reading of a prompt gives, message by message, what fromModelMessages gives without its system messages", () => {
+  const model = modelConversation();
+  // System messages anywhere, a tool message of two results, one with an approval decision only.
+  const prompt = [
+    { role: "system", content: SYSTEM },
+    ...model.slice(0, 2),
+    { role: "system", content: "Be brief." },
+    ...model.slice(2),
+    { role: "tool", content: [{ type: "tool-approval-response", approvalId: "a1", approved: true }] },
+    { role: "user", content: "谢谢" },
+  ];
+  const whole = fromModelMessages(prompt).filter((m) => m.role !== "system");
+  const lazy = lazyChatMessages(prompt);
+  assert.equal(lazy.length, whole.length);
+  // Read from the end first, as the middleware reads it, then every one.
+  for (let i = whole.length - 1; i >= 0; i--) assert.deepEqual(lazy.at(i), whole[i], `message ${i}`);
+  assert.deepEqual(lazy.slice(2), whole.slice(2));
+  assert.equal(lazy.at(whole.length), undefined);
+  // A message the reading never reaches is never converted: a bad one far back does not fail the call.
+  const long = [{ role: "user", content: [{ type: "nonsense" }] }, ...prompt];
+  assert.deepEqual(lazyChatMessages(long).at(whole.length), whole.at(-1));
+  assert.throws(() => lazyChatMessages(long).at(0), { code: "INVALID_CONTENT" });
+});
 
 test("fromModelMessages errors", () => {
   const user = (part) => [{ role: "user", content: [part] }];

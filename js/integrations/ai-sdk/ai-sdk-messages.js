@@ -51,7 +51,63 @@ function describe(p) {
  */
 export function fromModelMessages(messages) {
   const out = [];
-  eachMessage(messages, "ModelMessages", {
+  eachMessage(messages, "ModelMessages", intoChat(out));
+  return out;
+}
+
+/**
+ * `fromModelMessages(messages)` with system messages left out, read lazily:
+ * `length`, and `at(i)`, which converts (and checks) only the message that
+ * gives chat message `i`, once. The middleware reads a conversation passed
+ * whole on every call at its ends only (ai-sdk-align.js), so a call costs
+ * the turns it compares, not one conversion per message held.
+ */
+export function lazyChatMessages(messages) {
+  if (!Array.isArray(messages)) throw memoryError("INVALID_INPUT", "expected an array of ModelMessages");
+  // Where each message's chat messages start: one each, a tool message one per result, a system message none.
+  const starts = new Int32Array(messages.length + 1);
+  messages.forEach((m, k) => {
+    starts[k + 1] = starts[k] + (m?.role === "system" ? 0 : m?.role === "tool" && Array.isArray(m.content) ? results(m.content) : 1);
+  });
+  const converted = new Map();
+  const length = starts[messages.length];
+  const at = (i) => {
+    if (!(i >= 0 && i < length)) return undefined;
+    // The last message starting at or before i.
+    let [lo, hi] = [0, messages.length - 1];
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    while (starts[lo + 1] === starts[lo]) lo++; // (past messages that give none)
+    let out = converted.get(lo);
+    if (out === undefined) {
+      const m = messages[lo];
+      const path = `messages[${lo}]`;
+      if (!isObject(m)) throw memoryError("INVALID_INPUT", `${path} must be an object`);
+      const handlers = intoChat((out = []));
+      if (!Object.hasOwn(handlers, m.role)) throw memoryError("INVALID_ROLE", `${path}.role: unknown role ${JSON.stringify(m.role)}`);
+      handlers[m.role](m, path);
+      converted.set(lo, out);
+    }
+    return out[i - starts[lo]];
+  };
+  return {
+    length,
+    at,
+    slice: (from) => Array.from({ length: Math.max(0, length - from) }, (_, k) => at(from + k)),
+  };
+}
+
+// Chat messages a tool message's parts give: its results (an approval decision is not one).
+function results(parts) {
+  return parts.filter((p) => p?.type !== "tool-approval-response").length;
+}
+
+// The handlers that convert each role's message into `out`.
+function intoChat(out) {
+  return {
     system(m, at) {
       if (typeof m.content !== "string") throw invalid(`${at}.content`, "a system ModelMessage has string content");
       out.push({ role: "system", content: m.content });
@@ -67,8 +123,7 @@ export function fromModelMessages(messages) {
         out.push({ role: "tool", tool_call_id: p.toolCallId, content: outputText(p.output, pat) });
       });
     },
-  });
-  return out;
+  };
 }
 
 // One text part is sent as a plain string by @ai-sdk/openai; so is it stored.

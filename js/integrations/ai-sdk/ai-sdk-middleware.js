@@ -12,7 +12,7 @@
 // Calls on one controller run their memory work one at a time (a queue per
 // controller), so two concurrent requests cannot both store the same turn.
 import { memoryError } from "../../internal/errors.js";
-import { CONTENT_FIELD, fromModelMessages, toPrompt } from "./ai-sdk-messages.js";
+import { CONTENT_FIELD, fromModelMessages, lazyChatMessages, toPrompt } from "./ai-sdk-messages.js";
 import { alignTail, fingerprint } from "./ai-sdk-align.js";
 import { isAbort, recorded } from "./ai-sdk-stream.js";
 
@@ -119,7 +119,8 @@ function exclusive(memory, job) {
 async function prepare(memory, params, model, opts) {
   const prompt = params.prompt ?? [];
   const system = prompt.filter((m) => m.role === "system").map((m) => m.content);
-  const incoming = fromModelMessages(prompt.filter((m) => m.role !== "system"));
+  // Converted where read: a conversation passed whole is read at its ends.
+  const incoming = lazyChatMessages(prompt);
   const { held, from, supersede } = await recognise(memory, incoming, opts.conversation);
 
   // Newest first: a tool result goes before the call it answers.
@@ -160,7 +161,7 @@ async function recognise(memory, incoming, mode) {
   // Fingerprints are taken as the alignment reads them: a whole conversation
   // is placed by its end, so its older turns are never fingerprinted.
   const prints = [];
-  const raw = (i) => (prints[i] ??= fingerprint(incoming[i]));
+  const raw = (i) => (prints[i] ??= fingerprint(incoming.at(i)));
   const redacted = new Map(); // prompt index -> its print as memory would hold it
   for (let limit = TAIL; ; limit *= 4) {
     const page = await memory.history({ limit });
@@ -239,7 +240,8 @@ function maxOutput(memory) {
 }
 
 function lastUserText(messages) {
-  const m = messages.findLast((x) => x.role === "user");
+  let m;
+  for (let i = messages.length - 1; i >= 0 && m === undefined; i--) if (messages.at(i).role === "user") m = messages.at(i);
   if (m === undefined) return undefined;
   const text =
     typeof m.content === "string"
