@@ -55,10 +55,13 @@ pub struct SearchIndex {
     pub prebuilt_episodes: Option<Bm25Index>,
     /// Not built yet: a restored controller builds it when a search, a
     /// query or an embedding first needs it (`Controller::ensure_index`),
-    /// so opening does not pay for it; so does a read or an edit that
-    /// moves items (the build maps where they are, from the terms indexed
-    /// already). Until then only `embeddings` holds anything; changes are
-    /// not indexed one by one, the build takes them all.
+    /// so opening does not pay for it; so does a read of the archive,
+    /// which moves items (the build starts from the terms stored with
+    /// them), and a forget whose save failed (`forget::undo`). An edit
+    /// that succeeds updates a built index in place
+    /// (`Controller::reindex_after_edit`). Until then only `embeddings`
+    /// holds anything; changes are not indexed one by one, the build takes
+    /// them all.
     pub stale: bool,
 }
 
