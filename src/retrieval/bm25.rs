@@ -298,9 +298,13 @@ impl Bm25Index {
         }
         if let Some(f) = frozen {
             for (doc, &score) in acc_frozen.iter().enumerate() {
+                // (a document's id and order key read only when its score may enter)
+                if !(score > 0.0 && top.may_keep(score)) {
+                    continue;
+                }
                 let Some((_, id)) = f.doc(doc as u32).filter(|d| d.1 != u64::MAX) else { continue };
                 let order = f.order(doc as u32);
-                if score > 0.0 && top.would_keep(score, order, id) && filter(id) {
+                if top.would_keep(score, order, id) && filter(id) {
                     top.push(score, order, id);
                 }
             }

@@ -47,6 +47,14 @@ impl TopK {
         TopK { k, heap: BinaryHeap::with_capacity(k.min(4096) + 1) }
     }
 
+    /// Whether a hit of `score` could be kept, whatever its order and id:
+    /// callers test this before reading a document's id and order key, which
+    /// for most documents scored is a cache miss for nothing.
+    #[inline]
+    pub(crate) fn may_keep(&self, score: f32) -> bool {
+        self.heap.len() < self.k || self.heap.peek().is_some_and(|Reverse(worst)| score >= worst.score)
+    }
+
     /// Whether a hit would be kept. Callers test this before running a
     /// filter, so the caller's predicate only runs on real contenders.
     #[inline]
