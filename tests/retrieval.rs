@@ -218,7 +218,7 @@ proptest! {
             given.insert(given.len() / 2, (vec![1u8, 2, 0xff], vec![Some(5), None]));
             prop_assert_eq!(stored.add_stored_many(&given), given.len() - 1);
         }
-        stored.retain((0..docs.len()).filter(|&i| kept(i)).map(|i| 1000 + i as u64));
+        stored.retain(&mut (0..docs.len()).filter(|&i| kept(i)).map(|i| 1000 + i as u64));
         prop_assert_eq!(stored.len(), from_text.len());
         prop_assert_eq!(stored.search(&query, 50, |_| true), from_text.search(&query, 50, |_| true));
         prop_assert_eq!(stored.query_weight(&query, 1).to_bits(), from_text.query_weight(&query, 1).to_bits());

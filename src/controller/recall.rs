@@ -2,7 +2,7 @@
 //! hits above a relevance floor, as dated lines, and the episodes that match,
 //! in one list best first (`context::recall` fits them into the context).
 
-use super::search::{record_id, Held, Place, Scope, SearchOptions};
+use super::search::{origin_id, Held, Place, Scope, SearchOptions};
 use super::Controller;
 use crate::context::{ContextRequest, Recalled};
 use crate::error::Result;
@@ -196,7 +196,7 @@ impl Controller {
                     }
                     let wanted =
                         |j: usize| self.semantic.facts.get(j).is_some_and(|f| kinds.contains(&super::HitKind::from(f.kind).name()));
-                    let fact_id = |j: usize| self.semantic.facts.get(j).map(|f| record_id(&f.origin.writer, f.origin.seq));
+                    let fact_id = |j: usize| self.semantic.facts.get(j).map(|f| origin_id(&f.origin));
                     replacing.extend(by.filter(|&j| then(j) && wanted(j)).and_then(fact_id).map(|j| (j, *score)));
                     *score *= NOT_THEN;
                 }

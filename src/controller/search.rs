@@ -23,7 +23,7 @@ mod hits;
 mod place;
 mod vectors;
 pub use hits::{Found, Hit, HitKind};
-pub(crate) use place::{order_of, record_id, Place};
+pub(crate) use place::{order_of, origin_id, record_id, Place};
 
 /// The indexes and the vectors they were built from.
 #[derive(Clone, Debug)]
@@ -146,7 +146,7 @@ impl SearchIndex {
         if self.stale {
             return;
         }
-        let id = record_id(&e.origin.writer, e.origin.seq);
+        let id = origin_id(&e.origin);
         if !(read && self.episodes.contains(id)) {
             self.episodes.add(id, &e.search_text());
         }
@@ -212,7 +212,7 @@ impl Controller {
     /// search sees is decided when it runs (`ranked`).
     pub(crate) fn index_fact(&mut self, slot: usize) {
         let Some(fact) = self.semantic.facts.get(slot).filter(|_| !self.index.stale) else { return };
-        let id = record_id(&fact.origin.writer, fact.origin.seq);
+        let id = origin_id(&fact.origin);
         // (a text never changes under its id: indexed already, it stays)
         if !self.index.lexical.contains(id) {
             self.index.lexical.add_at(id, order_of(fact.created_at), &fact.text);
@@ -247,7 +247,7 @@ impl Controller {
     /// The index id of the item at `place` in memory.
     pub(crate) fn id_at(&self, place: Place) -> Option<u64> {
         match place {
-            Place::Fact(i) => self.semantic.facts.get(i as usize).map(|f| record_id(&f.origin.writer, f.origin.seq)),
+            Place::Fact(i) => self.semantic.facts.get(i as usize).map(|f| origin_id(&f.origin)),
             Place::Message(p) => self.window.log.get(p as usize).map(|s| record_id(&s.writer, s.seq)),
             Place::Other(q) => self.others.get(q as usize).map(|r| record_id(r.uid().0, r.uid().1)),
             Place::Cold(..) => None,
@@ -271,7 +271,7 @@ impl Controller {
         }
         let scores: crate::retrieval::hash::FxHashMap<u64, f64> = ranked.into_iter().map(|(id, s)| (id, s as f64)).collect();
         for (r, e) in rel.iter_mut().zip(&self.episodic.episodes) {
-            if let Some(&score) = scores.get(&record_id(&e.origin.writer, e.origin.seq)) {
+            if let Some(&score) = scores.get(&origin_id(&e.origin)) {
                 *r = score;
             }
         }

@@ -156,17 +156,16 @@ impl Bm25Index {
     pub fn add_at(&mut self, id: u64, order: u64, text: &str) {
         self.remove(id);
         let (len, terms) = doc_terms(text);
-        let Some(slot) = self.new_slot(id, len) else { return };
-        self.set_order(id, order);
+        let Some(slot) = self.new_slot(id, len, order) else { return };
         for (key, tf) in terms {
             let t = self.intern(key);
             self.post(t, slot, tf);
         }
     }
 
-    /// A slot for a new document `id` of `len` terms, counted in; `None`
-    /// past [`MAX_DOCS`].
-    fn new_slot(&mut self, id: u64, len: u32) -> Option<u32> {
+    /// A slot for a new document `id` of `len` terms and order key `order`,
+    /// counted in; `None` past [`MAX_DOCS`].
+    fn new_slot(&mut self, id: u64, len: u32, order: u64) -> Option<u32> {
         let slot = match self.free.pop() {
             Some(s) => s,
             None if self.ids.len() < MAX_DOCS => {
@@ -179,7 +178,7 @@ impl Bm25Index {
         };
         let s = slot as usize;
         if let (Some(i), Some(l), Some(o)) = (self.ids.get_mut(s), self.lens.get_mut(s), self.orders.get_mut(s)) {
-            (*i, *l, *o) = (id, len, 0);
+            (*i, *l, *o) = (id, len, order);
         }
         self.slots.insert(id, slot);
         self.n_docs += 1;
@@ -200,8 +199,9 @@ impl Bm25Index {
     }
 
     /// Removes every document whose id `keep` does not name, in one pass
-    /// over the postings.
-    pub fn retain(&mut self, keep: impl IntoIterator<Item = u64>) {
+    /// over the postings. (`dyn`: each caller's iterator would be a copy of
+    /// this in the wasm.)
+    pub fn retain(&mut self, keep: &mut dyn Iterator<Item = u64>) {
         let mut kept = vec![false; self.ids.len()];
         for id in keep {
             if let Some(k) = self.slots.get(&id).and_then(|&s| kept.get_mut(s as usize)) {

@@ -4,7 +4,7 @@
 //! place after an edit, which drops what left and analyzes what is new
 //! (ids are record identities: what stays keeps its terms).
 
-use super::{record_id, Controller, SearchIndex, CHAT_BM25};
+use super::{origin_id, record_id, Controller, SearchIndex, CHAT_BM25};
 use crate::retrieval::Bm25Index;
 
 impl Controller {
@@ -25,7 +25,7 @@ impl Controller {
         let lexical = self.index.prebuilt.take().map(|read| self.adopt_terms(read));
         let episodes = self.index.prebuilt_episodes.take().map(|mut read| {
             // (those no longer in memory left out)
-            read.retain(self.episodic.episodes.iter().map(|e| record_id(&e.origin.writer, e.origin.seq)));
+            read.retain(&mut self.episodic.episodes.iter().map(|e| origin_id(&e.origin)));
             read
         });
         self.index = SearchIndex { embeddings, ..SearchIndex::default() };
@@ -45,20 +45,13 @@ impl Controller {
     /// changes. (A rebuild after a one-message forget cost the next query
     /// as much as the first one after opening: 0.6 s at 100,000 messages.)
     pub(crate) fn reindex_after_edit(&mut self) {
-        use crate::store::record::Record;
         if self.index.stale {
             return;
         }
         let mut lexical = std::mem::take(&mut self.index.lexical);
-        let facts = self.semantic.facts.iter().map(|f| record_id(&f.origin.writer, f.origin.seq));
-        let log = self.window.log.iter().map(|s| record_id(&s.writer, s.seq));
-        let others = self.others.iter().filter_map(|r| match r {
-            Record::Msg { writer, seq, .. } => Some(record_id(writer, *seq)),
-            _ => None,
-        });
-        lexical.retain(facts.chain(log).chain(others));
+        lexical.retain(&mut self.semantic.facts.iter().map(|f| origin_id(&f.origin)).chain(self.message_ids()));
         let mut episodes = std::mem::take(&mut self.index.episodes);
-        episodes.retain(self.episodic.episodes.iter().map(|e| record_id(&e.origin.writer, e.origin.seq)));
+        episodes.retain(&mut self.episodic.episodes.iter().map(|e| origin_id(&e.origin)));
         let embeddings = std::mem::take(&mut self.index.embeddings);
         self.index = SearchIndex { embeddings, lexical, episodes, ..SearchIndex::default() };
         self.index_all();
@@ -85,16 +78,21 @@ impl Controller {
     /// The index of the messages read with the cold segments, without
     /// those no longer in memory (forgotten, a duplicate).
     fn adopt_terms(&self, read: std::sync::Arc<Bm25Index>) -> Bm25Index {
-        use crate::store::record::Record;
         // (copied only if a clone of this controller still holds it)
         let mut read = std::sync::Arc::try_unwrap(read).unwrap_or_else(|shared| (*shared).clone());
-        let log = self.window.log.iter().map(|s| record_id(&s.writer, s.seq));
-        let others = self.others.iter().filter_map(|r| match r {
-            Record::Msg { writer, seq, .. } => Some(record_id(writer, *seq)),
-            _ => None,
-        });
-        read.retain(log.chain(others));
+        read.retain(&mut self.message_ids());
         read.set_params(CHAT_BM25);
         read
+    }
+
+    /// The index ids of the messages memory holds: this thread's log, then
+    /// other threads' messages.
+    fn message_ids(&self) -> impl Iterator<Item = u64> + '_ {
+        use crate::store::record::Record;
+        let log = self.window.log.iter().map(|s| record_id(&s.writer, s.seq));
+        log.chain(self.others.iter().filter_map(|r| match r {
+            Record::Msg { writer, seq, .. } => Some(record_id(writer, *seq)),
+            _ => None,
+        }))
     }
 }

@@ -11,6 +11,11 @@ pub(crate) fn record_id(writer: &str, seq: u64) -> u64 {
     crate::store::record::doc_key(writer, seq)
 }
 
+/// The index id of a fact or an episode, by the record it is stored as.
+pub(crate) fn origin_id(o: &crate::origin::Origin) -> u64 {
+    record_id(&o.writer, o.seq)
+}
+
 /// The order key of an item of time `ts` (ms): equal scores rank the
 /// older first, as a whole read and a query's read alike (`TopK`), and a
 /// replay of the same chat alike, whatever its writer's (random) name.

@@ -3,7 +3,7 @@
 //! centred by (`retrieval::Centres`). Vectors are keyed by item id, so
 //! nothing is embedded twice.
 
-use super::{record_id, Controller};
+use super::{origin_id, record_id, Controller};
 use crate::error::{MemoryError, Result};
 use crate::retrieval::{script_of, Centres, VectorIndex, VectorMode};
 
@@ -47,7 +47,7 @@ impl Controller {
         }
         for (id, v) in items {
             if let Some(e) = self.episodic.episodes.iter().find(|e| e.id == id) {
-                let _ = self.index.episode_vectors.add(record_id(&e.origin.writer, e.origin.seq), &v);
+                let _ = self.index.episode_vectors.add(origin_id(&e.origin), &v);
             }
             // Only what the lexical index holds is searched (not instructions).
             let at = self.index.item_place(&id).and_then(|p| self.id_at(p));
@@ -72,7 +72,7 @@ impl Controller {
         let vector = |id: &str, at: u64| idx.embeddings.get(id).filter(|_| idx.lexical.contains(at)).map(|v| (at, v.as_slice()));
         let mut items: Vec<(u64, usize, &[f32])> = Vec::new();
         for f in &self.semantic.facts {
-            let found = vector(&f.id, record_id(&f.origin.writer, f.origin.seq));
+            let found = vector(&f.id, origin_id(&f.origin));
             items.extend(found.map(|(at, v)| (at, script_of(&f.text), v)));
         }
         for s in &self.window.log {

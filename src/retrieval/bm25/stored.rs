@@ -45,7 +45,7 @@ impl Bm25Index {
                 .iter()
                 .zip(ids)
                 .map(|(len, id)| match (len, id) {
-                    (Some(len), Some(id)) if !self.contains(*id) => self.new_slot(*id, *len),
+                    (Some(len), Some(id)) if !self.contains(*id) => self.new_slot(*id, *len, 0),
                     _ => None,
                 })
                 .collect();
