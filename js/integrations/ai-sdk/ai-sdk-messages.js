@@ -26,12 +26,15 @@ const isObject = (v) => v !== null && typeof v === "object";
  */
 function eachMessage(messages, what, handlers) {
   if (!Array.isArray(messages)) throw memoryError("INVALID_INPUT", `expected an array of ${what}`);
-  messages.forEach((m, i) => {
-    const at = `messages[${i}]`;
-    if (!isObject(m)) throw memoryError("INVALID_INPUT", `${at} must be an object`);
-    if (!Object.hasOwn(handlers, m.role)) throw memoryError("INVALID_ROLE", `${at}.role: unknown role ${JSON.stringify(m.role)}`);
-    handlers[m.role](m, at);
-  });
+  messages.forEach((m, i) => oneMessage(m, i, handlers));
+}
+
+/** `eachMessage` for the message `m` at index `i`. */
+function oneMessage(m, i, handlers) {
+  const at = `messages[${i}]`;
+  if (!isObject(m)) throw memoryError("INVALID_INPUT", `${at} must be an object`);
+  if (!Object.hasOwn(handlers, m.role)) throw memoryError("INVALID_ROLE", `${at}.role: unknown role ${JSON.stringify(m.role)}`);
+  handlers[m.role](m, at);
 }
 
 function partsOf(content, at) {
@@ -83,12 +86,7 @@ export function lazyChatMessages(messages) {
     while (starts[lo + 1] === starts[lo]) lo++; // (past messages that give none)
     let out = converted.get(lo);
     if (out === undefined) {
-      const m = messages[lo];
-      const path = `messages[${lo}]`;
-      if (!isObject(m)) throw memoryError("INVALID_INPUT", `${path} must be an object`);
-      const handlers = intoChat((out = []));
-      if (!Object.hasOwn(handlers, m.role)) throw memoryError("INVALID_ROLE", `${path}.role: unknown role ${JSON.stringify(m.role)}`);
-      handlers[m.role](m, path);
+      oneMessage(messages[lo], lo, intoChat((out = [])));
       converted.set(lo, out);
     }
     return out[i - starts[lo]];
