@@ -5,24 +5,15 @@
 
 use super::super::search::Place;
 use super::super::Controller;
-use super::Partial;
 use crate::retrieval::FrozenIndex;
 use crate::store::record::Record;
-
-impl Partial {
-    /// The frozen document of the archived message `id`.
-    pub(super) fn doc_of(&self, id: u64) -> Option<u32> {
-        let at = self.doc_ids.binary_search(&id).ok()?;
-        self.doc_numbers.get(at).copied()
-    }
-}
 
 impl Controller {
     /// An archived message memory does not hold, by index id: its frozen
     /// document and whether it is another thread's.
     pub(crate) fn cold_place(&self, id: u64) -> Option<Place> {
         let p = self.partial.as_ref()?;
-        let doc = p.doc_of(id)?;
+        let doc = *p.doc_of.get(&id)?;
         Some(Place::Cold(doc, p.doc_other.get(doc as usize).copied().unwrap_or(false)))
     }
 
