@@ -157,10 +157,9 @@ impl Controller {
         let records = loaded.records;
         let gone = Tombstones::of(&records);
         let shelves = records.iter().filter(|r| matches!(r, Record::Shelf { .. }));
-        let read: Vec<&store::Key> = loaded.folding.values().iter().map(|v| &v.key).collect();
-        let shelved = super::cold::live_shelved(shelves).into_iter().filter(|s| !read.contains(&&s.key));
+        let shelved = store::shelf::unread_shelved(shelves, loaded.folding.values().iter().map(|v| &v.key));
         let summaries: Vec<&ShelvedThread> =
-            shelved.flat_map(|s| s.threads.iter()).filter(|t| t.messages > 0 && !gone.forgot_thread(&t.thread, t.lc)).collect();
+            shelved.into_iter().flat_map(|s| s.threads.iter()).filter(|t| t.messages > 0 && !gone.forgot_thread(&t.thread, t.lc)).collect();
         list(records.iter().filter(|r| !gone.covers(r)), summaries)
     }
 }

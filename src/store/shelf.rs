@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::record::Record;
 use super::{Cold, Folding, Key, Kind, Uids};
+use crate::retrieval::hash::{str_hash, FxHashMap};
 
 /// What one cold segment holds, as its fold recorded it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -101,21 +102,76 @@ impl<'de> Deserialize<'de> for Shelved {
     }
 }
 
+/// Storage keys found by a hash of their parts, compared whole when a hash
+/// matches. A namespace of 1,000,000 messages names thousands of cold
+/// segments, and comparing each key with every other (`Vec::contains`)
+/// was 1.5 s of opening it in the wasm, most of the open.
+#[derive(Default)]
+struct KeySet<'a> {
+    /// Each key's hash → its first place in `keys`.
+    first: FxHashMap<u64, u32>,
+    keys: Vec<&'a Key>,
+}
+
+impl<'a> KeySet<'a> {
+    fn hash(key: &Key) -> u64 {
+        key.iter().fold(key.len() as u64, |h, part| (h.rotate_left(23) ^ str_hash(part)).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    }
+
+    /// Whether `key` is held; `hash` is its hash.
+    fn holds(&self, key: &Key, hash: u64) -> bool {
+        match self.first.get(&hash) {
+            None => false,
+            Some(&at) if self.keys.get(at as usize).is_some_and(|k| *k == key) => true,
+            // Two keys whose hashes meet: compared whole, every one.
+            Some(_) => self.keys.contains(&key),
+        }
+    }
+
+    fn contains(&self, key: &Key) -> bool {
+        self.holds(key, Self::hash(key))
+    }
+
+    /// Adds `key`; false when it is held already.
+    fn insert(&mut self, key: &'a Key) -> bool {
+        let hash = Self::hash(key);
+        if self.holds(key, hash) {
+            return false;
+        }
+        if !self.first.contains_key(&hash) {
+            self.first.insert(hash, self.keys.len() as u32);
+        }
+        self.keys.push(key);
+        true
+    }
+}
+
 /// The cold segments `shelves` (shelf records) name and none says is
 /// gone, each once.
 pub fn live_shelved<'a>(shelves: impl IntoIterator<Item = &'a Record>) -> Vec<&'a Shelved> {
-    // Vectors, not sets: a few hundred keys, and no new set type in the wasm.
+    unread_shelved(shelves, std::iter::empty())
+}
+
+/// [`live_shelved`], those under the keys `read` left out.
+pub fn unread_shelved<'a, 'b>(shelves: impl IntoIterator<Item = &'a Record>, read: impl Iterator<Item = &'b Key>) -> Vec<&'a Shelved> {
     let mut added: Vec<&Shelved> = Vec::new();
-    let mut removed: Vec<&Key> = Vec::new();
+    // The keys removed, then each one added as it is taken: a key once.
+    let mut taken = KeySet::default();
     for r in shelves {
         if let Record::Shelf { added: a, removed: r, .. } = r {
             added.extend(a);
-            removed.extend(r);
+            for k in r {
+                taken.insert(k);
+            }
         }
+    }
+    let mut skip = KeySet::default();
+    for k in read {
+        skip.insert(k);
     }
     let mut out: Vec<&Shelved> = Vec::new();
     for s in added {
-        if !s.key.is_empty() && !removed.contains(&&s.key) && !out.iter().any(|o| o.key == s.key) {
+        if !s.key.is_empty() && !skip.contains(&s.key) && taken.insert(&s.key) {
             out.push(s);
         }
     }
@@ -150,8 +206,7 @@ pub fn recent_keys(records: &[Record], thread: &str) -> Vec<Key> {
 /// them in `folding`, and what they hold (of `thread`, where it counts by
 /// thread). `seen`: the record identities read.
 pub(crate) fn unread(shelves: &[Record], folding: &mut Folding, seen: Uids, thread: &str) -> Cold {
-    let read: Vec<&Key> = folding.values().iter().map(|v| &v.key).collect();
-    let unread: Vec<&Shelved> = live_shelved(shelves).into_iter().filter(|s| !read.contains(&&s.key)).collect();
+    let unread = unread_shelved(shelves, folding.values().iter().map(|v| &v.key));
     let mut archive = Cold { seen, ..Cold::default() };
     for s in unread {
         folding.add(s.key.clone(), s.bytes, Vec::new(), Kind::Cold);
@@ -190,6 +245,52 @@ pub(crate) fn unread(shelves: &[Record], folding: &mut Folding, seen: Uids, thre
 mod tests {
     use super::*;
     use crate::store::record::{decode, encode_record, Record};
+
+    fn key(parts: &[&str]) -> Key {
+        parts.iter().map(|p| (*p).to_string()).collect()
+    }
+
+    fn shelf(added: &[Key], removed: &[Key]) -> Record {
+        let shelved = |k: &Key| Shelved { key: k.clone(), bytes: 1, lc: 1, seqs: vec![], threads: vec![], vectors: 0, counted: None };
+        Record::Shelf { writer: "w".into(), seq: 1, added: added.iter().map(shelved).collect(), removed: removed.to_vec() }
+    }
+
+    #[test]
+    fn live_and_unread_segments_are_those_named_once_not_removed_not_read() {
+        // Many keys, as a namespace of a million messages names, with
+        // parts that differ only in their last digits or their order.
+        let keys: Vec<Key> = (0..3000).map(|i| key(&["ns", if i % 2 == 0 { "arc" } else { "seg" }, &format!("{:016}", i / 2)])).collect();
+        let removed: Vec<Key> = keys.iter().step_by(7).cloned().collect();
+        let read: Vec<Key> = keys.iter().skip(3).step_by(5).cloned().collect();
+        // Each key added twice (a crash's duplicate), in two shelf records.
+        let shelves = [shelf(&keys, &removed[..100]), shelf(&keys, &removed[100..])];
+        let naive = |skip: &[Key]| -> Vec<Key> {
+            let mut out: Vec<Key> = Vec::new();
+            for k in keys.iter().chain(&keys) {
+                if !removed.contains(k) && !skip.contains(k) && !out.contains(k) {
+                    out.push(k.clone());
+                }
+            }
+            out
+        };
+        let keys_of = |v: Vec<&Shelved>| v.into_iter().map(|s| s.key.clone()).collect::<Vec<_>>();
+        assert_eq!(keys_of(live_shelved(&shelves)), naive(&[]));
+        assert_eq!(keys_of(unread_shelved(&shelves, read.iter())), naive(&read));
+        assert!(naive(&read).len() > 1000);
+    }
+
+    #[test]
+    fn keys_whose_hashes_meet_are_told_apart() {
+        let (a, b) = (key(&["ns", "arc", "1"]), key(&["ns", "arc", "2"]));
+        let mut set = KeySet::default();
+        assert!(set.insert(&a));
+        // `b`'s hash made to point at `a`, as a collision would.
+        set.first.insert(KeySet::hash(&b), 0);
+        assert!(!set.contains(&b));
+        assert!(set.insert(&b));
+        assert!(set.contains(&b) && set.contains(&a));
+        assert!(!set.insert(&b) && !set.insert(&a));
+    }
 
     #[test]
     fn shelf_records_read_back_as_written() {
